@@ -1,0 +1,148 @@
+# ntprof: NVMe-over-Fabrics profiler. `make` builds everything, `make check`
+# runs every test, `make demo` runs the demo, `make bench` the benchmarks.
+# Quiet by default; `make V=1` prints the full commands.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+OUTPUT := .output
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+PKGS := sqlite3
+DEF := -D_GNU_SOURCE -DNTP_SQL_DIR='"$(PREFIX)/share/ntprof/sql"'
+INC := -Ibpf -Icollector -Ishell -Itests -I$(OUTPUT)
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(DEF) $(INC) $(EXTRA_CFLAGS) \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LIBS_SQL = $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+LDFLAGS ?=
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Debian 12 packages everything here needs; `make deps` installs the missing.
+DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
+	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev
+
+SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
+	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
+	sql/native.sql
+
+DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
+SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
+GEN_OBJS := $(OUTPUT)/gen.o
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join
+BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
+
+.DELETE_ON_ERROR:
+.PHONY: all deps check check-unit check-asan check-cli demo bench install clean
+
+all: $(BINS) $(TESTS)
+
+$(OUTPUT):
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/sql_embed.c: sql/embed.sh $(SQL_FILES) | $(OUTPUT)
+	$(call msg,EMBED,$@)
+	$(Q)sh sql/embed.sh $@ $(SQL_FILES)
+
+$(OUTPUT)/%.o: collector/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.o: shell/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(OUTPUT)/%.o: tests/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# Header dependencies, coarse but safe: every object depends on every header.
+HEADERS := $(wildcard bpf/*.h collector/*.h shell/*.h tests/*.h)
+$(OUTPUT)/*.o: $(HEADERS)
+$(DB_OBJS) $(SHELL_OBJS) $(GEN_OBJS): $(HEADERS)
+
+ntprof-shell: $(OUTPUT)/shell.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
+
+ntprof: $(OUTPUT)/ntprof.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
+
+tests/ntprof-gen: $(OUTPUT)/ntprof-gen.o $(GEN_OBJS) $(DB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
+
+# The native aggregates as a loadable SQLite extension: `.load` in sqlite3.
+$(OUTPUT)/ntprof_sqlite.so: shell/native.c shell/native.h | $(OUTPUT)
+	$(call msg,LIB,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DNTP_EXTENSION -fPIC -shared $< -o $@ -lm
+
+$(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
+
+$(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) $(SHELL_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ $(LIBS_SQL) -lcmocka -lm
+
+# Installs what `make` builds only if it is missing: no-op when all is there.
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+		|| echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+check: deps
+	$(MAKE) all
+	$(MAKE) check-unit
+	$(MAKE) check-cli
+	$(MAKE) check-asan
+
+check-unit: $(TESTS)
+	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+
+check-cli: all
+	@sh tests/cli.sh
+	@sh tests/shell_test.sh
+
+# The unit tests again, built with AddressSanitizer and UBSan.
+check-asan:
+	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		.output-asan/test_abi .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_join
+	@set -e; for t in test_abi test_native test_views test_join; do \
+		echo "== asan $$t"; .output-asan/$$t; done
+
+demo: deps
+	$(MAKE) all
+	@sh tests/demo.sh
+
+bench: all
+	@sh tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ntprof/sql \
+		$(DESTDIR)$(PREFIX)/lib/ntprof $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 ntprof ntprof-shell $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(SQL_FILES) $(DESTDIR)$(PREFIX)/share/ntprof/sql/
+	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(DESTDIR)$(PREFIX)/lib/ntprof/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf $(OUTPUT) .output-asan $(BINS)

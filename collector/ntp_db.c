@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The per-machine database writer. Records arrive as ABI structs; rows are
+ * written in the compact encoding docs/schema.md describes: t (the rowid) is
+ * the first recorded point relative to meta.mono_start, each point column is
+ * the delta from the previous recorded point.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ntp_db.h"
+#include "ntp_sql.h"
+
+#define NTP_VERSION_STRING "0.1"
+
+struct dev_entry {
+	uint64_t key;      /* ntp_cmd_record.dev */
+	int64_t id;        /* device.id */
+	uint32_t lba_shift;
+};
+
+struct grp_entry {
+	int64_t device;    /* device.id */
+	uint8_t opcode;
+	uint32_t nlb;
+	int64_t id;        /* grp.id */
+	uint64_t sampled;  /* commands added in the current interval */
+	uint64_t total;    /* commands counted in the current interval */
+	int counted;       /* total is known for the current interval */
+};
+
+struct ntp_db {
+	sqlite3 *sql;
+	int role;
+	int64_t mono_start;
+	sqlite3_stmt *ins_cmd;   /* INSERT INTO cmd */
+	sqlite3_stmt *ins_grp;   /* INSERT INTO grp */
+	sqlite3_stmt *ins_dev;   /* INSERT INTO device */
+	sqlite3_stmt *ins_igrp;  /* INSERT INTO interval_grp */
+	struct dev_entry *devs;
+	size_t ndevs;
+	struct grp_entry *grps;
+	size_t ngrps;
+	int in_txn;              /* a write transaction is open */
+};
+
+const char *ntp_db_errmsg(struct ntp_db *db)
+{
+	return db && db->sql ? sqlite3_errmsg(db->sql) : "out of memory";
+}
+
+static int exec(struct ntp_db *db, const char *sql)
+{
+	return sqlite3_exec(db->sql, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+static int begin(struct ntp_db *db)
+{
+	if (db->in_txn)
+		return 0;
+	if (exec(db, "BEGIN"))
+		return -1;
+	db->in_txn = 1;
+	return 0;
+}
+
+int ntp_db_commit(struct ntp_db *db)
+{
+	if (!db->in_txn)
+		return 0;
+	db->in_txn = 0;
+	return exec(db, "COMMIT");
+}
+
+/* Create the file ourselves: O_EXCL|O_NOFOLLOW so root never writes through
+ * a planted symlink, and never clobbers a file unless asked. */
+static int create_file(const char *path, int flags, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd;
+
+	if (flags & NTP_DB_FORCE) {
+		if (lstat(path, &st) == 0) {
+			if (!S_ISREG(st.st_mode)) {
+				snprintf(err, errlen, "%s: not a regular file, not replacing it", path);
+				return -1;
+			}
+			if (unlink(path)) {
+				snprintf(err, errlen, "%s: cannot replace: %s", path, strerror(errno));
+				return -1;
+			}
+		}
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			snprintf(err, errlen, "%s: exists (use -f to replace it)", path);
+		else
+			snprintf(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int prepare(struct ntp_db *db, sqlite3_stmt **st, const char *sql)
+{
+	return sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) ==
+		       SQLITE_OK ? 0 : -1;
+}
+
+static int write_schema(struct ntp_db *db, const struct ntp_meta *m)
+{
+	const char *role_sql = m->role == NTP_ROLE_HOST ? ntp_sql_host : ntp_sql_target;
+	const char *role_views = m->role == NTP_ROLE_HOST ? ntp_sql_host_views
+							  : ntp_sql_target_views;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (exec(db, "PRAGMA journal_mode=WAL") || exec(db, "BEGIN") ||
+	    exec(db, ntp_sql_schema) || exec(db, ntp_sql_vocab) || exec(db, role_sql) || exec(db, role_views) ||
+	    exec(db, ntp_sql_views))
+		return -1;
+	if (sqlite3_prepare_v2(db->sql,
+			       "INSERT INTO meta (schema_version, role, driver, transport, "
+			       "hostname, kernel, sample_rate, wall_start, mono_start, "
+			       "command_line, ntprof_version) "
+			       "VALUES ((SELECT user_version FROM pragma_user_version), "
+			       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, m->role == NTP_ROLE_HOST ? "host" : "target", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->driver, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, m->transport, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, m->hostname, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, m->kernel, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, m->sample_rate);
+	sqlite3_bind_int64(st, 7, m->wall_start);
+	sqlite3_bind_int64(st, 8, m->mono_start);
+	sqlite3_bind_text(st, 9, m->command_line ? m->command_line : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 10, NTP_VERSION_STRING, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return exec(db, "COMMIT");
+}
+
+static int prepare_all(struct ntp_db *db)
+{
+	const char *cmd_sql = db->role == NTP_ROLE_HOST ?
+		"INSERT INTO cmd VALUES (?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)" :
+		"INSERT INTO cmd VALUES (?,?,?,?,?, ?,?,?,?,?,?,?,?,?)";
+
+	return prepare(db, &db->ins_cmd, cmd_sql) ||
+	       prepare(db, &db->ins_grp,
+		       "INSERT INTO grp (device, opcode, nlb) VALUES (?, ?, ?)") ||
+	       prepare(db, &db->ins_dev,
+		       "INSERT INTO device (name, nqn, cntlid, nsid, lba_shift) "
+		       "VALUES (?, ?, ?, ?, ?)") ||
+	       prepare(db, &db->ins_igrp,
+		       "INSERT INTO interval_grp (interval, grp, total, sampled) "
+		       "VALUES (?, ?, ?, ?)") ? -1 : 0;
+}
+
+struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int flags,
+			     char *err, size_t errlen)
+{
+	struct ntp_db *db;
+
+	if (create_file(path, flags, err, errlen))
+		return NULL;
+	db = calloc(1, sizeof(*db));
+	if (!db) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	db->role = meta->role;
+	db->mono_start = meta->mono_start;
+	if (sqlite3_open_v2(path, &db->sql,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+	    write_schema(db, meta) || prepare_all(db)) {
+		snprintf(err, errlen, "%s: cannot write the database: %s", path,
+			 ntp_db_errmsg(db));
+		ntp_db_close(db, 0, 0);
+		return NULL;
+	}
+	/* Lose at most the last commit on a crash; WAL keeps the file valid. */
+	exec(db, "PRAGMA synchronous=NORMAL");
+	return db;
+}
+
+int ntp_db_add_hook(struct ntp_db *db, const char *name, const char *attach_to,
+		    const char *kind, const char *points)
+{
+	char *sql = sqlite3_mprintf("INSERT OR REPLACE INTO hook VALUES (%Q, %Q, %Q, %Q)",
+				    name, attach_to, kind, points);
+	int rc;
+
+	if (!sql)
+		return -1;
+	rc = begin(db) ? -1 : exec(db, sql);
+	sqlite3_free(sql);
+	return rc;
+}
+
+static struct dev_entry *find_dev(struct ntp_db *db, uint64_t key)
+{
+	for (size_t i = 0; i < db->ndevs; i++)
+		if (db->devs[i].key == key)
+			return &db->devs[i];
+	return NULL;
+}
+
+/* Find or insert the device row for D; returns its id or -1. */
+static int64_t device_row(struct ntp_db *db, const struct ntp_device_record *d)
+{
+	char name[NTP_DEV_NAME_LEN + 1], nqn[NTP_NQN_LEN + 1];
+	sqlite3_stmt *st = NULL;
+	int64_t id = -1;
+
+	memcpy(name, d->name, NTP_DEV_NAME_LEN);
+	name[NTP_DEV_NAME_LEN] = 0;
+	memcpy(nqn, d->nqn, NTP_NQN_LEN);
+	nqn[NTP_NQN_LEN] = 0;
+	if (sqlite3_prepare_v2(db->sql, "SELECT id FROM device WHERE nqn = ? AND cntlid = ? "
+				       "AND nsid = ? AND name = ?", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, nqn, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, d->cntlid);
+	sqlite3_bind_int64(st, 3, d->nsid);
+	sqlite3_bind_text(st, 4, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (id >= 0)
+		return id;
+
+	st = db->ins_dev;
+	sqlite3_reset(st);
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, nqn, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, d->cntlid);
+	sqlite3_bind_int64(st, 4, d->nsid);
+	sqlite3_bind_int(st, 5, (int)d->lba_shift);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return -1;
+	return sqlite3_last_insert_rowid(db->sql);
+}
+
+int ntp_db_add_device(struct ntp_db *db, const struct ntp_device_record *d)
+{
+	struct dev_entry *e = find_dev(db, d->dev), *n;
+	int64_t id;
+
+	if (begin(db))
+		return -1;
+	id = device_row(db, d);
+	if (id < 0)
+		return -1;
+	if (!e) {
+		n = realloc(db->devs, (db->ndevs + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		db->devs = n;
+		e = &db->devs[db->ndevs++];
+	}
+	e->key = d->dev;
+	e->id = id;
+	e->lba_shift = d->lba_shift;
+	return 0;
+}
+
+static struct grp_entry *group(struct ntp_db *db, int64_t device, uint8_t opcode, uint32_t nlb)
+{
+	struct grp_entry *g;
+
+	for (size_t i = 0; i < db->ngrps; i++) {
+		g = &db->grps[i];
+		if (g->device == device && g->opcode == opcode && g->nlb == nlb)
+			return g;
+	}
+	sqlite3_reset(db->ins_grp);
+	sqlite3_bind_int64(db->ins_grp, 1, device);
+	sqlite3_bind_int(db->ins_grp, 2, opcode);
+	sqlite3_bind_int64(db->ins_grp, 3, nlb);
+	if (sqlite3_step(db->ins_grp) != SQLITE_DONE)
+		return NULL;
+	g = realloc(db->grps, (db->ngrps + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	db->grps = g;
+	g = &db->grps[db->ngrps++];
+	memset(g, 0, sizeof(*g));
+	g->device = device;
+	g->opcode = opcode;
+	g->nlb = nlb;
+	g->id = sqlite3_last_insert_rowid(db->sql);
+	return g;
+}
+
+/* Bind the points: first recorded point 0, then deltas, NULL where absent.
+ * Returns the first recorded point's absolute time, or 0 if none. */
+static uint64_t bind_points(sqlite3_stmt *st, const struct ntp_cmd_record *r, int npoints)
+{
+	uint64_t first = 0, prev = 0;
+
+	for (int i = 0; i < npoints; i++) {
+		uint64_t ts = r->ts[i];
+
+		if (!ts) {
+			sqlite3_bind_null(st, 6 + i);
+			continue;
+		}
+		if (!first)
+			first = prev = ts;
+		/* Signed: a point earlier than its predecessor stays visible. */
+		sqlite3_bind_int64(st, 6 + i, (int64_t)(ts - prev));
+		prev = ts;
+	}
+	return first;
+}
+
+int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
+{
+	int npoints = db->role == NTP_ROLE_HOST ? NTP_H_NPOINTS : NTP_T_NPOINTS;
+	sqlite3_stmt *st = db->ins_cmd;
+	struct dev_entry *d = find_dev(db, r->dev);
+	struct grp_entry *g;
+	uint64_t first;
+	int64_t t;
+	int rc;
+
+	if (!d || begin(db))
+		return -1;
+	g = group(db, d->id, r->opcode, r->nlb);
+	if (!g)
+		return -1;
+	sqlite3_reset(st);
+	first = bind_points(st, r, npoints);
+	if (!first)
+		return -1;
+	sqlite3_bind_int64(st, 2, g->id);
+	sqlite3_bind_int(st, 3, r->qid);
+	sqlite3_bind_int(st, 4, r->cid);
+	sqlite3_bind_int64(st, 5, (int64_t)r->slba);
+	/* t is the rowid: a tie with another command moves this one 1 ns on. */
+	for (t = (int64_t)(first - (uint64_t)db->mono_start);; t++) {
+		sqlite3_bind_int64(st, 1, t);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_CONSTRAINT)
+			break;
+	}
+	if (rc != SQLITE_DONE)
+		return -1;
+	g->sampled++;
+	return 0;
+}
+
+int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t nlb,
+		       uint64_t total)
+{
+	struct dev_entry *d = find_dev(db, dev);
+	struct grp_entry *g;
+
+	if (!d || begin(db))
+		return -1;
+	g = group(db, d->id, opcode, nlb);
+	if (!g)
+		return -1;
+	g->total += total;
+	g->counted = 1;
+	return 0;
+}
+
+int ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop, uint64_t lost)
+{
+	char *sql;
+	int64_t id;
+
+	if (begin(db))
+		return -1;
+	sql = sqlite3_mprintf("INSERT INTO interval (start, stop, lost) VALUES "
+			      "(%lld, %lld, %llu)", (long long)(start - db->mono_start),
+			      (long long)(stop - db->mono_start), (unsigned long long)lost);
+	if (!sql || exec(db, sql)) {
+		sqlite3_free(sql);
+		return -1;
+	}
+	sqlite3_free(sql);
+	id = sqlite3_last_insert_rowid(db->sql);
+	for (size_t i = 0; i < db->ngrps; i++) {
+		struct grp_entry *g = &db->grps[i];
+		sqlite3_stmt *st = db->ins_igrp;
+
+		if (!g->sampled && !g->total)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, g->id);
+		if (g->counted)
+			sqlite3_bind_int64(st, 3, (int64_t)g->total);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int64(st, 4, (int64_t)g->sampled);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			return -1;
+		g->sampled = g->total = 0;
+		g->counted = 0;
+	}
+	return ntp_db_commit(db);
+}
+
+static int write_stop(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
+{
+	char *sql = sqlite3_mprintf("UPDATE meta SET wall_stop = %lld, mono_stop = %lld",
+				    (long long)wall_stop, (long long)mono_stop);
+	int rc = sql ? exec(db, sql) : -1;
+
+	sqlite3_free(sql);
+	return rc;
+}
+
+int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
+{
+	int rc = 0;
+
+	if (!db)
+		return 0;
+	if (db->sql && wall_stop && (begin(db) || write_stop(db, wall_stop, mono_stop)))
+		rc = -1;
+	if (db->sql && ntp_db_commit(db))
+		rc = -1;
+	sqlite3_finalize(db->ins_cmd);
+	sqlite3_finalize(db->ins_grp);
+	sqlite3_finalize(db->ins_dev);
+	sqlite3_finalize(db->ins_igrp);
+	/* Fold the WAL back so the file stands alone for scp and sqlite3 -readonly. */
+	if (db->sql)
+		sqlite3_exec(db->sql, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+	if (sqlite3_close(db->sql) != SQLITE_OK)
+		rc = -1;
+	free(db->devs);
+	free(db->grps);
+	free(db);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Writing a per-machine ntprof database: create it with the schema, then
+ * add devices, commands and intervals, then close it with the stop time.
+ * Used by ntprof-collect and by the test data generator, so both write
+ * exactly the same rows from the same ABI records.
+ */
+#ifndef NTP_DB_H
+#define NTP_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include "ntprof_abi.h"
+
+/* What goes into the meta table; stop times are written by ntp_db_close. */
+struct ntp_meta {
+	int role;                 /* enum ntp_role */
+	const char *driver;       /* "kernel" or "spdk" */
+	const char *transport;    /* "tcp" or "rdma" */
+	const char *hostname;
+	const char *kernel;
+	uint32_t sample_rate;     /* >= 1 */
+	int64_t wall_start;       /* CLOCK_REALTIME ns */
+	int64_t mono_start;       /* CLOCK_MONOTONIC ns */
+	const char *command_line;
+};
+
+struct ntp_db;
+
+/* Flags for ntp_db_create. */
+#define NTP_DB_FORCE 1 /* replace an existing regular file */
+
+/*
+ * Create PATH (never through a symlink; an existing file only with
+ * NTP_DB_FORCE) and write the schema and meta. On error returns NULL and
+ * puts a message in err (ERRLEN bytes).
+ */
+struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int flags,
+			     char *err, size_t errlen);
+
+/* Record a hook that was attached: name, what it attaches to, kind, points. */
+int ntp_db_add_hook(struct ntp_db *db, const char *name, const char *attach_to,
+		    const char *kind, const char *points);
+
+/* Learn what a device key names. Returns 0 or -1. */
+int ntp_db_add_device(struct ntp_db *db, const struct ntp_device_record *d);
+
+/* Add a sampled command. Returns 0, or -1 (unknown device key, SQL error). */
+int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r);
+
+/*
+ * Close an interval [start, stop) (CLOCK_MONOTONIC ns) with LOST records lost.
+ * Per-group counts come from ntp_db_count_group beforehand; commands added
+ * since the previous interval count as sampled automatically.
+ */
+int ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop, uint64_t lost);
+
+/* Add TOTAL commands seen for (dev, opcode, nlb) in the current interval. */
+int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t nlb,
+		       uint64_t total);
+
+/* Commit what is pending (the writer batches inserts in a transaction). */
+int ntp_db_commit(struct ntp_db *db);
+
+/* Write stop times (0, 0: leave them NULL, as after a crash), commit, close. */
+int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop);
+
+/* The last SQLite error message of DB. */
+const char *ntp_db_errmsg(struct ntp_db *db);
+
+#endif

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The sql/ files, embedded at build time by sql/embed.sh. */
+#ifndef NTP_SQL_H
+#define NTP_SQL_H
+
+extern const char ntp_sql_schema[];       /* tables of every database */
+extern const char ntp_sql_vocab[];        /* stage points, components, stages, labels */
+extern const char ntp_sql_host[];         /* host cmd table */
+extern const char ntp_sql_host_views[];   /* host per-command views */
+extern const char ntp_sql_target[];       /* target cmd table */
+extern const char ntp_sql_target_views[]; /* target per-command views */
+extern const char ntp_sql_views[];        /* per-machine report views */
+extern const char ntp_sql_prelude[];      /* per-database arms of the TEMP base views */
+extern const char ntp_sql_join[];         /* TEMP views joining hosts and targets */
+extern const char ntp_sql_report[];       /* TEMP views the report prints */
+extern const char ntp_sql_native[];       /* TEMP views using native aggregates */
+
+#endif

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ntprof's native SQL functions. ntp_quantiles(x) is the aggregate behind
+ * sql/native.sql: the pure-SQL views rank every row with window functions,
+ * which sorts; this collects the values and selects the three ranks in O(n).
+ *
+ * Built twice from this file: linked into ntprof and ntprof-shell, and with
+ * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef NTP_EXTENSION
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+#else
+#include <sqlite3.h>
+#endif
+
+#include "native.h"
+#include "ntp_shell.h"
+
+/* Ranges this short are insertion sorted: cheaper than partitioning them. */
+#define NTP_SMALL 16
+
+/* p50, p99, p99.9 in units of 1/100000, ascending. */
+static const uint32_t ntp_q[3] = { 50000, 99000, 99900 };
+
+/* 0-based index of nearest rank Q/100000 among N (>= 1) values. */
+static size_t rank_index(size_t n, uint32_t q)
+{
+	return (size_t)(((uint64_t)n * q + 99999) / 100000) - 1;
+}
+
+static unsigned int ilog2(size_t n)
+{
+	return n > 1 ? 63u - (unsigned int)__builtin_clzll((unsigned long long)n) : 0;
+}
+
+/*
+ * The selection code, stamped out once per element type: the int32_t copy
+ * lets the common case (every duration under 2.1 s) be searched in the array
+ * it was collected in, half the memory traffic of widening it first.
+ */
+#define NTP_DEFINE_SELECT(T, SFX)						\
+static void swap_##SFX(T *a, T *b)						\
+{										\
+	T t = *a;								\
+										\
+	*a = *b;								\
+	*b = t;									\
+}										\
+										\
+static void isort_##SFX(T *v, size_t n)						\
+{										\
+	for (size_t i = 1; i < n; i++) {					\
+		T x = v[i];							\
+		size_t j = i;							\
+										\
+		for (; j > 0 && v[j - 1] > x; j--)				\
+			v[j] = v[j - 1];					\
+		v[j] = x;							\
+	}									\
+}										\
+										\
+static void sift_##SFX(T *v, size_t root, size_t n)				\
+{										\
+	T x = v[root];								\
+	size_t c;								\
+										\
+	while ((c = 2 * root + 1) < n) {					\
+		if (c + 1 < n && v[c + 1] > v[c])				\
+			c++;							\
+		if (v[c] <= x)							\
+			break;							\
+		v[root] = v[c];							\
+		root = c;							\
+	}									\
+	v[root] = x;								\
+}										\
+										\
+/* The fallback when partitioning keeps going badly: O(n log n) always. */	\
+static void hsort_##SFX(T *v, size_t n)						\
+{										\
+	for (size_t i = n / 2; i-- > 0;)					\
+		sift_##SFX(v, i, n);						\
+	for (size_t i = n; i-- > 1;) {						\
+		swap_##SFX(&v[0], &v[i]);					\
+		sift_##SFX(v, 0, i);						\
+	}									\
+}										\
+										\
+/*										\
+ * Hoare partition of V (N >= 3) around the median of first, middle and last;	\
+ * returns the pivot's final index p: v[0..p) <= v[p] <= v(p..n). Stopping	\
+ * on equal keys on both sides splits runs of duplicates in the middle, so	\
+ * all-equal input still halves each round.					\
+ */										\
+static size_t partition_##SFX(T *v, size_t n)					\
+{										\
+	size_t mid = n / 2, hi = n - 1, i = 0, j = hi - 1;			\
+	T p;									\
+										\
+	if (v[mid] < v[0])							\
+		swap_##SFX(&v[mid], &v[0]);					\
+	if (v[hi] < v[0])							\
+		swap_##SFX(&v[hi], &v[0]);					\
+	if (v[hi] < v[mid])							\
+		swap_##SFX(&v[hi], &v[mid]);					\
+	/* v[0] <= p <= v[hi] now stop both scans without bounds checks. */	\
+	swap_##SFX(&v[mid], &v[hi - 1]);					\
+	p = v[hi - 1];								\
+	for (;;) {								\
+		while (v[++i] < p)						\
+			;							\
+		while (p < v[--j])						\
+			;							\
+		if (i >= j)							\
+			break;							\
+		swap_##SFX(&v[i], &v[j]);					\
+	}									\
+	swap_##SFX(&v[i], &v[hi - 1]);						\
+	return i;								\
+}										\
+										\
+void ntp_nth##SFX(T *v, size_t n, size_t k, unsigned int depth)		\
+{										\
+	while (n > NTP_SMALL) {							\
+		size_t p;							\
+										\
+		if (depth-- == 0) {						\
+			hsort_##SFX(v, n);					\
+			return;							\
+		}								\
+		p = partition_##SFX(v, n);					\
+		if (k == p)							\
+			return;							\
+		if (k < p) {							\
+			n = p;							\
+		} else {							\
+			v += p + 1;						\
+			n -= p + 1;						\
+			k -= p + 1;						\
+		}								\
+	}									\
+	isort_##SFX(v, n);							\
+}										\
+										\
+/*										\
+ * Largest rank first: afterwards v[0..k) holds exactly the k smallest	\
+ * values, so each smaller rank is selected within that prefix only.		\
+ */										\
+static int quantiles_##SFX(T *v, size_t n, int64_t out[3])			\
+{										\
+	size_t hi = n;								\
+										\
+	if (!n)									\
+		return -1;							\
+	for (int i = 2; i >= 0; i--) {						\
+		size_t k = rank_index(n, ntp_q[i]);				\
+										\
+		/* k == hi: the same rank as the one just selected. */		\
+		if (k < hi) {							\
+			ntp_nth##SFX(v, hi, k, 2 * ilog2(hi));			\
+			hi = k;							\
+		}								\
+		out[i] = v[k];							\
+	}									\
+	return 0;								\
+}
+
+NTP_DEFINE_SELECT(int32_t, 32)
+NTP_DEFINE_SELECT(int64_t, 64)
+
+int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[3])
+{
+	return quantiles_64(v, n, out);
+}
+
+int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[3])
+{
+	return quantiles_32(v, n, out);
+}
+
+/*
+ * ntp_quantiles(x) state. Values are kept as int32_t until one does not fit:
+ * 10 million per call times ~13 aggregates in one query is what the report
+ * runs, and nearly every nanosecond duration fits in 32 bits.
+ *
+ * The array comes from sqlite3_realloc64 so that sqlite3_hard_heap_limit64
+ * bounds it like any other query memory. SQLite refuses single allocations
+ * of 2 GiB, so a group holds at most ~536 million narrow or ~268 million
+ * wide values.
+ */
+struct qagg {
+	void *v;        /* int32_t[cap], or int64_t[cap] once wide */
+	size_t n;       /* values collected */
+	size_t cap;     /* values v has room for */
+	int wide;       /* v is int64_t[] */
+	int failed;     /* an error was reported; xFinal only frees */
+};
+
+#define QAGG_MIN_CAP 64
+/* Just under what sqlite3_realloc64 refuses (0x7fffff00 bytes and up). */
+#define QAGG_MAX_BYTES 0x7fff0000u
+
+static int qagg_grow(struct qagg *a)
+{
+	size_t size = a->wide ? sizeof(int64_t) : sizeof(int32_t);
+	size_t cap = a->cap ? 2 * a->cap : QAGG_MIN_CAP;
+	void *v;
+
+	/* The last step before the limit takes what is left, not a refusal. */
+	if (cap > QAGG_MAX_BYTES / size)
+		cap = QAGG_MAX_BYTES / size;
+	if (cap <= a->cap)
+		return -1;
+	v = sqlite3_realloc64(a->v, (sqlite3_uint64)cap * size);
+	if (!v)
+		return -1;
+	a->v = v;
+	a->cap = cap;
+	return 0;
+}
+
+/*
+ * Switch to int64_t in place: realloc to twice the bytes, then convert from
+ * the end down. Element i (bytes 8i..8i+8) only overwrites narrow elements
+ * 2i and 2i+1, which are >= i and so already converted (or i itself, read
+ * first), so no copy of the array is ever needed.
+ */
+static int qagg_widen(struct qagg *a)
+{
+	size_t cap = a->cap < QAGG_MAX_BYTES / 8 ? a->cap : QAGG_MAX_BYTES / 8;
+	int64_t *w;
+	const int32_t *s;
+
+	if (a->n > cap)
+		return -1;
+	if (cap) {
+		w = sqlite3_realloc64(a->v, (sqlite3_uint64)cap * sizeof(*w));
+		if (!w)
+			return -1;
+		s = (const int32_t *)w;
+		for (size_t i = a->n; i-- > 0;)
+			w[i] = s[i];
+		a->v = w;
+		a->cap = cap;
+	}
+	a->wide = 1;
+	return 0;
+}
+
+static int qagg_add(struct qagg *a, int64_t x)
+{
+	if (!a->wide && (x < INT32_MIN || x > INT32_MAX) && qagg_widen(a))
+		return -1;
+	if (a->n == a->cap && qagg_grow(a))
+		return -1;
+	if (a->wide)
+		((int64_t *)a->v)[a->n++] = x;
+	else
+		((int32_t *)a->v)[a->n++] = (int32_t)x;
+	return 0;
+}
+
+static void quantiles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct qagg *a;
+
+	(void)argc;
+	switch (sqlite3_value_type(argv[0])) {
+	case SQLITE_NULL:
+		return;
+	case SQLITE_INTEGER:
+	case SQLITE_FLOAT:
+		break;
+	default:
+		sqlite3_result_error(ctx, "ntp_quantiles: integer expected", -1);
+		a = sqlite3_aggregate_context(ctx, 0);
+		if (a)
+			a->failed = 1;
+		return;
+	}
+	a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	/* For a REAL this is CAST(x AS INTEGER): truncated, clamped to int64. */
+	if (qagg_add(a, sqlite3_value_int64(argv[0]))) {
+		a->failed = 1;
+		sqlite3_result_error_nomem(ctx);
+	}
+}
+
+static void result_quantiles(sqlite3_context *ctx, struct qagg *a)
+{
+	int64_t q[3];
+	char buf[3 * 21 + 4];
+
+	if (a->wide)
+		quantiles_64(a->v, a->n, q);
+	else
+		quantiles_32(a->v, a->n, q);
+	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
+}
+
+/* Also runs when the statement is aborted after an error in xStep. */
+static void quantiles_final(sqlite3_context *ctx)
+{
+	struct qagg *a = sqlite3_aggregate_context(ctx, 0);
+
+	if (!a || !a->n)
+		sqlite3_result_null(ctx);
+	else if (!a->failed)
+		result_quantiles(ctx, a);
+	if (a) {
+		sqlite3_free(a->v);
+		a->v = NULL;
+	}
+}
+
+/* Returns SQLITE_OK or the SQLite error code (the extension entry points
+ * return it as is). */
+int ntp_native_register(sqlite3 *db)
+{
+	/* INNOCUOUS: the shell runs with trusted_schema off, and the report
+	 * views call this. */
+	return sqlite3_create_function_v2(db, "ntp_quantiles", 1,
+					  SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					  NULL, NULL, quantiles_step, quantiles_final, NULL);
+}
+
+#ifdef NTP_EXTENSION
+/* The entry point sqlite3 derives from the file name ntprof_sqlite.so. */
+int sqlite3_ntprofsqlite_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
+{
+	(void)errmsg;
+	SQLITE_EXTENSION_INIT2(api);
+	return ntp_native_register(db);
+}
+
+/* The generic name, for `.load FILE sqlite3_extension_init` or renamed copies. */
+int sqlite3_extension_init(sqlite3 *db, char **errmsg, const sqlite3_api_routines *api)
+{
+	(void)errmsg;
+	SQLITE_EXTENSION_INIT2(api);
+	return ntp_native_register(db);
+}
+#endif

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Internals of the native SQL functions (shell/native.c), declared so the
+ * unit tests can call them without SQL. ntp_native_register, the only entry
+ * point the shell uses, is declared in ntp_shell.h.
+ */
+#ifndef NTP_NATIVE_H
+#define NTP_NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Exact nearest-rank p50, p99 and p99.9 of the N values in V: with V sorted
+ * ascending and ranks 1-based, out[i] is the value at rank
+ * (N * Q + 99999) / 100000 for Q = 50000, 99000, 99900, i.e. ceil(q * N)
+ * without floating point. Reorders V (O(N), no allocation). Returns 0, or
+ * -1 and leaves OUT alone if N is 0.
+ */
+int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[3]);
+int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[3]);
+
+/*
+ * Reorder V so that v[k] (k < N) is the value sorted order puts there, with
+ * nothing greater before it and nothing smaller after it. DEPTH partitions
+ * are tried before the rest is heapsorted, which bounds the worst case at
+ * O(N log N); the quantile functions pass 2 * log2(N).
+ */
+void ntp_nth64(int64_t *v, size_t n, size_t k, unsigned int depth);
+void ntp_nth32(int32_t *v, size_t n, size_t k, unsigned int depth);
+
+#endif

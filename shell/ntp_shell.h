@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * ntprof-shell and `ntprof report`: opening recordings safely, printing
+ * query results, the text report, and the native SQL functions.
+ */
+#ifndef NTP_SHELL_H
+#define NTP_SHELL_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
+#define NTP_MAX_DBS 10
+
+/* One recording the session opened. */
+struct ntp_dbinfo {
+	char *path;           /* as given on the command line */
+	char schema[16];      /* attached as: host, host2, ..., target, target2 */
+	char role[8];         /* host or target, from meta */
+	char driver[8];       /* kernel or spdk */
+	char transport[8];    /* tcp or rdma */
+	char hostname[256];   /* meta.hostname */
+	char kernel[128];     /* meta.kernel */
+	int64_t sample_rate;  /* meta.sample_rate */
+	int64_t records;      /* rows in cmd */
+	int64_t lost;         /* records lost while recording */
+};
+
+/* An open session: an in-memory main database with the recordings attached
+ * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql. */
+struct ntp_session {
+	sqlite3 *db;                          /* main: :memory: */
+	int ndbs;                             /* recordings attached */
+	struct ntp_dbinfo dbs[NTP_MAX_DBS];   /* in attach order: hosts, then targets */
+	int nhosts, ntargets;                 /* by role */
+	int native;                           /* native aggregates in use (native.sql) */
+	int joined;                           /* ntp_joined cached in a TEMP table */
+};
+
+/* Flags for ntp_session_open. */
+#define NTP_OPEN_PORTABLE 1 /* no native functions: the plain-sqlite3 SQL */
+
+/*
+ * Open PATHS read-only, check each is an ntprof database of a known schema
+ * version, attach them by role, check they go together (roles, -s), create
+ * the TEMP views. On error returns -1 with a one-line message naming the
+ * file and the problem in err; the session is then closed.
+ */
+int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags,
+		     char *err, size_t errlen);
+
+/* Cache the join in a TEMP table (once); reports call this first. */
+int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
+
+void ntp_session_close(struct ntp_session *s);
+
+/*
+ * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
+ * ATTACH statements, the prelude for these databases, join.sql and
+ * report.sql. Returns a sqlite3_malloc'ed string (sqlite3_free it) or NULL.
+ */
+char *ntp_session_sql(const struct ntp_session *s);
+
+/* Output modes of query results (.mode). */
+enum ntp_mode {
+	NTP_MODE_TABLE = 0, /* aligned columns */
+	NTP_MODE_CSV,       /* RFC 4180 */
+	NTP_MODE_JSON,      /* one array of objects per statement */
+	NTP_MODE_LINE,      /* column = value, a blank line between rows */
+};
+
+struct ntp_out {
+	FILE *f;            /* where results go (stdout, .output, .once) */
+	enum ntp_mode mode; /* .mode */
+	int headers;        /* .headers on|off (table and csv) */
+};
+
+/* Run every statement in SQL, printing each result set in o's mode.
+ * Returns 0, or -1 with the SQLite error in err. */
+int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
+
+/* Print the report (seed layout) for the session: host-only or joined per
+ * group; DETAIL adds the components table; GROUP, if not NULL, limits it to
+ * groups whose name contains it. Returns 0, or -1 with err set. */
+int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, char *err,
+	       size_t errlen);
+
+/* Register ntprof's native SQL functions (shell/native.c) on DB. */
+int ntp_native_register(sqlite3 *db);
+
+#endif

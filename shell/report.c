@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The text report in the tutorial's layout. Every number comes from the
+ * TEMP views of sql/report.sql (or native.sql); this file only lays them out.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ntp_shell.h"
+
+#define BAR_MAX 24 /* '#'s for a share of 100 %, as in report.sql */
+
+struct group {
+	char *hdb;        /* host schema */
+	int64_t grp;      /* grp.id there */
+	char *name;       /* 'read 4KiB nvme1n1' */
+	int64_t sampled;  /* sampled commands */
+	char *rate;       /* commands per second, as text: 12.2k */
+	int exact;        /* rate counted, not estimated */
+	int64_t matched;  /* with the target's side */
+	int joined;       /* reported over matched commands */
+};
+
+static char *dup_text(sqlite3_stmt *st, int col)
+{
+	const unsigned char *t = sqlite3_column_text(st, col);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+static int sql_error(sqlite3 *db, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "report: %s", sqlite3_errmsg(db));
+	return -1;
+}
+
+static sqlite3_stmt *prepare_group_query(sqlite3 *db, const char *sql, const struct group *g)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, g->hdb, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, g->grp);
+	return st;
+}
+
+static void print_header(struct ntp_session *s, FILE *f)
+{
+	fprintf(f, "recorded on ");
+	for (int i = 0, k = 0; i < s->ndbs; i++) {
+		if (strcmp(s->dbs[i].role, "host"))
+			continue;
+		fprintf(f, "%s%s (kernel %s)", k++ ? " and " : "", s->dbs[i].hostname,
+			s->dbs[i].kernel);
+	}
+	fprintf(f, ", one command in %lld sampled\n", (long long)s->dbs[0].sample_rate);
+}
+
+static int print_throughput(sqlite3 *db, FILE *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int first = 1, rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT op, CASE WHEN iops < 1e3 THEN printf('%.0f IOPS', iops)"
+				   " WHEN iops < 1e6 THEN printf('%.1f kIOPS', iops / 1e3)"
+				   " ELSE printf('%.2f MIOPS', iops / 1e6) END,"
+				   " CASE WHEN bytes_per_s > 0 THEN printf(', %.1f MB/s', bytes_per_s / 1e6)"
+				   " ELSE '' END, exact FROM ntp_report_throughput", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_error(db, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (first)
+			fprintf(f, "throughput (%s): ", sqlite3_column_int(st, 3) ? "counted" :
+				"estimated from the sampled commands");
+		fprintf(f, "%s%s %s%s", first ? "" : "; ", sqlite3_column_text(st, 0),
+			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+		first = 0;
+	}
+	if (!first)
+		fprintf(f, "\n");
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
+static void print_group_title(FILE *f, const struct group *g)
+{
+	fprintf(f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
+		(long long)g->sampled, g->exact ? "" : "about ", g->rate);
+	if (!g->joined)
+		fprintf(f, "host side only\n");
+	else if (g->matched == g->sampled)
+		fprintf(f, "all with the target's side\n");
+	else
+		fprintf(f, "%lld with the target's side\n", (long long)g->matched);
+}
+
+static int print_latency(sqlite3 *db, FILE *f, const struct group *g, char *err,
+			 size_t errlen)
+{
+	sqlite3_stmt *st = prepare_group_query(db,
+		"SELECT printf('%.2f', mean_ns / 1e3), printf('%.2f', p50_ns / 1e3),"
+		" printf('%.2f', p99_ns / 1e3), printf('%.2f', p999_ns / 1e3)"
+		" FROM ntp_report_component"
+		" WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'", g);
+	int rc;
+
+	if (!st)
+		return sql_error(db, err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fprintf(f, "latency (us): mean %s, p50 %s, p99 %s, p99.9 %s\n",
+			sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+			sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
+static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st = prepare_group_query(db,
+		"SELECT label, printf('%.2f', mean_ns / 1e3), printf('%.0f%%', 100 * share),"
+		" printf('%.2f', avg_qd), bar, max(length(label)) OVER ()"
+		" FROM ntp_report_stage"
+		" WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
+	char bar[BAR_MAX + 1];
+	int rc, w = 0;
+
+	if (!st)
+		return sql_error(db, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int n = sqlite3_column_int(st, 4);
+
+		if (!w) {
+			w = sqlite3_column_int(st, 5);
+			fprintf(f, "  %-*s  %8s  %5s  %6s\n", w, "stage", "mean us", "share",
+				"avg QD");
+		}
+		n = n < 0 ? 0 : n > BAR_MAX ? BAR_MAX : n;
+		memset(bar, '#', (size_t)n);
+		bar[n] = 0;
+		fprintf(f, "  %-*s  %8s  %5s  %6s%s%s\n", w, sqlite3_column_text(st, 0),
+			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
+			sqlite3_column_text(st, 3), n ? "  " : "", bar);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
+static int print_largest(sqlite3 *db, FILE *f, const struct group *g, char *err,
+			 size_t errlen)
+{
+	sqlite3_stmt *st = prepare_group_query(db,
+		"SELECT label, printf('%.0f', 100 * share) FROM ntp_report_largest"
+		" WHERE hdb = ?1 AND grp = ?2", g);
+	int rc;
+
+	if (!st)
+		return sql_error(db, err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fprintf(f, "largest: %s, %s %% of the latency\n", sqlite3_column_text(st, 0),
+			sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
+static int print_components(sqlite3 *db, FILE *f, const struct group *g, char *err,
+			    size_t errlen)
+{
+	sqlite3_stmt *st = prepare_group_query(db,
+		"SELECT label, n, printf('%.2f', mean_ns / 1e3), printf('%.2f', l),"
+		" printf('%.2f', p50_ns / 1e3), printf('%.2f', p99_ns / 1e3),"
+		" max(length(label)) OVER () FROM ntp_report_components"
+		" WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
+	int rc, w = 0;
+
+	if (!st)
+		return sql_error(db, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!w) {
+			w = sqlite3_column_int(st, 6);
+			fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
+			fprintf(f, "  %-*s  %8s  %8s  %5s  %8s  %8s  (us)\n", w, "component", "n",
+				"mean", "L", "p50", "p99");
+		}
+		fprintf(f, "  %-*s  %8lld  %8s  %5s  %8s  %8s\n", w, sqlite3_column_text(st, 0),
+			(long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2),
+			sqlite3_column_text(st, 3), sqlite3_column_text(st, 4),
+			sqlite3_column_text(st, 5));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
+static int print_group(sqlite3 *db, FILE *f, const struct group *g, int detail, char *err,
+		       size_t errlen)
+{
+	print_group_title(f, g);
+	return print_latency(db, f, g, err, errlen) || print_stages(db, f, g, err, errlen) ||
+	       print_largest(db, f, g, err, errlen) ||
+	       (detail && print_components(db, f, g, err, errlen)) ? -1 : 0;
+}
+
+/* records: 2435 host, 3616 target; 2435 matched (100 % of the host's) */
+static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errlen)
+{
+	int64_t lost = 0;
+	sqlite3_stmt *st;
+
+	fprintf(f, "records: ");
+	for (int i = 0; i < s->ndbs; i++) {
+		fprintf(f, "%s%lld %s", i ? ", " : "", (long long)s->dbs[i].records,
+			s->dbs[i].role);
+		lost += s->dbs[i].lost;
+	}
+	if (s->ntargets) {
+		/* never round a partial match up to "100 %" */
+		if (sqlite3_prepare_v2(s->db, "SELECT sum(matched), CASE WHEN sum(matched) <"
+				       " sum(host_records) AND 100.0 * sum(matched) /"
+				       " sum(host_records) >= 99.5 THEN printf('%.1f', floor(1000.0 *"
+				       " sum(matched) / sum(host_records)) / 10) ELSE printf('%.0f',"
+				       " 100.0 * sum(matched) / max(sum(host_records), 1)) END"
+				       " FROM ntp_match_stats", -1, &st, NULL) != SQLITE_OK ||
+		    sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return sql_error(s->db, err, errlen);
+		}
+		fprintf(f, "; %lld matched (%s %% of the host's)",
+			(long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1));
+		sqlite3_finalize(st);
+	}
+	if (lost)
+		fprintf(f, "; %lld lost while recording", (long long)lost);
+	fprintf(f, "\n");
+	return 0;
+}
+
+static void free_groups(struct group *g, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(g[i].hdb);
+		free(g[i].name);
+		free(g[i].rate);
+	}
+	free(g);
+}
+
+/* The groups to report, optionally those whose name contains FILTER. */
+static int load_groups(sqlite3 *db, const char *filter, struct group **out, int *n,
+		       char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	struct group *g = NULL, *ng;
+	int rc;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(db, "SELECT hdb, grp, name, sampled, CASE WHEN rate < 1e3 THEN"
+				   " printf('%.0f', rate) WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)"
+				   " ELSE printf('%.1fM', rate / 1e6) END, exact, matched, "
+				   "mode = 'joined' FROM ntp_report_group"
+				   " WHERE ?1 IS NULL OR instr(name, ?1) > 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_error(db, err, errlen);
+	sqlite3_bind_text(st, 1, filter, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ng = realloc(g, (size_t)(*n + 1) * sizeof(*g));
+		if (!ng)
+			break;
+		g = ng;
+		g[*n] = (struct group){ .hdb = dup_text(st, 0), .grp = sqlite3_column_int64(st, 1),
+					.name = dup_text(st, 2),
+					.sampled = sqlite3_column_int64(st, 3),
+					.rate = dup_text(st, 4),
+					.exact = sqlite3_column_int(st, 5),
+					.matched = sqlite3_column_int64(st, 6),
+					.joined = sqlite3_column_int(st, 7) };
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	*out = g;
+	if (rc != SQLITE_DONE) {
+		free_groups(g, *n);
+		return sql_error(db, err, errlen);
+	}
+	return 0;
+}
+
+int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, char *err,
+	       size_t errlen)
+{
+	struct group *g = NULL;
+	int n = 0, rc = 0;
+
+	if (ntp_session_prepare(s, err, errlen) ||
+	    load_groups(s->db, group, &g, &n, err, errlen))
+		return -1;
+	if (!n) {
+		snprintf(err, errlen, group ? "report: no group matches '%s'" :
+			 "report: no commands", group);
+		free_groups(g, n);
+		return -1;
+	}
+	print_header(s, f);
+	if (!s->ntargets)
+		rc = print_throughput(s->db, f, err, errlen);
+	for (int i = 0; i < n && !rc; i++)
+		rc = print_group(s->db, f, &g[i], detail, err, errlen);
+	if (!rc)
+		rc = print_records(s, f, err, errlen);
+	free_groups(g, n);
+	return rc;
+}

@@ -1,0 +1,114 @@
+-- ntprof prelude: one arm per attached database, joined with UNION ALL into
+-- the TEMP views that join.sql and report.sql read. ntprof-shell writes it
+-- for the databases it opened (`ntprof-shell --sql DB...` prints it); the
+-- arms are the text between the `-- @name` markers below, with @db@ replaced
+-- by each database's schema name.
+--
+-- ntp_db:         one row per attached database (columns below)
+-- ntp_grp_all:    every database's groups with their identity columns
+-- ntp_host_grp:   every host group with its rate
+-- ntp_host_cmd:   every host's commands, identity and components
+-- ntp_target_cmd: every target's commands, identity and components
+--                 (ntp_target_cmd_none: the same columns, no rows, when
+--                 no target database is open)
+-- ntp_joined:     one arm per host and target database, @h@ and @t@ replaced
+--                 by their schema names (ntp_joined_none: no target open)
+
+-- @ntp_db
+SELECT
+  '@db@' AS db,              -- schema name the database is attached as
+  m.role AS role,            -- host or target
+  m.driver AS driver,        -- kernel or spdk
+  m.transport AS transport,  -- tcp or rdma
+  m.hostname AS hostname,    -- machine
+  m.kernel AS kernel,        -- kernel release
+  m.sample_rate AS sample_rate, -- -s N
+  m.wall_start AS wall_start,   -- CLOCK_REALTIME ns at start
+  m.mono_start AS mono_start,   -- CLOCK_MONOTONIC ns at start
+  r.duration_ns AS duration_ns, -- recording length
+  r.records AS records,         -- sampled commands stored
+  r.lost AS lost                -- records lost
+FROM "@db@".meta AS m, "@db@".recording AS r
+-- @ntp_grp_all
+SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.opcode, g.nlb
+FROM "@db@".grp_info AS g
+-- @ntp_host_grp
+SELECT
+  '@db@' AS db,              -- host database
+  g.grp AS grp,              -- grp.id there
+  g.name AS name,            -- 'read 4KiB nvme1n1'
+  g.op AS op,                -- read, write, ...
+  g.bytes AS bytes,          -- size of each command
+  r.sampled AS sampled,      -- sampled commands
+  r.total AS total,          -- all commands, NULL: not counted
+  r.exact AS exact,          -- 1: counted, 0: estimated
+  r.rate AS rate             -- commands per second
+FROM "@db@".grp_info AS g JOIN "@db@".grp_rate AS r ON r.grp = g.grp
+-- @ntp_host_cmd
+SELECT
+  '@db@' AS db, s.t AS t, s.grp AS grp,
+  g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
+  s.qid AS qid, s.cid AS cid, s.slba AS slba,
+  -- middle of the host's wait, on an approximate wall clock (ns)
+  s.sent_ns + s.wait_ns / 2 + (m.wall_start - m.mono_start) AS mid,
+  s.wait_ns AS wait_ns,
+  s.h_blk_sub AS h_blk_sub, s.h_drv_sub AS h_drv_sub, s.h_r2t AS h_r2t,
+  s.h_wait AS h_wait, s.h_rx_path AS h_rx_path, s.h_drv_cpl AS h_drv_cpl,
+  s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
+FROM "@db@".cmd_span AS s
+JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+-- @ntp_target_cmd
+SELECT
+  '@db@' AS db, s.t AS t, s.grp AS grp,
+  g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
+  s.qid AS qid, s.cid AS cid, s.slba AS slba,
+  -- middle of the target's residence, on an approximate wall clock (ns)
+  s.rx_ns + s.t_e2e / 2 + (m.wall_start - m.mono_start) AS mid,
+  s.t_rx_path AS t_rx_path, s.t_drv_sub AS t_drv_sub, s.t_data_wait AS t_data_wait,
+  s.t_storage AS t_storage, s.t_drv_cpl AS t_drv_cpl, s.t_e2e AS t_e2e
+FROM "@db@".cmd_span AS s
+JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+-- @ntp_target_cmd_none
+SELECT
+  NULL AS db, NULL AS t, NULL AS grp, NULL AS nqn, NULL AS cntlid, NULL AS nsid,
+  NULL AS opcode, NULL AS nlb, NULL AS qid, NULL AS cid, NULL AS slba, NULL AS mid,
+  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_data_wait, NULL AS t_storage,
+  NULL AS t_drv_cpl, NULL AS t_e2e
+WHERE 0
+-- @ntp_joined
+SELECT * FROM (
+  WITH gp AS MATERIALIZED (
+    SELECT hgrp, tgrp, mono_off, mono_shift FROM ntp_grp_pair WHERE hdb = '@h@' AND tdb = '@t@'
+  )
+  SELECT
+    '@h@' AS hdb, h.t AS ht, '@t@' AS tdb, x.t AS tt, h.grp AS grp,
+    -- target mid - host mid, on the host's clock
+    (x.rx_ns + x.t_e2e / 2 - gp.mono_off) - (h.sent_ns + h.wait_ns / 2) AS skew_ns,
+    h.h_blk_sub AS h_blk_sub, h.h_drv_sub AS h_drv_sub, h.h_r2t AS h_r2t,
+    h.h_wait - (x.t_e2e - ifnull(x.t_data_wait, 0)) AS wire,
+    x.t_rx_path AS t_rx_path, x.t_drv_sub AS t_drv_sub, x.t_storage AS t_storage,
+    x.t_drv_cpl AS t_drv_cpl,
+    h.h_rx_path AS h_rx_path, h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl,
+    h.h_handoff AS h_handoff, h.e2e AS e2e
+  -- CROSS JOIN fixes the order: scan the host, seek into the target
+  FROM "@h@".cmd_span AS h
+  CROSS JOIN gp ON gp.hgrp = h.grp
+  -- the target's rowid is its first point: a range seek, no sort
+  CROSS JOIN "@t@".cmd_span AS x
+    ON x.t BETWEEN h.sent_ns + gp.mono_shift - 50000
+           AND h.sent_ns + h.wait_ns + gp.mono_shift + 50000
+  -- unary + keeps the planner on the rowid range (no automatic index)
+  WHERE +x.grp = gp.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
+    -- the target's middle inside the host's wait (1 us of slack)
+    AND abs((x.rx_ns + x.t_e2e / 2 - gp.mono_off) - (h.sent_ns + h.wait_ns / 2))
+        <= h.wait_ns / 2 + 1000
+)
+-- @ntp_joined_none
+SELECT
+  NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
+  NULL AS h_blk_sub, NULL AS h_drv_sub, NULL AS h_r2t, NULL AS wire,
+  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_storage, NULL AS t_drv_cpl,
+  NULL AS h_rx_path, NULL AS h_drv_cpl, NULL AS h_blk_cpl, NULL AS h_handoff,
+  NULL AS e2e
+WHERE 0
+-- @end

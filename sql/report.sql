@@ -1,0 +1,159 @@
+-- ntprof report: what `ntprof report` and ntprof-shell's .report print, as
+-- TEMP views over the prelude and join.sql. One machine's database or many:
+-- a host group whose commands have target records is reported over its
+-- matched commands ('joined'), any other over the host's own ('host').
+-- Portable SQL (exact nearest-rank percentiles by window functions);
+-- native.sql redefines ntp_report_component with a native aggregate that
+-- gives the same numbers, faster.
+
+-- Matched commands per host group.
+CREATE TEMP VIEW ntp_group_matched AS
+SELECT hdb, grp, count(*) AS matched
+FROM ntp_joined
+GROUP BY hdb, grp;
+
+-- The groups to report, in report order.
+CREATE TEMP VIEW ntp_report_group AS
+SELECT
+  g.db AS hdb,                            -- host database
+  g.grp AS grp,                           -- grp.id there
+  g.name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
+    THEN ' (' || d.hostname || ')' ELSE '' END AS name, -- report name
+  g.op AS op,                             -- read, write, ...
+  g.bytes AS bytes,                       -- bytes per command
+  g.sampled AS sampled,                   -- sampled commands
+  g.rate AS rate,                         -- commands per second
+  g.exact AS exact,                       -- 1: rate counted, 0: estimated
+  coalesce(m.matched, 0) AS matched,      -- with the target's side
+  CASE WHEN coalesce(m.matched, 0) > 0 THEN 'joined' ELSE 'host' END AS mode,
+  d.driver AS host_driver,                -- names the host's stages
+  d.transport AS transport,               -- names the network
+  (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target') AS target_driver
+FROM ntp_host_grp AS g
+JOIN ntp_db AS d ON d.db = g.db
+LEFT JOIN ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
+ORDER BY g.db, g.grp;
+
+-- Every component value the report is over, long form: joined groups from
+-- their matched commands, host-only groups from the host's commands.
+CREATE TEMP VIEW ntp_report_value AS
+WITH j AS (SELECT * FROM ntp_joined),
+h AS (
+  SELECT c.* FROM ntp_host_cmd AS c
+  JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = c.grp AND g.mode = 'host'
+)
+SELECT hdb, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM j
+UNION ALL SELECT hdb, grp, 'h_drv_sub', h_drv_sub FROM j
+UNION ALL SELECT hdb, grp, 'h_r2t', h_r2t FROM j
+UNION ALL SELECT hdb, grp, 'wire', wire FROM j
+UNION ALL SELECT hdb, grp, 't_rx_path', t_rx_path FROM j
+UNION ALL SELECT hdb, grp, 't_drv_sub', t_drv_sub FROM j
+UNION ALL SELECT hdb, grp, 't_storage', t_storage FROM j
+UNION ALL SELECT hdb, grp, 't_drv_cpl', t_drv_cpl FROM j
+UNION ALL SELECT hdb, grp, 'h_rx_path', h_rx_path FROM j
+UNION ALL SELECT hdb, grp, 'h_drv_cpl', h_drv_cpl FROM j
+UNION ALL SELECT hdb, grp, 'h_blk_cpl', h_blk_cpl FROM j
+UNION ALL SELECT hdb, grp, 'h_handoff', h_handoff FROM j
+UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j
+UNION ALL SELECT db, grp, 'h_blk_sub', h_blk_sub FROM h
+UNION ALL SELECT db, grp, 'h_drv_sub', h_drv_sub FROM h
+UNION ALL SELECT db, grp, 'h_r2t', h_r2t FROM h
+UNION ALL SELECT db, grp, 'h_wait', h_wait FROM h
+UNION ALL SELECT db, grp, 'h_rx_path', h_rx_path FROM h
+UNION ALL SELECT db, grp, 'h_drv_cpl', h_drv_cpl FROM h
+UNION ALL SELECT db, grp, 'h_blk_cpl', h_blk_cpl FROM h
+UNION ALL SELECT db, grp, 'h_handoff', h_handoff FROM h
+UNION ALL SELECT db, grp, 'e2e', e2e FROM h;
+
+-- Per group and component: n, sum, mean and exact nearest-rank percentiles
+-- (ns). Optional components (R2T) only where some command has them.
+CREATE TEMP VIEW ntp_report_component AS
+WITH r AS (
+  SELECT hdb, grp, component, ns,
+    row_number() OVER (PARTITION BY hdb, grp, component ORDER BY ns) AS rn,
+    count(*) OVER (PARTITION BY hdb, grp, component) AS n
+  FROM ntp_report_value
+  WHERE ns IS NOT NULL
+)
+SELECT
+  hdb,                 -- host database
+  grp,                 -- grp.id there
+  component,           -- component.name
+  n,                   -- commands it is over
+  sum(ns) AS sum_ns,   -- total ns
+  avg(ns) AS mean_ns,  -- mean ns
+  max(CASE WHEN rn = (n * 50000 + 99999) / 100000 THEN ns END) AS p50_ns,  -- median
+  max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns,  -- 99th
+  max(CASE WHEN rn = (n * 99900 + 99999) / 100000 THEN ns END) AS p999_ns  -- 99.9th
+FROM r
+GROUP BY hdb, grp, component;
+
+-- The components table of the report, in path order, with labels and L
+-- (commands in the component, by Little's law: rate x mean).
+CREATE TEMP VIEW ntp_report_components AS
+SELECT
+  c.hdb AS hdb, c.grp AS grp,
+  k.ord AS ord,                  -- path order
+  k.name AS component,           -- component.name
+  k.label AS label,              -- report label
+  c.n AS n,                      -- commands
+  c.mean_ns AS mean_ns,          -- mean ns
+  g.rate * c.sum_ns / g.matched_or_sampled / 1e9 AS l,  -- Little's law
+  c.p50_ns AS p50_ns, c.p99_ns AS p99_ns, c.p999_ns AS p999_ns
+FROM ntp_report_component AS c
+JOIN (SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS matched_or_sampled
+      FROM ntp_report_group) AS g ON g.hdb = c.hdb AND g.grp = c.grp
+JOIN component AS k ON k.name = c.component
+  AND (CASE g.mode WHEN 'joined' THEN k.stage_joined IS NOT NULL OR k.total = 1
+                   ELSE k.role = 'host' AND (k.stage_local IS NOT NULL OR k.total = 1) END)
+ORDER BY c.hdb, c.grp, k.ord;
+
+-- The stage table: per group and stage, mean over all the group's
+-- commands, share of the mean latency, avg QD (Little's law), '#' bar width
+-- round(share x 24). Stages without a label for the driver are not shown
+-- (an SPDK host has no block layer).
+CREATE TEMP VIEW ntp_report_stage AS
+WITH g AS (
+  SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS cmds
+  FROM ntp_report_group
+), e AS (
+  SELECT hdb, grp, mean_ns FROM ntp_report_component WHERE component = 'e2e'
+)
+SELECT
+  c.hdb AS hdb, c.grp AS grp,
+  st.ord AS ord,                                   -- report order
+  st.name AS stage,                                -- stage.name
+  sl.label AS label,                               -- as the report prints it
+  sum(c.sum_ns) * 1.0 / g.cmds AS mean_ns,         -- mean ns per command
+  sum(c.sum_ns) * 1.0 / g.cmds / e.mean_ns AS share, -- of the mean latency
+  g.rate * sum(c.sum_ns) / g.cmds / 1e9 AS avg_qd, -- Little's law
+  CAST(round(24.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER) AS bar -- '#'s
+FROM ntp_report_component AS c
+JOIN g ON g.hdb = c.hdb AND g.grp = c.grp
+JOIN e ON e.hdb = c.hdb AND e.grp = c.grp
+JOIN component AS k ON k.name = c.component
+JOIN stage AS st
+  ON st.name = CASE g.mode WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END
+JOIN stage_label AS sl ON sl.stage = st.name
+  AND sl.flavour = CASE st.side WHEN 'transport' THEN g.transport
+                   WHEN 'host' THEN g.host_driver ELSE g.target_driver END
+GROUP BY c.hdb, c.grp, st.name
+ORDER BY c.hdb, c.grp, st.ord;
+
+-- Per group: the stage with the largest share.
+CREATE TEMP VIEW ntp_report_largest AS
+SELECT hdb, grp, label, share
+FROM (SELECT *, row_number() OVER (PARTITION BY hdb, grp ORDER BY share DESC, ord) AS rn
+      FROM ntp_report_stage)
+WHERE rn = 1;
+
+-- Throughput per operation over every host: commands and bytes per second.
+CREATE TEMP VIEW ntp_report_throughput AS
+SELECT
+  op,                                          -- read, write, ...
+  sum(rate) AS iops,                           -- commands per second
+  sum(rate * coalesce(bytes, 0)) AS bytes_per_s, -- bytes per second
+  min(exact) AS exact                          -- 1: counted, 0: estimated
+FROM ntp_report_group
+GROUP BY op
+ORDER BY op;

@@ -1,0 +1,155 @@
+-- ntprof per-machine report views, host or target: groups, rates, component
+-- statistics, stages, throughput and the timeline. Portable SQL: runs in
+-- plain sqlite3 3.40. Percentiles are exact, nearest rank: the value at rank
+-- ceil(q * n) of the n sorted values (docs/sql.md), computed here with window
+-- functions; ntprof-shell swaps in a native aggregate with the same result
+-- (native.sql).
+
+-- Groups with their report names: 'read 4KiB nvme1n1'.
+CREATE VIEW grp_info AS
+SELECT
+  g.id AS grp,                 -- grp.id
+  CASE g.opcode WHEN 0 THEN 'flush' WHEN 1 THEN 'write' WHEN 2 THEN 'read'
+    WHEN 8 THEN 'write-zeroes' WHEN 9 THEN 'dsm'
+    ELSE printf('op%02x', g.opcode) END AS op,          -- operation name
+  CASE WHEN g.opcode IN (1, 2) THEN (g.nlb + 1) << d.lba_shift END AS bytes, -- data size
+  d.name AS device,            -- device.name
+  d.nqn AS nqn,                -- subsystem NQN
+  d.cntlid AS cntlid,          -- controller id
+  d.nsid AS nsid,              -- namespace id
+  g.opcode AS opcode,          -- NVMe opcode
+  g.nlb AS nlb,                -- 0-based number of logical blocks
+  -- 'read 4KiB nvme1n1': operation, size (reads and writes), device.
+  (CASE g.opcode WHEN 0 THEN 'flush' WHEN 1 THEN 'write' WHEN 2 THEN 'read'
+    WHEN 8 THEN 'write-zeroes' WHEN 9 THEN 'dsm'
+    ELSE printf('op%02x', g.opcode) END)
+  || CASE WHEN g.opcode NOT IN (1, 2) THEN ''
+       WHEN ((g.nlb + 1) << d.lba_shift) % 1048576 = 0
+         THEN ' ' || (((g.nlb + 1) << d.lba_shift) / 1048576) || 'MiB'
+       WHEN ((g.nlb + 1) << d.lba_shift) % 1024 = 0
+         THEN ' ' || (((g.nlb + 1) << d.lba_shift) / 1024) || 'KiB'
+       ELSE ' ' || ((g.nlb + 1) << d.lba_shift) || 'B' END
+  || ' ' || d.name AS name
+FROM grp AS g
+JOIN device AS d ON d.id = g.device;
+
+-- The recording as a whole. One row.
+CREATE VIEW recording AS
+SELECT
+  m.role AS role,               -- 'host' or 'target'
+  m.driver AS driver,           -- 'kernel' or 'spdk'
+  m.transport AS transport,     -- 'tcp' or 'rdma'
+  m.hostname AS hostname,       -- machine
+  m.kernel AS kernel,           -- kernel release
+  m.sample_rate AS sample_rate, -- one command in sample_rate sampled
+  -- Recording length in ns: stop - start, or up to the last interval or
+  -- command when the recording did not stop cleanly.
+  coalesce(m.mono_stop - m.mono_start,
+           (SELECT max(stop) FROM interval),
+           (SELECT max(t) FROM cmd), 0) AS duration_ns,
+  (SELECT count(*) FROM cmd) AS records,                  -- sampled commands stored
+  (SELECT coalesce(sum(lost), 0) FROM interval) AS lost,  -- records lost
+  m.mono_stop IS NOT NULL AS complete                     -- 1: stopped cleanly
+FROM meta AS m;
+
+-- Per group: sampled commands and the command rate, exact where every
+-- interval counted all commands (kernel), else estimated as sampled x N.
+CREATE VIEW grp_rate AS
+WITH sampled AS (
+  SELECT grp, count(*) AS n FROM cmd GROUP BY grp
+), counted AS (
+  SELECT grp, sum(total) AS total, count(*) = count(total) AS all_counted
+  FROM interval_grp GROUP BY grp
+)
+SELECT
+  s.grp AS grp,                         -- grp.id
+  s.n AS sampled,                       -- sampled commands stored
+  CASE WHEN c.all_counted THEN c.total END AS total, -- all commands, NULL: not counted
+  coalesce(c.all_counted, 0) AS exact,  -- 1: rate counted, 0: estimated
+  -- commands per second
+  CASE WHEN r.duration_ns > 0 THEN
+    1e9 * (CASE WHEN c.all_counted THEN c.total ELSE s.n * r.sample_rate END)
+      / r.duration_ns END AS rate
+FROM sampled AS s
+CROSS JOIN recording AS r
+LEFT JOIN counted AS c ON c.grp = s.grp;
+
+-- Per group and component: count, sum, mean and exact percentiles (ns).
+CREATE VIEW component_stats AS
+WITH ranked AS (
+  SELECT grp, component, ns,
+    row_number() OVER (PARTITION BY grp, component ORDER BY ns) AS rn,
+    count(*) OVER (PARTITION BY grp, component) AS n
+  FROM cmd_component
+  WHERE ns IS NOT NULL
+)
+SELECT
+  grp,                    -- grp.id
+  component,              -- component.name
+  n,                      -- commands that have the component
+  sum(ns) AS sum_ns,      -- total ns
+  avg(ns) AS mean_ns,     -- mean ns
+  -- nearest-rank percentiles: rank ceil(q n), as (n q' + 99999) / 100000
+  max(CASE WHEN rn = (n * 50000 + 99999) / 100000 THEN ns END) AS p50_ns,
+  max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns,
+  max(CASE WHEN rn = (n * 99900 + 99999) / 100000 THEN ns END) AS p999_ns
+FROM ranked
+GROUP BY grp, component;
+
+-- Per group and stage of a one-machine report: mean, share of the mean
+-- latency, average queue depth by Little's law (rate x mean) and the bar.
+CREATE VIEW stage_stats AS
+WITH m AS (SELECT * FROM meta),
+total AS (
+  SELECT s.grp, s.mean_ns, s.n FROM component_stats AS s
+  JOIN component AS k ON k.name = s.component AND k.total = 1
+)
+SELECT
+  cs.grp AS grp,                     -- grp.id
+  st.name AS stage,                  -- stage.name
+  st.ord AS ord,                     -- report order
+  sl.label AS label,                 -- label for this driver / transport
+  sum(cs.sum_ns) * 1.0 / total.n AS mean_ns, -- mean over all the group's commands
+  sum(cs.sum_ns) * 1.0 / total.n / total.mean_ns AS share, -- of the mean latency
+  r.rate * sum(cs.sum_ns) / total.n / 1e9 AS avg_qd,       -- Little's law
+  CAST(round(24 * sum(cs.sum_ns) * 1.0 / total.n / total.mean_ns) AS INTEGER) AS bar -- '#'s
+FROM component_stats AS cs
+JOIN component AS k ON k.name = cs.component
+JOIN stage AS st ON st.name = k.stage_local
+CROSS JOIN m
+JOIN stage_label AS sl ON sl.stage = st.name
+  AND sl.flavour = CASE st.side WHEN 'transport' THEN m.transport ELSE m.driver END
+JOIN total ON total.grp = cs.grp
+JOIN grp_rate AS r ON r.grp = cs.grp
+GROUP BY cs.grp, st.name;
+
+-- Throughput per operation: commands and bytes per second, exact where
+-- counted, else estimated from the samples.
+CREATE VIEW throughput AS
+SELECT
+  gi.op AS op,                                   -- read, write, flush, ...
+  sum(r.rate) AS iops,                           -- commands per second
+  sum(r.rate * coalesce(gi.bytes, 0)) AS bytes_per_s, -- bytes per second
+  min(r.exact) AS exact                          -- 1: counted, 0: estimated
+FROM grp_rate AS r
+JOIN grp_info AS gi ON gi.grp = r.grp
+GROUP BY gi.op;
+
+-- Per interval and group: samples, rate and mean latency, as the live view
+-- shows them. Columns in ns since meta.mono_start.
+CREATE VIEW timeline AS
+SELECT
+  i.id AS interval,             -- interval.id
+  i.start AS start,             -- ns since mono_start
+  i.stop AS stop,               -- ns since mono_start
+  ig.grp AS grp,                -- grp.id
+  ig.sampled AS sampled,        -- sampled commands in the interval
+  ig.total AS total,            -- all commands, NULL: not counted
+  1e9 * coalesce(ig.total, ig.sampled * m.sample_rate) / (i.stop - i.start) AS rate, -- cmds/s
+  i.lost AS lost,               -- records lost in the interval (all groups)
+  (SELECT avg(x.ns) FROM cmd_e2e AS x
+   WHERE x.t >= i.start AND x.t < i.stop AND x.grp = ig.grp) AS mean_ns -- mean latency, ns
+FROM interval AS i
+JOIN interval_grp AS ig ON ig.interval = i.id
+CROSS JOIN meta AS m
+WHERE i.stop > i.start;

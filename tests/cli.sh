@@ -1,0 +1,126 @@
+#!/bin/sh
+# Command-line tests of `ntprof report` and `ntprof-shell`: the seed's report
+# layout, and bad input. Every bad input must give a one-line error naming
+# the file and the problem, a non-zero exit, no crash, and leave every input
+# file byte-identical. Run from the repository root after `make`.
+set -u
+top=$(pwd)
+NTPROF=${NTPROF:-$top/ntprof}
+SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
+GEN=${GEN:-$top/tests/ntprof-gen}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-cli-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# expect_error NAME PATTERN CMD...: exit 1, one line on stderr matching
+# PATTERN, nothing on stdout, inputs unchanged.
+expect_error() {
+	name=$1 pattern=$2
+	shift 2
+	(cd "$dir" && sha256sum *.db > "$dir/sums.before" 2>/dev/null)
+	"$@" > "$dir/out" 2> "$dir/err"
+	rc=$?
+	(cd "$dir" && sha256sum *.db > "$dir/sums.after" 2>/dev/null)
+	if [ $rc -ne 1 ]; then bad "$name: exit $rc, expected 1"; cat "$dir/err" >&2; return; fi
+	if [ "$(wc -l < "$dir/err")" -ne 1 ]; then bad "$name: stderr is not one line:"; cat "$dir/err" >&2; return; fi
+	if ! grep -q -- "$pattern" "$dir/err"; then bad "$name: stderr does not match '$pattern':"; cat "$dir/err" >&2; return; fi
+	if [ -s "$dir/out" ]; then bad "$name: printed a report anyway"; return; fi
+	if ! cmp -s "$dir/sums.before" "$dir/sums.after"; then bad "$name: an input file changed"; return; fi
+	ok
+}
+
+# both front ends must refuse the same input the same way
+expect_both() {
+	name=$1 pattern=$2
+	shift 2
+	expect_error "report: $name" "$pattern" "$NTPROF" report "$@"
+	expect_error "shell: $name" "$pattern" "$SHELL_BIN" -c .groups "$@"
+}
+
+cd "$dir" || exit 1
+"$GEN" -o host.db -t target.db -s 1 -n 1 -x 4 || { echo "FAIL: generator"; exit 1; }
+"$GEN" -o host2.db -t target2.db -s 1 -n 1 -x 5 || exit 1
+"$GEN" -o h10.db -t t20.db -s 10 -S 20 -n 1 -x 6 || exit 1
+"$GEN" -o idle.db -t idle-t.db -n 1 -H 3,4 -T 3,4 || exit 1
+
+# The seed's layout: header, group line, latency, stage table, largest,
+# components, records.
+"$NTPROF" report --detail host.db target.db > joined.txt 2> err.txt
+if [ $? -eq 0 ] &&
+   grep -q '^recorded on gen-host0 (kernel 6.1.0-synthetic), one command in 1 sampled$' joined.txt &&
+   grep -Eq '^== read 4KiB nvme1n1: [0-9]+ commands sampled \(from [0-9.]+k commands/s\), all with the target.s side$' joined.txt &&
+   grep -Eq '^latency \(us\): mean [0-9]+\.[0-9]{2}, p50 [0-9]+\.[0-9]{2}, p99 [0-9]+\.[0-9]{2}, p99\.9 [0-9]+\.[0-9]{2}$' joined.txt &&
+   grep -Eq '^  stage +mean us +share +avg QD$' joined.txt &&
+   grep -Eq '^  storage \(target block layer and drive\) +[0-9.]+ +[0-9]+% +[0-9.]+  #+$' joined.txt &&
+   grep -Eq '^largest: storage \(target block layer and drive\), [0-9]+ % of the latency$' joined.txt &&
+   grep -q '^components, in path order (L: commands in each, by Little.s law)$' joined.txt &&
+   grep -Eq '^  network: wire and NICs \(computed\) +[0-9]+ ' joined.txt &&
+   grep -Eq '^  end to end +[0-9]+ +[0-9.]+ +0\.[0-9]{2} ' joined.txt &&
+   grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
+then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
+
+# '#' bars are round(share x 24) wide
+awk '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
+     bar = ($NF ~ /^#+$/) ? length($NF) : 0
+     if (bar - s * 24 / 100 > 0.5 + 0.24 || s * 24 / 100 - bar > 0.5 + 0.24) exit 1 }' joined.txt \
+	&& ok || bad "bar widths"
+
+# host alone: host side only, network and target not recorded
+"$NTPROF" report host.db > host.txt 2>&1
+if grep -q 'host side only$' host.txt && grep -q '^  network and target (not recorded) ' host.txt &&
+   grep -q '^throughput (counted): read ' host.txt && grep -Eq '^records: [0-9]+ host$' host.txt
+then ok; else bad "host-only report"; cat host.txt >&2; fi
+
+# roles come from meta, not argument order
+"$NTPROF" report --detail target.db host.db > swapped.txt 2>&1 && cmp -s joined.txt swapped.txt \
+	&& ok || bad "target given first should give the same report"
+
+# --portable (what plain sqlite3 computes) prints the same numbers
+"$NTPROF" report --detail --portable host.db target.db > portable.txt 2>&1 &&
+	cmp -s joined.txt portable.txt && ok || bad "portable and native reports differ"
+
+# sqlite3 with the shell's set-up SQL reproduces the stage table
+"$SHELL_BIN" --sql host.db target.db > setup.sql &&
+	sqlite3 :memory: < setup.sql > /dev/null &&
+	printf '%s\n' ".read setup.sql" "SELECT label, printf('%.2f', mean_ns / 1e3) FROM ntp_report_stage ORDER BY ord;" |
+	sqlite3 :memory: > sq.txt &&
+	"$SHELL_BIN" --portable -c "SELECT label, printf('%.2f', mean_ns / 1e3) FROM ntp_report_stage ORDER BY ord;" \
+		-c .quit host.db target.db | sed 's/  */|/g' > /dev/null &&
+	[ "$(wc -l < sq.txt)" -eq 5 ] && ok || bad "sqlite3 with --sql output"
+
+# Bad input.
+printf 'this is not a database\n' > text.db
+: > empty.db
+cp host.db trunc.db && truncate -s 40000 trunc.db
+cp host.db version.db && sqlite3 version.db 'PRAGMA user_version = 99'
+cp host.db other.db && sqlite3 other.db 'PRAGMA application_id = 42'
+cp host.db view.db && sqlite3 view.db 'CREATE VIEW evil AS SELECT 1'
+cp host.db trig.db && sqlite3 trig.db 'CREATE TRIGGER evil AFTER INSERT ON cmd BEGIN DELETE FROM cmd; END'
+cp host.db changed.db && sqlite3 changed.db 'DROP VIEW cmd_e2e; CREATE VIEW cmd_e2e AS SELECT t, grp, 0 AS ns FROM cmd'
+sqlite3 plain.db 'CREATE TABLE x (a)'
+
+expect_both "not a database" "text.db: not an ntprof database (not SQLite)" text.db
+expect_both "empty file" "empty.db: empty file" empty.db
+expect_both "missing file" "nosuch.db: cannot open: No such file" nosuch.db
+expect_both "truncated" "trunc.db: truncated" trunc.db target.db
+expect_both "schema version" "version.db: schema version 99" version.db target.db
+expect_both "other SQLite file" "plain.db: not an ntprof database (application id" plain.db
+expect_both "application id" "other.db: not an ntprof database (application id 0x2a)" other.db
+expect_both "extra view" "view.db: not ntprof's host schema: view evil differs" view.db target.db
+expect_both "trigger" "trig.db: not ntprof's host schema: trigger evil differs" trig.db target.db
+expect_both "changed view" "changed.db: not ntprof's host schema: view cmd_e2e differs" changed.db target.db
+expect_both "two hosts, no target" "host.db, host2.db: 2 host recordings and no target" host.db host2.db
+expect_both "target alone" "target.db: a target recording; a report needs the host" target.db
+expect_both "different -s" "t20.db: recorded with -s 20, h10.db with -s 10" h10.db t20.db
+expect_both "no commands" "idle.db: no commands recorded" idle.db
+expect_both "same file twice" "given twice" host.db host.db
+"$NTPROF" report > /dev/null 2> err.txt
+[ $? -eq 2 ] && grep -q "no recording given" err.txt && ok || bad "no argument: usage error, exit 2"
+expect_error "group not found" "no group matches 'write'" "$NTPROF" report -g write host.db
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

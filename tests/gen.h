@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Synthetic host/target recordings with known stage distributions, written
+ * through the collector's own database writer (collector/ntp_db.c) from ABI
+ * records. Used by the tests, the demo and the benchmark.
+ *
+ * A workload runs for `seconds` on every host; each host records a window of
+ * it, the target another (earlier, later, longer), so some records have no
+ * partner. Clocks: each machine's CLOCK_MONOTONIC has its own origin, and the
+ * target's wall clock may be wrong by `wall_error_ns`.
+ */
+#ifndef NTP_GEN_H
+#define NTP_GEN_H
+
+#include <stdint.h>
+
+#define GEN_MAX_HOSTS 4
+
+struct gen_config {
+	uint64_t seed;            /* PRNG seed: same seed, same files */
+	double seconds;           /* workload length */
+	double iops;              /* per host, approximate (sets think time) */
+	uint32_t qd;              /* commands in flight per host: cids 0..qd-1 */
+	uint32_t nqueues;         /* I/O queues per host (qid 1..nqueues) */
+	uint64_t lba_span;        /* slba drawn from [0, lba_span) in 4 KiB steps;
+				   * small: the same identity repeats */
+	double read_frac;         /* share of reads; the rest are writes */
+	uint32_t write_kib;       /* write size; >= 16 KiB uses R2T + H2C */
+	uint32_t sample_rate;     /* -s N for every machine */
+	uint32_t target_sample_rate; /* 0: same as sample_rate */
+	const char *host_driver;  /* "kernel" or "spdk" */
+	const char *target_driver;
+	const char *transport;    /* "tcp" or "rdma" */
+	int nhosts;               /* hosts sharing the target, 1..GEN_MAX_HOSTS */
+	double host_window[2];    /* host records [a, b] seconds of the workload */
+	double target_window[2];  /* target records [a, b]; may exceed the workload */
+	double target_loss;       /* share of the target's records dropped */
+	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
+	int64_t wall_error_ns;    /* target's wall clock error */
+	int no_target;            /* write host databases only */
+};
+
+/* What the generator knows about one sampled host command. */
+struct gen_truth {
+	int host;                 /* index of the host */
+	int grp_is_write;
+	int matched;              /* the target recorded it too */
+	int64_t comp[16];         /* ns per component, indexed by enum gen_comp */
+};
+
+enum gen_comp {
+	GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_R2T, GC_H_WAIT, GC_WIRE, GC_T_RX_PATH,
+	GC_T_DRV_SUB, GC_T_DATA_WAIT, GC_T_STORAGE, GC_T_DRV_CPL, GC_H_RX_PATH,
+	GC_H_DRV_CPL, GC_H_BLK_CPL, GC_H_HANDOFF, GC_E2E, GC_T_E2E, GC_N
+};
+
+/* Component key in the SQL views for each enum gen_comp. */
+extern const char *const gen_comp_name[GC_N];
+
+struct gen_result {
+	struct gen_truth *truth;  /* sampled host commands, all hosts */
+	uint64_t ntruth;
+	uint64_t host_records[GEN_MAX_HOSTS];
+	uint64_t target_records;
+	uint64_t issued[GEN_MAX_HOSTS]; /* commands in each host's window */
+};
+
+/* Fill CFG with the defaults (one host, qd 1, reads, -s 1, kernel TCP). */
+void gen_defaults(struct gen_config *cfg);
+
+/* Write host_paths[0..nhosts-1] and target_path (ignored with no_target).
+ * RES may be NULL. Returns 0, or -1 with a message on stderr. */
+int gen_run(const struct gen_config *cfg, const char *const *host_paths,
+	    const char *target_path, struct gen_result *res);
+
+void gen_result_free(struct gen_result *res);
+
+#endif

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ntprof-gen: write synthetic host/target databases (a test fixture, not a
+ * profiler). Used by the demo, the CLI tests and the benchmark.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof-gen [options] -o HOST.db [-o HOST2.db ...] [-t TARGET.db]\n"
+		"Writes synthetic ntprof databases with known stage times (test data).\n"
+		"  -o FILE          host database (repeat for hosts sharing the target)\n"
+		"  -t FILE          target database (omit: hosts only)\n"
+		"  -s N             sample 1 in N on every machine (default 1)\n"
+		"  -S N             the target's -s, when it should differ\n"
+		"  -n SECONDS       workload length (default 2)\n"
+		"  -r IOPS          per host (default 10000)\n"
+		"  -q QD            commands in flight per host (default 1)\n"
+		"  -Q QUEUES        I/O queues per host (default 1)\n"
+		"  -l BLOCKS        LBA span; small values repeat identities (default 16M)\n"
+		"  -w FRACTION      share of writes (default 0)\n"
+		"  -k KIB           write size; >= 16 uses R2T (default 4)\n"
+		"  -d host|target=kernel|spdk   driver (default kernel)\n"
+		"  -H A,B           host records seconds A..B (default 0,n)\n"
+		"  -T A,B           target records seconds A..B (default -1,n+1)\n"
+		"  -L FRACTION      share of target records dropped (default 0)\n"
+		"  -x SEED          PRNG seed (default 1)\n");
+}
+
+static int window(const char *arg, double *w)
+{
+	return sscanf(arg, "%lf,%lf", &w[0], &w[1]) == 2 && w[0] < w[1] ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *hosts[GEN_MAX_HOSTS], *target = NULL;
+	struct gen_config c;
+	int nhosts = 0, opt, hw = 0, tw = 0;
+
+	gen_defaults(&c);
+	while ((opt = getopt(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:x:h")) != -1) {
+		switch (opt) {
+		case 'o':
+			if (nhosts == GEN_MAX_HOSTS) {
+				fprintf(stderr, "ntprof-gen: at most %d hosts\n", GEN_MAX_HOSTS);
+				return 2;
+			}
+			hosts[nhosts++] = optarg;
+			break;
+		case 't': target = optarg; break;
+		case 's': c.sample_rate = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'S': c.target_sample_rate = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'n': c.seconds = atof(optarg); break;
+		case 'r': c.iops = atof(optarg); break;
+		case 'q': c.qd = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'Q': c.nqueues = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'l': c.lba_span = strtoull(optarg, NULL, 0); break;
+		case 'w': c.read_frac = 1 - atof(optarg); break;
+		case 'k': c.write_kib = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'd':
+			if (!strcmp(optarg, "host=spdk") || !strcmp(optarg, "host=kernel"))
+				c.host_driver = optarg + 5;
+			else if (!strcmp(optarg, "target=spdk") || !strcmp(optarg, "target=kernel"))
+				c.target_driver = optarg + 7;
+			else {
+				fprintf(stderr, "ntprof-gen: -d %s: expected host=|target=kernel|spdk\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'H': if (window(optarg, c.host_window)) goto bad; hw = 1; break;
+		case 'T': if (window(optarg, c.target_window)) goto bad; tw = 1; break;
+		case 'L': c.target_loss = atof(optarg); break;
+		case 'x': c.seed = strtoull(optarg, NULL, 0); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!nhosts || optind != argc || !c.sample_rate || !c.qd || !c.nqueues || c.iops <= 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (!hw)
+		c.host_window[1] = c.seconds;
+	if (!tw)
+		c.target_window[1] = c.seconds + 1;
+	c.nhosts = nhosts;
+	c.no_target = !target;
+	return gen_run(&c, hosts, target, NULL) ? 1 : 0;
+bad:
+	fprintf(stderr, "ntprof-gen: -%c %s: expected A,B with A < B\n", opt, optarg);
+	return 2;
+}

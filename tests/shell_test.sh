@@ -1,0 +1,356 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# ntprof-shell end to end: options, dot-commands, output modes, scripts,
+# output files, errors and exit status, --sql in plain sqlite3, and the
+# recordings left byte-identical. Run from the repository root after make:
+#
+#   sh tests/shell_test.sh
+#
+# NTPROF_SHELL and NTPROF_GEN override the binaries under test. Numbers from
+# the generator are never assumed: the shell is compared with sqlite3.
+
+BIN=${NTPROF_SHELL:-./ntprof-shell}
+GEN=${NTPROF_GEN:-tests/ntprof-gen}
+
+pass=0
+fail=0
+
+ok() {
+	pass=$((pass + 1))
+}
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+	if [ -s "$d/err" ]; then
+		sed 's/^/  stderr: /' "$d/err" | head -5 >&2
+	fi
+}
+
+for f in "$BIN" "$GEN"; do
+	if [ ! -x "$f" ]; then
+		echo "shell_test: $f: not built (run make first)" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-shell-test.XXXXXX") || exit 1
+trap 'rm -rf "$d"' EXIT INT TERM
+
+# run ARGS...: the shell's stdout in $d/out, stderr in $d/err, status in $rc.
+run() {
+	"$BIN" "$@" >"$d/out" 2>"$d/err"
+	rc=$?
+}
+
+# run_in TEXT ARGS...: the same, with TEXT (printf format) on stdin.
+run_in() {
+	text=$1
+	shift
+	# shellcheck disable=SC2059
+	printf "$text" | "$BIN" "$@" >"$d/out" 2>"$d/err"
+	rc=$?
+}
+
+# expect_rc N WHAT
+expect_rc() {
+	if [ "$rc" -eq "$1" ]; then ok; else bad "$2: exit status $rc, expected $1"; fi
+}
+
+# expect_out STRING WHAT: stdout has the line fragment STRING.
+expect_out() {
+	if grep -qF -- "$1" "$d/out"; then ok; else bad "$2: stdout lacks '$1'"; fi
+}
+
+# expect_err STRING WHAT
+expect_err() {
+	if grep -qF -- "$1" "$d/err"; then ok; else bad "$2: stderr lacks '$1'"; fi
+}
+
+# expect_same FILE EXPECTED WHAT: FILE (CRs removed) is exactly EXPECTED.
+expect_same() {
+	got=$(tr -d '\r' <"$1")
+	if [ "$got" = "$2" ]; then
+		ok
+	else
+		bad "$3: got:
+$got
+expected:
+$2"
+	fi
+}
+
+H="$d/h.db"
+T="$d/t.db"
+SOLO="$d/solo.db"
+if ! "$GEN" -o "$H" -t "$T" -s 1 -n 1 -r 2000 >"$d/gen.log" 2>&1 ||
+   ! "$GEN" -o "$SOLO" -s 1 -n 1 -r 1000 >>"$d/gen.log" 2>&1; then
+	echo "shell_test: $GEN failed:" >&2
+	cat "$d/gen.log" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+cp "$H" "$d/h.copy" && cp "$T" "$d/t.copy" && cp "$SOLO" "$d/solo.copy" || exit 1
+
+# ---- options ----
+
+run --help
+expect_rc 0 "--help"
+expect_out "usage: ntprof-shell" "--help"
+expect_out "Examples:" "--help"
+
+run --version
+expect_rc 0 "--version"
+expect_out "ntprof-shell" "--version"
+
+run
+expect_rc 2 "no database"
+expect_err "no database" "no database"
+
+run --no-such-option "$H"
+expect_rc 2 "unknown option"
+
+run -c .groups "$d/missing.db"
+expect_rc 1 "missing database"
+expect_err "ntprof-shell: " "missing database"
+
+# ---- -c and the report commands ----
+
+run -c .groups "$H" "$T"
+expect_rc 0 ".groups"
+expect_out "read 4KiB nvme1n1" ".groups"
+expect_out "joined" ".groups mode"
+
+run -c .groups "$SOLO"
+expect_rc 0 ".groups, host only"
+expect_out "read 4KiB nvme1n1" ".groups, host only"
+
+run -c 'SELECT 1 AS first;' -c '.mode csv' -c 'SELECT 2 AS second;' "$H" "$T"
+expect_rc 0 "several -c"
+expect_same "$d/out" "first
+-----
+    1
+second
+2" "several -c, in order"
+
+run -c .stages -c '.components read' -c .percentiles -c .timeline -c .match -c .dbs \
+	"$H" "$T"
+expect_rc 0 "report commands"
+for s in share_pct p999_us cmds_per_s matched_pct offset_ns sample_rate "$H"; do
+	expect_out "$s" "report commands"
+done
+
+run -c '.timeline 0.5' -c '.stages nothing-matches-this' "$H" "$T"
+expect_rc 0 ".timeline 0.5, .stages GROUP"
+
+run -c '.report' "$H" "$T"
+expect_rc 0 ".report"
+if [ -s "$d/out" ]; then ok; else bad ".report: no output"; fi
+
+run -c '.tables ntp_report%' -c '.schema ntp_offset' -c .help -c '.help mode' -c .sql "$H" "$T"
+expect_rc 0 "schema and help commands"
+expect_out "ntp_report_stage" ".tables"
+expect_out "CREATE VIEW ntp_offset" ".schema"
+expect_out ".report [--detail] [GROUP]" ".help"
+expect_out "ATTACH" ".sql"
+
+# ---- a script on standard input ----
+
+run_in '.mode csv\n-- a comment\nSELECT 1 AS a,\n  2 AS b\n;\nSELECT 3 AS c; SELECT 4 AS d;\n' "$H" "$T"
+expect_rc 0 "stdin script"
+expect_same "$d/out" "a,b
+1,2
+c
+3
+d
+4" "stdin script, multi-line SQL"
+
+run_in '.bogus\nSELECT 5 AS five;\n' "$H" "$T"
+expect_rc 1 "script with an error"
+expect_err ".bogus" "script with an error"
+expect_err "stdin:1" "script error names its line"
+expect_out "5" "script goes on after an error"
+
+run_in 'SELECT 6 AS six;\n.quit\nSELECT 7 AS seven;\n' "$H" "$T"
+expect_rc 0 ".quit"
+if grep -q seven "$d/out"; then bad ".quit: kept reading"; else ok; fi
+
+# ---- output modes ----
+
+Q="SELECT 1 AS n, 'x' AS s, NULL AS z, 2.5 AS r UNION ALL SELECT 22, 'a,\"b\"', 3, 0.1;"
+
+run -c '.mode table' -c "$Q" "$H"
+expect_same "$d/out" " n  s      z    r
+--  -----  -  ---
+ 1  x         2.5
+22  a,\"b\"  3  0.1" ".mode table"
+
+run -c '.mode csv' -c "$Q" "$H"
+expect_same "$d/out" 'n,s,z,r
+1,x,,2.5
+22,"a,""b""",3,0.1' ".mode csv"
+
+run -c '.mode line' -c "SELECT 1 AS a, 22 AS bbb UNION ALL SELECT 3, NULL;" "$H"
+expect_same "$d/out" "  a = 1
+bbb = 22
+
+  a = 3
+bbb = " ".mode line"
+
+run -c '.mode json' -c "$Q" -c .stages -c "SELECT 1 WHERE 0;" "$H" "$T"
+expect_rc 0 ".mode json"
+if python3 -c '
+import json, sys
+text = sys.stdin.read()
+dec = json.JSONDecoder()
+docs, i = [], 0
+while i < len(text):
+    if text[i].isspace():
+        i += 1
+        continue
+    v, i = dec.raw_decode(text, i)
+    docs.append(v)
+assert len(docs) == 3, docs
+assert docs[0] == [{"n": 1, "s": "x", "z": None, "r": 2.5},
+                   {"n": 22, "s": "a,\"b\"", "z": 3, "r": 0.1}], docs[0]
+assert docs[1] and all("share_pct" in r for r in docs[1]), docs[1]
+assert docs[2] == []
+' <"$d/out"; then ok; else bad ".mode json: not the expected JSON"; fi
+
+run -c .stages -c '.mode json' -c .stages "$H" "$T"
+sed -n '/^\[/,$p' "$d/out" >"$d/json"
+if python3 -c 'import json,sys; json.load(sys.stdin)' <"$d/json"; then
+	ok
+else
+	bad ".stages in json mode does not parse"
+fi
+
+run -c '.headers off' -c "SELECT 1 AS n, 'x' AS s;" -c '.mode csv' -c "SELECT 2 AS n;" "$H"
+expect_same "$d/out" "1  x
+2" ".headers off"
+
+run -c '.mode xml' "$H"
+expect_rc 1 ".mode xml"
+expect_err ".mode: unknown mode 'xml'" ".mode xml"
+
+# ---- output files ----
+
+run -c ".output $d/o.txt" -c 'SELECT 41 AS v;' -c '.output' -c 'SELECT 42 AS w;' "$H"
+expect_rc 0 ".output"
+expect_same "$d/o.txt" " v
+--
+41" ".output FILE"
+expect_same "$d/out" " w
+--
+42" ".output back to stdout"
+
+run -c ".once $d/once.txt" -c 'SELECT 43 AS v;' -c 'SELECT 44 AS w;' "$H"
+expect_rc 0 ".once"
+expect_same "$d/once.txt" " v
+--
+43" ".once FILE"
+expect_same "$d/out" " w
+--
+44" ".once: the command after goes to stdout"
+
+run -c ".output $H" -c 'SELECT 1;' "$H" "$T"
+expect_rc 1 ".output onto a recording"
+expect_err "refused" ".output onto a recording"
+
+run -c ".once $T" "$H" "$T"
+expect_rc 1 ".once onto a recording"
+
+ln -s "$H" "$d/link.db"
+run -c ".output $d/link.db" "$H" "$T"
+expect_rc 1 ".output through a symlink"
+
+ln "$H" "$d/hard.db" 2>/dev/null && {
+	run -c ".output $d/hard.db" "$H" "$T"
+	expect_rc 1 ".output onto a hard link of a recording"
+}
+
+# ---- errors ----
+
+run -c '.bogus' "$H"
+expect_rc 1 "unknown dot-command"
+expect_err "ntprof-shell: .bogus: unknown command" "unknown dot-command"
+
+run -c 'SELECT * FROM no_such_table;' "$H"
+expect_rc 1 "bad SQL"
+expect_err "no such table: no_such_table" "bad SQL"
+
+run -c 'SELECT 1 AS a;' -c 'SELEKT 2;' -c 'SELECT 3 AS third;' "$H"
+expect_rc 1 "-c goes on after an error"
+expect_out "third" "-c goes on after an error"
+
+run -c 'CREATE TABLE host.x (a);' "$H"
+expect_rc 1 "writing to a recording"
+
+run -c "ATTACH '$d/h.copy' AS w;" "$H"
+expect_rc 1 "ATTACH from the shell"
+expect_err "not authorized" "ATTACH from the shell"
+
+# ---- --sql in plain sqlite3 ----
+
+STAGE_Q="SELECT hdb, grp, ord, stage, label, printf('%.3f', mean_ns) AS mean_ns,
+  printf('%.6f', share) AS share, printf('%.6f', avg_qd) AS avg_qd
+FROM ntp_report_stage ORDER BY hdb, grp, ord;"
+
+run --sql "$H" "$T"
+expect_rc 0 "--sql"
+cp "$d/out" "$d/setup.sql"
+if command -v sqlite3 >/dev/null; then
+	if { cat "$d/setup.sql"; echo ".mode json"; echo "$STAGE_Q"; } |
+		sqlite3 :memory: >"$d/sqlite3.json" 2>"$d/err" && [ -s "$d/sqlite3.json" ]; then
+		ok
+	else
+		bad "--sql in sqlite3"
+	fi
+	run -c '.mode json' -c "$STAGE_Q" "$H" "$T"
+	cp "$d/out" "$d/shell.json"
+	if python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+assert a and a == b, (a, b)
+' "$d/sqlite3.json" "$d/shell.json"; then
+		ok
+	else
+		bad "--sql: sqlite3 and the shell disagree on ntp_report_stage"
+	fi
+else
+	bad "--sql: sqlite3 is not installed"
+fi
+
+run --portable -c '.mode json' -c "$STAGE_Q" "$H" "$T"
+if python3 -c '
+import json, sys
+assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))
+' "$d/out" "$d/shell.json"; then
+	ok
+else
+	bad "--portable and native functions disagree on ntp_report_stage"
+fi
+
+# ---- the recordings are untouched ----
+
+for f in h t solo; do
+	case $f in
+	h) orig=$H ;;
+	t) orig=$T ;;
+	solo) orig=$SOLO ;;
+	esac
+	if cmp -s "$orig" "$d/$f.copy"; then ok; else bad "$orig changed"; fi
+done
+for f in "$H" "$T" "$SOLO"; do
+	if [ -e "$f-wal" ] || [ -e "$f-journal" ]; then
+		bad "$f: a -wal or -journal file was left"
+	else
+		ok
+	fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,843 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ntp_quantiles (shell/native.c) against a sort-based reference: the C
+ * selection functions directly, the aggregate through SQL (linked in and as
+ * the loadable extension), and the pure-SQL window form the portable views
+ * use, which must give the very same numbers.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "native.h"
+#include "ntp_shell.h"
+
+/* Built by `make` before the tests run; a missing file is a failure. */
+#define EXT_PATH ".output/ntprof_sqlite.so"
+
+/* The three nearest-rank quantiles, in units of 1/100000. */
+static const int64_t Q[3] = { 50000, 99000, 99900 };
+
+static const char *const WINDOW_SQL =
+	"WITH r AS (SELECT g, x, row_number() OVER (PARTITION BY g ORDER BY x) AS rn,"
+	" count(*) OVER (PARTITION BY g) AS n FROM t WHERE x IS NOT NULL)"
+	" SELECT g, max(CASE WHEN rn = (n*50000+99999)/100000 THEN x END),"
+	" max(CASE WHEN rn=(n*99000+99999)/100000 THEN x END),"
+	" max(CASE WHEN rn=(n*99900+99999)/100000 THEN x END) FROM r GROUP BY g ORDER BY g";
+
+/* splitmix64: the same sequence everywhere, unlike rand(). */
+static uint64_t rng_state;
+
+static void rng_seed(uint64_t seed)
+{
+	rng_state = seed;
+}
+
+static uint64_t rng(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int64_t *dup64(const int64_t *v, size_t n)
+{
+	int64_t *d = malloc((n ? n : 1) * sizeof(*d));
+
+	assert_non_null(d);
+	if (n)
+		memcpy(d, v, n * sizeof(*d));
+	return d;
+}
+
+/* The reference: sort a copy, take ranks (n*Q + 99999) / 100000 (1-based). */
+static void ref_quantiles(const int64_t *v, size_t n, int64_t out[3])
+{
+	int64_t *s = dup64(v, n);
+
+	assert_true(n > 0);
+	qsort(s, n, sizeof(*s), cmp64);
+	for (int i = 0; i < 3; i++) {
+		size_t r = (size_t)(((int64_t)n * Q[i] + 99999) / 100000);
+
+		assert_true(r >= 1 && r <= n);
+		out[i] = s[r - 1];
+	}
+	free(s);
+}
+
+static void fmt_q(char *buf, size_t len, const int64_t q[3])
+{
+	snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+}
+
+/* ntp_select_quantiles on a copy of SRC: the reference's values, and the
+ * array it reordered still holds the same values. */
+static void check_select64(const int64_t *src, size_t n)
+{
+	int64_t *v = dup64(src, n), *s = dup64(src, n);
+	int64_t want[3], got[3] = { -1, -1, -1 };
+
+	ref_quantiles(src, n, want);
+	assert_int_equal(ntp_select_quantiles(v, n, got), 0);
+	assert_memory_equal(got, want, sizeof(want));
+	qsort(v, n, sizeof(*v), cmp64);
+	qsort(s, n, sizeof(*s), cmp64);
+	assert_memory_equal(v, s, n * sizeof(*v));
+	free(v);
+	free(s);
+}
+
+/* The same through the int32_t copy of the code, when every value fits. */
+static void check_select32(const int64_t *src, size_t n)
+{
+	int32_t *v = malloc(n * sizeof(*v)), *s = malloc(n * sizeof(*s));
+	int64_t want[3], got[3] = { -1, -1, -1 };
+
+	assert_non_null(v);
+	assert_non_null(s);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(src[i] >= INT32_MIN && src[i] <= INT32_MAX);
+		v[i] = s[i] = (int32_t)src[i];
+	}
+	ref_quantiles(src, n, want);
+	assert_int_equal(ntp_select_quantiles32(v, n, got), 0);
+	assert_memory_equal(got, want, sizeof(want));
+	qsort(v, n, sizeof(*v), cmp32);
+	qsort(s, n, sizeof(*s), cmp32);
+	assert_memory_equal(v, s, n * sizeof(*v));
+	free(v);
+	free(s);
+}
+
+static void check_select(const int64_t *src, size_t n)
+{
+	int narrow = 1;
+
+	for (size_t i = 0; i < n; i++)
+		narrow &= src[i] >= INT32_MIN && src[i] <= INT32_MAX;
+	check_select64(src, n);
+	if (narrow)
+		check_select32(src, n);
+}
+
+static const size_t SIZES[] = { 1, 2, 3, 99, 100, 101, 1000, 1001, 100000 };
+#define NSIZES (sizeof(SIZES) / sizeof(SIZES[0]))
+
+/* Values from GEN(i) for every size above. */
+static void check_sizes(int64_t (*gen)(size_t i, size_t n), uint64_t seed)
+{
+	for (size_t s = 0; s < NSIZES; s++) {
+		size_t n = SIZES[s];
+		int64_t *v = malloc(n * sizeof(*v));
+
+		assert_non_null(v);
+		rng_seed(seed + s);
+		for (size_t i = 0; i < n; i++)
+			v[i] = gen(i, n);
+		check_select(v, n);
+		free(v);
+	}
+}
+
+static int64_t gen_int32(size_t i, size_t n)
+{
+	return (int32_t)(uint32_t)rng();
+}
+
+static int64_t gen_duration(size_t i, size_t n)
+{
+	return (int64_t)(rng() % 5000000);
+}
+
+static int64_t gen_dups(size_t i, size_t n)
+{
+	return (int64_t)(rng() % 7);
+}
+
+static int64_t gen_equal(size_t i, size_t n)
+{
+	return 42;
+}
+
+static int64_t gen_negative(size_t i, size_t n)
+{
+	return -(int64_t)(rng() % 1000000) - 1;
+}
+
+static int64_t gen_int64(size_t i, size_t n)
+{
+	return (int64_t)rng();
+}
+
+/* Above 2^31 but from a small set: wide values with duplicates. */
+static int64_t gen_wide(size_t i, size_t n)
+{
+	return ((int64_t)1 << 31) + (int64_t)(rng() % 100) * 1000;
+}
+
+static int64_t gen_ascending(size_t i, size_t n)
+{
+	return (int64_t)i;
+}
+
+static int64_t gen_descending(size_t i, size_t n)
+{
+	return (int64_t)(n - i);
+}
+
+static int64_t gen_organ_pipe(size_t i, size_t n)
+{
+	return (int64_t)(i < n / 2 ? i : n - i);
+}
+
+static int64_t gen_two_values(size_t i, size_t n)
+{
+	return i & 1 ? INT64_MAX : INT64_MIN;
+}
+
+static void test_select_known(void **state)
+{
+	int64_t one[] = { 7 }, two[] = { 5, 3 }, three[] = { 30, 10, 20 };
+	int64_t v[1001], out[3];
+
+	assert_int_equal(ntp_select_quantiles(one, 1, out), 0);
+	assert_int_equal(out[0], 7);
+	assert_int_equal(out[1], 7);
+	assert_int_equal(out[2], 7);
+	/* n = 2: ranks 1, 2, 2 */
+	assert_int_equal(ntp_select_quantiles(two, 2, out), 0);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(out[1], 5);
+	assert_int_equal(out[2], 5);
+	/* n = 3: ranks 2, 3, 3 */
+	assert_int_equal(ntp_select_quantiles(three, 3, out), 0);
+	assert_int_equal(out[0], 20);
+	assert_int_equal(out[1], 30);
+	assert_int_equal(out[2], 30);
+	/* 1..100 shuffled: ranks 50, 99, 100 */
+	for (int i = 0; i < 100; i++)
+		v[i] = (i * 37) % 100 + 1;
+	assert_int_equal(ntp_select_quantiles(v, 100, out), 0);
+	assert_int_equal(out[0], 50);
+	assert_int_equal(out[1], 99);
+	assert_int_equal(out[2], 100);
+	/* 1..1000: ranks 500, 990, 999 */
+	for (int i = 0; i < 1000; i++)
+		v[i] = 1000 - i;
+	assert_int_equal(ntp_select_quantiles(v, 1000, out), 0);
+	assert_int_equal(out[0], 500);
+	assert_int_equal(out[1], 990);
+	assert_int_equal(out[2], 999);
+	/* 1..1001: ranks 501, 991, 1000 */
+	for (int i = 0; i < 1001; i++)
+		v[i] = (i * 10) % 1001 + 1;
+	assert_int_equal(ntp_select_quantiles(v, 1001, out), 0);
+	assert_int_equal(out[0], 501);
+	assert_int_equal(out[1], 991);
+	assert_int_equal(out[2], 1000);
+}
+
+static void test_select_empty(void **state)
+{
+	int64_t v64[1] = { 1 }, out[3] = { 9, 9, 9 };
+	int32_t v32[1] = { 1 };
+
+	assert_int_equal(ntp_select_quantiles(v64, 0, out), -1);
+	assert_int_equal(ntp_select_quantiles32(v32, 0, out), -1);
+	assert_int_equal(out[0], 9);
+	assert_int_equal(out[2], 9);
+}
+
+static void test_select_random(void **state)
+{
+	check_sizes(gen_int32, 1);
+	check_sizes(gen_duration, 100);
+	check_sizes(gen_int64, 200);
+}
+
+static void test_select_duplicates(void **state)
+{
+	check_sizes(gen_dups, 300);
+	check_sizes(gen_equal, 400);
+	check_sizes(gen_two_values, 500);
+}
+
+static void test_select_negative(void **state)
+{
+	check_sizes(gen_negative, 600);
+}
+
+static void test_select_wide(void **state)
+{
+	int64_t ext[] = { INT64_MAX, INT64_MIN, 0, INT64_MIN, INT64_MAX, -1 };
+
+	check_sizes(gen_wide, 700);
+	check_select(ext, sizeof(ext) / sizeof(ext[0]));
+}
+
+static void test_select_patterns(void **state)
+{
+	check_sizes(gen_ascending, 0);
+	check_sizes(gen_descending, 0);
+	check_sizes(gen_organ_pipe, 0);
+}
+
+/* v[k] is sorted[k], nothing greater before it, nothing smaller after. */
+static void check_nth(const int64_t *src, const int64_t *sorted, size_t n, size_t k,
+		      unsigned int depth)
+{
+	int64_t *v = dup64(src, n);
+	int32_t *w = malloc(n * sizeof(*w));
+
+	assert_non_null(w);
+	for (size_t i = 0; i < n; i++)
+		w[i] = (int32_t)src[i];
+	ntp_nth64(v, n, k, depth);
+	ntp_nth32(w, n, k, depth);
+	assert_int_equal(v[k], sorted[k]);
+	assert_int_equal(w[k], sorted[k]);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(i < k ? v[i] <= v[k] : v[i] >= v[k]);
+		assert_true(i < k ? w[i] <= w[k] : w[i] >= w[k]);
+	}
+	free(v);
+	free(w);
+}
+
+/* Every depth down to 0 (straight to heapsort), so the fallback is right
+ * too, not only the partitioning that random input exercises. */
+static void test_nth_depths(void **state)
+{
+	static const size_t ns[] = { 1, 2, 16, 17, 18, 50, 1000, 4097 };
+	static const unsigned int depths[] = { 0, 1, 2, 3, 5, 64 };
+
+	rng_seed(800);
+	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++) {
+		size_t n = ns[a];
+		int64_t *v = malloc(n * sizeof(*v)), *s;
+
+		assert_non_null(v);
+		for (size_t i = 0; i < n; i++)
+			v[i] = (int64_t)(rng() % (n / 2 + 1)) - (int64_t)(n / 4);
+		s = dup64(v, n);
+		qsort(s, n, sizeof(*s), cmp64);
+		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+			size_t step = n <= 64 ? 1 : n / 37;
+
+			for (size_t k = 0; k < n; k += step)
+				check_nth(v, s, n, k, depths[d]);
+			check_nth(v, s, n, n - 1, depths[d]);
+		}
+		free(v);
+		free(s);
+	}
+}
+
+/* SQL helpers. */
+
+static sqlite3 *open_db(void)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(ntp_native_register(db), SQLITE_OK);
+	return db;
+}
+
+static void exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &err);
+
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, err ? err : "?");
+}
+
+static char *errstr(sqlite3 *db)
+{
+	char *r;
+
+	if (asprintf(&r, "ERROR: %s", sqlite3_errmsg(db)) < 0)
+		fail();
+	return r;
+}
+
+/* The one value of one row SQL returns as text, "NULL" for NULL, or
+ * "ERROR: message" if preparing or running it fails. */
+static char *query1(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	char *r;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return errstr(db);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+
+		r = strdup(t ? (const char *)t : "NULL");
+		assert_non_null(r);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	} else {
+		assert_int_not_equal(rc, SQLITE_DONE);
+		r = errstr(db);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void assert_query(sqlite3 *db, const char *sql, const char *want)
+{
+	char *got = query1(db, sql);
+
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* INSERT INTO t(g, x) the N values V, in order. */
+static void insert(sqlite3 *db, int64_t g, const int64_t *v, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t(g, x) VALUES (?, ?)", -1, &st,
+					    NULL), SQLITE_OK);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, g);
+		sqlite3_bind_int64(st, 2, v[i]);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
+static void assert_quantiles_of(sqlite3 *db, const char *sql, const int64_t *v, size_t n)
+{
+	int64_t want[3];
+	char buf[80];
+
+	ref_quantiles(v, n, want);
+	fmt_q(buf, sizeof(buf), want);
+	assert_query(db, sql, buf);
+}
+
+static void test_sql_basic(void **state)
+{
+	sqlite3 *db = open_db();
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000)"
+		 " INSERT INTO t SELECT 0, 1001 - i FROM c");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[500,990,999]");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t WHERE x <= 3", "[2,3,3]");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t WHERE x = 77", "[77,77,77]");
+	assert_query(db, "SELECT typeof(ntp_quantiles(x)) FROM t", "text");
+	assert_query(db, "SELECT json_extract(ntp_quantiles(x), '$[1]') FROM t", "990");
+	/* Registering again replaces the function; still works. */
+	assert_int_equal(ntp_native_register(db), SQLITE_OK);
+	assert_query(db, "SELECT ntp_quantiles(x - 1000) FROM t", "[-500,-10,-1]");
+	sqlite3_close(db);
+}
+
+static void test_sql_nulls_and_empty(void **state)
+{
+	sqlite3 *db = open_db();
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "NULL");
+	exec(db, "INSERT INTO t VALUES (0, NULL), (0, NULL)");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "NULL");
+	assert_query(db, "SELECT ntp_quantiles(NULL)", "NULL");
+	exec(db, "INSERT INTO t VALUES (0, 5), (0, NULL), (0, 1), (0, NULL), (0, 3)");
+	/* 1, 3, 5: ranks 2, 3, 3 */
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[3,5,5]");
+	assert_query(db, "SELECT count(*) FROM (SELECT ntp_quantiles(x) FROM t GROUP BY g)", "1");
+	assert_query(db, "SELECT count(*) FROM (SELECT ntp_quantiles(x) FROM t WHERE 0 GROUP BY g)",
+		     "0");
+	sqlite3_close(db);
+}
+
+static void test_sql_real(void **state)
+{
+	sqlite3 *db = open_db();
+
+	exec(db, "CREATE TABLE t(x)");
+	exec(db, "INSERT INTO t VALUES (0.5), (1.9), (-2.5), (2.999)");
+	/* CAST: 0, 1, -2, 2 -> sorted -2, 0, 1, 2: ranks 2, 4, 4 */
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[0,2,2]");
+	assert_query(db, "SELECT ntp_quantiles(CAST(x AS INTEGER)) FROM t", "[0,2,2]");
+	exec(db, "DELETE FROM t; INSERT INTO t VALUES (1e30), (-1e30), (3e9)");
+	/* Out of range clamps as CAST does; 3e9 also widens mid-stream. */
+	assert_query(db, "SELECT ntp_quantiles(CAST(x AS INTEGER)) FROM t",
+		     "[3000000000,9223372036854775807,9223372036854775807]");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t",
+		     "[3000000000,9223372036854775807,9223372036854775807]");
+	sqlite3_close(db);
+}
+
+static void test_sql_text_error(void **state)
+{
+	static const char *const rows[] = { "(1), (2), ('abc'), (3)", "('5')", "(x'00'), (1)",
+					    "(4), (zeroblob(2))" };
+	sqlite3 *db = open_db();
+
+	exec(db, "CREATE TABLE t(x)");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "DELETE FROM t; INSERT INTO t VALUES %s", rows[i]);
+		exec(db, sql);
+		assert_query(db, "SELECT ntp_quantiles(x) FROM t",
+			     "ERROR: ntp_quantiles: integer expected");
+	}
+	/* The connection is fine afterwards. */
+	exec(db, "DELETE FROM t; INSERT INTO t VALUES (8)");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[8,8,8]");
+	sqlite3_close(db);
+}
+
+/*
+ * Narrow values, then one outside int32 (the array converts to int64_t in
+ * place), then more of both. The 1001st value widens with room to spare
+ * (1024), the 65th with the array full (64): widen, then grow.
+ */
+static void test_sql_wide_switch(void **state)
+{
+	sqlite3 *db = open_db();
+	int64_t v[3001], w[65];
+	size_t n = 0;
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	rng_seed(900);
+	for (int i = 0; i < 1000; i++)
+		v[n++] = (int64_t)(rng() % 2000000) - 1000000;
+	v[n++] = ((int64_t)1 << 40) + 5;
+	for (int i = 0; i < 1000; i++)
+		v[n++] = (int64_t)(rng() % 2000000);
+	v[n++] = -((int64_t)1 << 35);
+	for (int i = 0; i < 999; i++)
+		v[n++] = (int64_t)(rng() % 100) + (i % 3 ? 0 : (int64_t)3 << 31);
+	insert(db, 0, v, n);
+	assert_quantiles_of(db, "SELECT ntp_quantiles(x) FROM t", v, n);
+	assert_quantiles_of(db, "SELECT ntp_quantiles(x) FROM t WHERE rowid <= 1001", v, 1001);
+	/* Wide first, then narrow ones. */
+	assert_quantiles_of(db, "SELECT ntp_quantiles(x) FROM t WHERE rowid >= 1001", v + 1000,
+			    n - 1000);
+	exec(db, "DELETE FROM t WHERE rowid > 64 AND rowid < 1001");
+	memcpy(w, v, 64 * sizeof(*w));
+	w[64] = v[1000];
+	assert_quantiles_of(db, "SELECT ntp_quantiles(x) FROM t WHERE rowid <= 1001", w, 65);
+	exec(db, "DELETE FROM t; INSERT INTO t VALUES (0, 2147483648), (0, 2147483647),"
+		 " (0, -2147483648), (0, -2147483649)");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t",
+		     "[-2147483648,2147483648,2147483648]");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t"
+		     " WHERE x BETWEEN -2147483648 AND 2147483647",
+		     "[-2147483648,2147483647,2147483647]");
+	sqlite3_close(db);
+}
+
+/*
+ * Thirteen aggregates in one query, as the report runs them, each over its
+ * own expression (x % MOD) * MUL + ADD: separate state for each.
+ */
+static void test_sql_many_aggregates(void **state)
+{
+	static const int64_t expr[13][3] = {
+		{ 0, 1, 0 }, { 0, -1, 0 }, { 0, 4294967296, 0 }, { 10, 1, 0 }, { 0, 1, -500000 },
+		{ 0, 3, 7 }, { 2, 1, 0 }, { 0, 1, 2147483647 }, { 1000, -1000, 0 }, { 0, 0, 5 },
+		{ 7, 4294967296, -3 }, { 0, 1, -2147483648 }, { 100, 1, 1 },
+	};
+	enum { N = 5000 };
+	sqlite3 *db = open_db();
+	int64_t v[N], w[N], q[3];
+	char sql[2048] = "SELECT ''", want[13 * 64] = "", *got;
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	rng_seed(1000);
+	for (int i = 0; i < N; i++)
+		v[i] = (int64_t)(rng() % 1000000);
+	insert(db, 0, v, N);
+	for (int e = 0; e < 13; e++) {
+		const int64_t *m = expr[e];
+
+		for (int i = 0; i < N; i++)
+			w[i] = (m[0] ? v[i] % m[0] : v[i]) * m[1] + m[2];
+		ref_quantiles(w, N, q);
+		fmt_q(want + strlen(want), sizeof(want) - strlen(want), q);
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql),
+			 " || ntp_quantiles((x %% %" PRId64 ") * %" PRId64 " + %" PRId64 ")",
+			 m[0] ? m[0] : INT64_MAX, m[1], m[2]);
+	}
+	strcat(sql, " FROM t");
+	got = query1(db, sql);
+	assert_string_equal(got, want);
+	free(got);
+	sqlite3_close(db);
+}
+
+/* Groups of every shape, NULLs mixed in, rows of the groups interleaved. */
+struct group {
+	size_t n;
+	int64_t (*gen)(size_t i, size_t n);
+	int64_t *v;
+};
+
+#define G(n, gen) { n, gen, NULL }
+static struct group groups[] = {
+	G(1, gen_duration), G(2, gen_duration), G(3, gen_duration), G(99, gen_duration),
+	G(100, gen_duration), G(101, gen_int32), G(1000, gen_duration), G(1001, gen_negative),
+	G(5000, gen_dups), G(3000, gen_equal), G(2000, gen_wide), G(2001, gen_int64),
+	G(0, gen_duration), G(100000, gen_duration), G(4097, gen_organ_pipe),
+};
+#define NGROUPS (sizeof(groups) / sizeof(groups[0]))
+
+static void fill_groups(sqlite3 *db)
+{
+	size_t left[NGROUPS], total = 0;
+	sqlite3_stmt *st = NULL;
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	rng_seed(1100);
+	for (size_t g = 0; g < NGROUPS; g++) {
+		groups[g].v = malloc((groups[g].n + 1) * sizeof(int64_t));
+		assert_non_null(groups[g].v);
+		for (size_t i = 0; i < groups[g].n; i++)
+			groups[g].v[i] = groups[g].gen(i, groups[g].n);
+		left[g] = groups[g].n;
+		total += groups[g].n;
+	}
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?, ?)", -1, &st, NULL),
+			 SQLITE_OK);
+	while (total) {
+		size_t g = rng() % NGROUPS;
+
+		if (!left[g])
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)g);
+		if (rng() % 10 == 0) {
+			sqlite3_bind_null(st, 2);
+		} else {
+			sqlite3_bind_int64(st, 2, groups[g].v[groups[g].n - left[g]--]);
+			total--;
+		}
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	/* Empty groups: NULLs only. */
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO t VALUES (?, NULL), (?1, NULL)", -1,
+					    &st, NULL), SQLITE_OK);
+	for (size_t g = 0; g < NGROUPS; g++) {
+		if (groups[g].n)
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)g);
+		assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+}
+
+static void free_groups(void)
+{
+	for (size_t g = 0; g < NGROUPS; g++) {
+		free(groups[g].v);
+		groups[g].v = NULL;
+	}
+}
+
+static void check_group_by(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	size_t rows = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT g, ntp_quantiles(x) FROM t GROUP BY g"
+					    " ORDER BY g", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		size_t g = (size_t)sqlite3_column_int64(st, 0);
+		const char *got = (const char *)sqlite3_column_text(st, 1);
+		int64_t q[3];
+		char want[80];
+
+		assert_int_equal(g, rows++);
+		if (!groups[g].n) {
+			assert_null(got);
+			continue;
+		}
+		ref_quantiles(groups[g].v, groups[g].n, q);
+		fmt_q(want, sizeof(want), q);
+		assert_non_null(got);
+		assert_string_equal(got, want);
+	}
+	assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
+	assert_int_equal(rows, NGROUPS);
+}
+
+/* The window form has no row for a group without values. */
+static void check_window(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	size_t rows = 0, g = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, WINDOW_SQL, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t q[3];
+
+		while (!groups[g].n)
+			g++;
+		assert_int_equal(sqlite3_column_int64(st, 0), (int64_t)g);
+		ref_quantiles(groups[g].v, groups[g].n, q);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(sqlite3_column_type(st, 1 + i), SQLITE_INTEGER);
+			assert_int_equal(sqlite3_column_int64(st, 1 + i), q[i]);
+		}
+		g++;
+		rows++;
+	}
+	assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
+	assert_int_equal(rows, NGROUPS - 1);
+}
+
+static void test_sql_group_by(void **state)
+{
+	sqlite3 *db = open_db();
+	char *diff, want[16];
+
+	fill_groups(db);
+	check_group_by(db);
+	check_window(db);
+	/* And the two SQL forms side by side, in SQL. */
+	if (asprintf(&diff, "WITH w(g, a, b, c) AS (%s), n AS (SELECT g, ntp_quantiles(x) AS q"
+		     " FROM t GROUP BY g) SELECT count(*) FROM n JOIN w USING (g)"
+		     " WHERE q = json_array(a, b, c)", WINDOW_SQL) < 0)
+		fail();
+	snprintf(want, sizeof(want), "%zu", NGROUPS - 1);
+	assert_query(db, diff, want);
+	free(diff);
+	free_groups();
+	sqlite3_close(db);
+}
+
+/* Report views call it with trusted_schema off: only INNOCUOUS works. */
+static void test_sql_trusted_schema_off(void **state)
+{
+	sqlite3 *db = open_db();
+
+	exec(db, "PRAGMA trusted_schema = OFF; CREATE TABLE t(g INTEGER, x INTEGER);"
+		 " INSERT INTO t VALUES (0, 3), (0, 1), (0, 2);"
+		 " CREATE VIEW v AS SELECT ntp_quantiles(x) AS q FROM t");
+	assert_query(db, "PRAGMA trusted_schema", "0");
+	assert_query(db, "SELECT q FROM v", "[2,3,3]");
+	sqlite3_close(db);
+}
+
+/*
+ * The aggregate's array comes from SQLite's allocator, so a hard heap limit
+ * makes it fail cleanly: SQLITE_NOMEM, nothing leaked (ASan, valgrind). With
+ * 900 KiB to spare, 100000 narrow values (512 KiB) fit but not widened.
+ */
+static void test_sql_nomem(void **state)
+{
+	sqlite3 *db = open_db();
+	sqlite3_int64 old;
+
+	exec(db, "CREATE TABLE t(x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)"
+		 " INSERT INTO t SELECT i FROM c");
+	assert_true(sqlite3_memory_used() > 0);
+	old = sqlite3_hard_heap_limit64(sqlite3_memory_used() + 900 * 1024);
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t WHERE x <= 100000", "[50000,99000,99900]");
+	assert_query(db, "SELECT ntp_quantiles(CASE WHEN x = 100000 THEN x << 32 ELSE x END)"
+		     " FROM t WHERE x <= 100000", "ERROR: out of memory");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "ERROR: out of memory");
+	sqlite3_hard_heap_limit64(old);
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[500000,990000,999000]");
+	assert_query(db, "SELECT ntp_quantiles(CASE WHEN x = 100000 THEN x << 32 ELSE x END)"
+		     " FROM t WHERE x <= 100000", "[50000,99000,99900]");
+	sqlite3_close(db);
+}
+
+/* The built .so, loaded into a connection that does not have it. */
+static void load_ext(const char *entry)
+{
+	sqlite3 *db = NULL;
+	char *err = NULL;
+
+	if (access(EXT_PATH, R_OK))
+		fail_msg("%s missing: build it first (make %s)", EXT_PATH, EXT_PATH);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_query(db, "SELECT ntp_quantiles(1)", "ERROR: no such function: ntp_quantiles");
+	assert_int_equal(sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, NULL),
+			 SQLITE_OK);
+	if (sqlite3_load_extension(db, EXT_PATH, entry, &err) != SQLITE_OK)
+		fail_msg("load %s: %s", EXT_PATH, err ? err : "?");
+	exec(db, "CREATE TABLE t(x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1001)"
+		 " INSERT INTO t SELECT i * 4294967296 FROM c");
+	assert_query(db, "SELECT ntp_quantiles(x / 4294967296) FROM t", "[501,991,1000]");
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t",
+		     "[2151778615296,4256312590336,4294967296000]");
+	assert_query(db, "SELECT ntp_quantiles('a')", "ERROR: ntp_quantiles: integer expected");
+	sqlite3_close(db);
+}
+
+static void test_extension(void **state)
+{
+	load_ext(NULL);
+	load_ext("sqlite3_extension_init");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_select_known),
+		cmocka_unit_test(test_select_empty),
+		cmocka_unit_test(test_select_random),
+		cmocka_unit_test(test_select_duplicates),
+		cmocka_unit_test(test_select_negative),
+		cmocka_unit_test(test_select_wide),
+		cmocka_unit_test(test_select_patterns),
+		cmocka_unit_test(test_nth_depths),
+		cmocka_unit_test(test_sql_basic),
+		cmocka_unit_test(test_sql_nulls_and_empty),
+		cmocka_unit_test(test_sql_real),
+		cmocka_unit_test(test_sql_text_error),
+		cmocka_unit_test(test_sql_wide_switch),
+		cmocka_unit_test(test_sql_many_aggregates),
+		cmocka_unit_test(test_sql_group_by),
+		cmocka_unit_test(test_sql_trusted_schema_off),
+		cmocka_unit_test(test_sql_nomem),
+		cmocka_unit_test(test_extension),
+	};
+
+	/* The heap limit (test_sql_nomem) needs SQLite's memory statistics. */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
