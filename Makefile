@@ -36,7 +36,8 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
 .DELETE_ON_ERROR:
@@ -125,8 +126,8 @@ check-cli: all
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		.output-asan/test_abi .output-asan/test_native .output-asan/test_views \
-		.output-asan/test_join
-	@set -e; for t in test_abi test_native test_views test_join; do \
+		.output-asan/test_join .output-asan/test_fixture
+	@set -e; for t in test_abi test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

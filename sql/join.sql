@@ -65,7 +65,7 @@ WITH p AS MATERIALIZED (
 ), mode AS (
   SELECT hdb, tdb, nqn, cntlid, bucket
   FROM (SELECT *, row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid
-                                     ORDER BY n DESC, abs(bucket)) AS rn
+                                     ORDER BY n DESC, abs(bucket), bucket) AS rn
         FROM b)
   WHERE rn = 1
 ), r AS (

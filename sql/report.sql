@@ -12,7 +12,7 @@ SELECT hdb, grp, count(*) AS matched
 FROM ntp_joined
 GROUP BY hdb, grp;
 
--- The groups to report, in report order.
+-- The groups to report (those with sampled commands), in report order.
 CREATE TEMP VIEW ntp_report_group AS
 SELECT
   g.db AS hdb,                            -- host database
@@ -32,6 +32,7 @@ SELECT
 FROM ntp_host_grp AS g
 JOIN ntp_db AS d ON d.db = g.db
 LEFT JOIN ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
+WHERE g.sampled > 0
 ORDER BY g.db, g.grp;
 
 -- Every component value the report is over, long form: joined groups from
@@ -147,13 +148,14 @@ FROM (SELECT *, row_number() OVER (PARTITION BY hdb, grp ORDER BY share DESC, or
       FROM ntp_report_stage)
 WHERE rn = 1;
 
--- Throughput per operation over every host: commands and bytes per second.
+-- Throughput per operation over every host: commands and bytes per second,
+-- of every group (also one counted but never sampled).
 CREATE TEMP VIEW ntp_report_throughput AS
 SELECT
   op,                                          -- read, write, ...
   sum(rate) AS iops,                           -- commands per second
   sum(rate * coalesce(bytes, 0)) AS bytes_per_s, -- bytes per second
   min(exact) AS exact                          -- 1: counted, 0: estimated
-FROM ntp_report_group
+FROM ntp_host_grp
 GROUP BY op
 ORDER BY op;

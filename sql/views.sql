@@ -54,12 +54,15 @@ FROM meta AS m;
 
 -- Per group: sampled commands and the command rate, exact where every
 -- interval counted all commands (kernel), else estimated as sampled x N.
+-- Every group is listed, also one that was counted but never sampled.
 CREATE VIEW grp_rate AS
-WITH sampled AS (
-  SELECT grp, count(*) AS n FROM cmd GROUP BY grp
-), counted AS (
+WITH counted AS (
   SELECT grp, sum(total) AS total, count(*) = count(total) AS all_counted
   FROM interval_grp GROUP BY grp
+), sampled AS (
+  -- one count per group (few groups): no sort of cmd; unary + scans
+  SELECT g.id AS grp, (SELECT count(*) FROM cmd WHERE +cmd.grp = g.id) AS n
+  FROM grp AS g
 )
 SELECT
   s.grp AS grp,                         -- grp.id
