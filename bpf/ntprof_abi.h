@@ -43,7 +43,7 @@ enum ntp_host_point {
 	NTP_H_SENT = 2,      /* h_sent:      command handed to the transport */
 	NTP_H_R2T_RX = 3,    /* h_r2t_rx:    R2T reached the driver (writes) */
 	NTP_H_DATA_SENT = 4, /* h_data_sent: last H2C data handed over (writes) */
-	NTP_H_RX = 5,        /* h_rx:        response (or first C2H data) arrived */
+	NTP_H_RX = 5,        /* h_rx:        response (reads: first C2H data) arrived */
 	NTP_H_RX_DRV = 6,    /* h_rx_drv:    driver read the response */
 	NTP_H_CQE = 7,       /* h_cqe:       driver processed the CQE */
 	NTP_H_COMPLETE = 8,  /* h_complete:  handed to nvme_complete_rq / callback */
@@ -59,7 +59,7 @@ enum ntp_target_point {
 	NTP_T_EXEC = 4,    /* t_exec:    submitted to storage */
 	NTP_T_STOR = 5,    /* t_stor:    storage completed */
 	NTP_T_RESP = 6,    /* t_resp:    response queued by the driver */
-	NTP_T_SENT = 7,    /* t_sent:    response handed to the transport */
+	NTP_T_SENT = 7,    /* t_sent:    response (reads: first C2H data) handed over */
 	NTP_T_FREE = 8,    /* t_free:    request released (SPDK) */
 	NTP_T_NPOINTS = 9,
 };

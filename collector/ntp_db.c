@@ -354,7 +354,9 @@ int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 		sqlite3_bind_int64(st, 1, t);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
-		if (rc != SQLITE_CONSTRAINT)
+		/* only a clash of t is retried, never another constraint */
+		if (rc != SQLITE_CONSTRAINT ||
+		    sqlite3_extended_errcode(db->sql) != SQLITE_CONSTRAINT_PRIMARYKEY)
 			break;
 	}
 	if (rc != SQLITE_DONE)

@@ -26,12 +26,12 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [--detail] [--portable] HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-g TEXT] [-p] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
-		"  -g, --group TEXT only groups whose name contains TEXT\n"
+		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
@@ -54,6 +54,7 @@ static int do_report(int argc, char **argv)
 	char err[1024];
 
 	optind = 1;
+	argv[0] = "ntprof report"; /* getopt's messages name it */
 	while ((opt = getopt_long(argc, argv, "dg:ph", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': detail = 1; break;
@@ -168,5 +169,6 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	argv[1] = (char *)c->name; /* "rec" runs ntprof-collect record */
 	return c->func(argc - 1, argv + 1);
 }

@@ -20,7 +20,7 @@
 #include "ntp_sql.h"
 
 #define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
-#define NTP_SCHEMA_VERSION 1
+#define NTP_SCHEMA_VERSION 2 /* sql/schema.sql; tests/schema.sha256 */
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {

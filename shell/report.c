@@ -31,7 +31,7 @@ static char *dup_text(sqlite3_stmt *st, int col)
 
 static int sql_error(sqlite3 *db, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "report: %s", sqlite3_errmsg(db));
+	snprintf(err, errlen, "%s", sqlite3_errmsg(db));
 	return -1;
 }
 
@@ -67,7 +67,7 @@ static int print_throughput(sqlite3 *db, FILE *f, char *err, size_t errlen)
 				   " WHEN iops < 1e6 THEN printf('%.1f kIOPS', iops / 1e3)"
 				   " ELSE printf('%.2f MIOPS', iops / 1e6) END,"
 				   " CASE WHEN bytes_per_s > 0 THEN printf(', %.1f MB/s', bytes_per_s / 1e6)"
-				   " ELSE '' END, exact FROM ntp_report_throughput", -1, &st,
+				   " ELSE '' END, min(exact) OVER () FROM ntp_report_throughput", -1, &st,
 			       NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -261,7 +261,7 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 				   " printf('%.0f', rate) WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)"
 				   " ELSE printf('%.1fM', rate / 1e6) END, exact, matched, "
 				   "mode = 'joined' FROM ntp_report_group"
-				   " WHERE ?1 IS NULL OR instr(name, ?1) > 0", -1, &st,
+				   " WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'", -1, &st,
 			       NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
 	sqlite3_bind_text(st, 1, filter, -1, SQLITE_STATIC);
@@ -298,8 +298,7 @@ int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, ch
 	    load_groups(s->db, group, &g, &n, err, errlen))
 		return -1;
 	if (!n) {
-		snprintf(err, errlen, group ? "report: no group matches '%s'" :
-			 "report: no commands", group);
+		snprintf(err, errlen, group ? "no group matches '%s'" : "no commands", group);
 		free_groups(g, n);
 		return -1;
 	}

@@ -4,8 +4,8 @@
 -- command's first recorded point in ns since meta.mono_start. Each point
 -- column holds the ns since the previous recorded point in path order (0 for
 -- the first recorded point), NULL where the point was not recorded. Small
--- deltas are what SQLite stores in 0 to 3 bytes, which keeps a command under
--- 40 bytes. A missing point therefore takes the time of the previous recorded
+-- deltas are what SQLite stores in 0 to 3 bytes, which keeps a command near
+-- 40 bytes (docs/performance.md). A missing point therefore takes the time of the previous recorded
 -- one: its component is 0 and the time goes to the next component, which is
 -- the rule docs/stages.md states. The views below turn this back into
 -- absolute timestamps (host_point) and durations (host_span).

@@ -65,3 +65,17 @@ SELECT
   json_extract(a, '$[4]') AS p999_ns                  -- 99.9th percentile
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
+
+-- Matched commands per host group, one count per group instead of a sort of
+-- the whole join. Like the view above, it reads ntp_joined once per group:
+-- cache the join first (the shell does; docs/sql.md shows how).
+DROP VIEW ntp_group_matched;
+CREATE TEMP VIEW ntp_group_matched AS
+SELECT hdb, grp, matched
+FROM (
+  SELECT g.db AS hdb, g.grp AS grp,
+    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp)
+      AS matched
+  FROM ntp_host_grp AS g
+)
+WHERE matched > 0;

@@ -61,7 +61,7 @@ INSERT INTO point VALUES
   ('h_sent',      'host', 2, 'command capsule handed to the transport'),
   ('h_r2t_rx',    'host', 3, 'R2T reached the driver (writes)'),
   ('h_data_sent', 'host', 4, 'last H2C data handed to the transport (writes)'),
-  ('h_rx',        'host', 5, 'response (or first C2H data) arrived at the host'),
+  ('h_rx',        'host', 5, 'response (reads: first C2H data) arrived at the host'),
   ('h_rx_drv',    'host', 6, 'driver read the response from the transport'),
   ('h_cqe',       'host', 7, 'driver processed the completion queue entry'),
   ('h_complete',  'host', 8, 'handed to nvme_complete_rq (SPDK: callback)'),
@@ -73,7 +73,7 @@ INSERT INTO point VALUES
   ('t_exec',      'target', 4, 'submitted to storage'),
   ('t_stor',      'target', 5, 'storage completed'),
   ('t_resp',      'target', 6, 'response queued by the driver'),
-  ('t_sent',      'target', 7, 'response handed to the transport'),
+  ('t_sent',      'target', 7, 'response (reads: first C2H data) handed to the transport'),
   ('t_free',      'target', 8, 'request released (SPDK)');
 
 INSERT INTO stage VALUES

@@ -91,9 +91,9 @@ Matched: $(cat "$dir/matched.txt") of $rows host commands.
 
 ## Why it is this fast
 
-- Percentiles: the shell's native aggregate \`ntp_quantiles()\` collects each
-  component once and selects the three ranks in O(n) (quickselect), so the
-  report is one scan per group set; the portable window form (plain sqlite3)
+- Percentiles: the shell's native aggregate \`ntp_dist()\` collects every
+  component of a group in one scan and selects the three ranks in O(n)
+  (quickselect), with no sort; the portable window form (plain sqlite3)
   sorts once per component and is several times slower (docs/sql.md).
 - Join: a target record's rowid is its first point in time, so each host
   command finds its partner by one rowid range seek; neither file is sorted.

@@ -83,14 +83,40 @@ then ok; else bad "host-only report"; cat host.txt >&2; fi
 "$NTPROF" report --detail --portable host.db target.db > portable.txt 2>&1 &&
 	cmp -s joined.txt portable.txt && ok || bad "portable and native reports differ"
 
-# sqlite3 with the shell's set-up SQL reproduces the stage table
-"$SHELL_BIN" --sql host.db target.db > setup.sql &&
-	sqlite3 :memory: < setup.sql > /dev/null &&
-	printf '%s\n' ".read setup.sql" "SELECT label, printf('%.2f', mean_ns / 1e3) FROM ntp_report_stage ORDER BY ord;" |
-	sqlite3 :memory: > sq.txt &&
-	"$SHELL_BIN" --portable -c "SELECT label, printf('%.2f', mean_ns / 1e3) FROM ntp_report_stage ORDER BY ord;" \
-		-c .quit host.db target.db | sed 's/  */|/g' > /dev/null &&
-	[ "$(wc -l < sq.txt)" -eq 5 ] && ok || bad "sqlite3 with --sql output"
+# sqlite3 with the shell's set-up SQL reproduces the shell's numbers: the
+# portable views as they are, and the native path with the installed
+# extension and native.sql.
+q="SELECT hdb, grp, label, n, printf('%.2f', mean_ns / 1e3), printf('%.2f', l),
+ printf('%.2f', p50_ns / 1e3), printf('%.2f', p99_ns / 1e3), p999_ns
+ FROM ntp_report_components ORDER BY hdb, grp, ord;"
+qs="SELECT hdb, grp, label, printf('%.2f', mean_ns / 1e3), printf('%.0f', 100 * share),
+ printf('%.2f', avg_qd), bar FROM ntp_report_stage ORDER BY hdb, grp, ord;"
+inst="$dir/inst"
+make -s -C "$top" install DESTDIR="$inst" PREFIX=/usr/local > /dev/null 2>&1 ||
+	bad "make install"
+"$SHELL_BIN" -c '.mode csv' -c '.headers off' -c "$q" -c "$qs" host.db target.db > shell.csv
+"$SHELL_BIN" --sql host.db target.db > setup.sql
+printf '%s\n' ".read setup.sql" ".mode csv" "$q" "$qs" | sqlite3 :memory: > sqlite.csv
+printf '%s\n' ".read setup.sql" ".load $inst/usr/local/lib/ntprof/ntprof_sqlite.so" \
+	".read $inst/usr/local/share/ntprof/sql/native.sql" ".mode csv" "$q" "$qs" |
+	sqlite3 :memory: > native.csv
+# sqlite3 quotes more than RFC 4180 needs (any ':'), so compare unquoted
+for f in shell sqlite native; do tr -d '"' < $f.csv > $f.txt; done
+if [ "$(wc -l < shell.txt)" -ge 15 ] && cmp -s shell.txt sqlite.txt && cmp -s shell.txt native.txt
+then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff shell.txt sqlite.txt | head >&2; diff shell.txt native.txt | head >&2; fi
+[ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
+	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
+
+# The SQL stored in every database is pinned to the schema version: ntprof
+# refuses a database whose stored SQL differs from its own, so changing any
+# of it (even a comment) needs a new version, or old files stop opening.
+ver=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql")
+{ echo "version $ver"; (cd "$top" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
+	sql/host_views.sql sql/target.sql sql/target_views.sql sql/views.sql); } > pin.txt
+if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
+	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql and NTP_SCHEMA_VERSION in shell/open.c, then regenerate tests/schema.sha256"
+	diff "$top/tests/schema.sha256" pin.txt >&2
+fi
 
 # Bad input.
 printf 'this is not a database\n' > text.db
