@@ -13,10 +13,17 @@
 --    reused identity scatter over seconds. So the unambiguous pairs are the
 --    candidates near the most common difference (2 us buckets), and the
 --    offset is their median. This needs no unique identity at all.
+--    Clocks also drift apart (a few ppm is common, and 5 ppm moves a minute
+--    of recording by 300 us, more than half a wait). So the candidates also
+--    vote for a drift from -50 to +50 ppm (a Hough transform over a line
+--    offset = a + drift x time), and two least-squares fits, to the pairs
+--    near the winning line and then to those within 20 us of the first fit,
+--    give the drift. It is used when it moves the recording's ends by more
+--    than 10 us; otherwise the offset is the constant median above.
 -- 3. Pairing, per host and target database (the prelude's ntp_joined
 --    arms): a target record's t is its first point, the rowid, so for each
 --    host command the records whose t falls inside the host's wait (mapped
---    to the target's clock, 50 us of slack) are one range seek away; of
+--    to the target's clock, 20 us of slack) are one range seek away; of
 --    those, the one with the same identity whose middle lies inside the
 --    host's wait is the pair. Two uses of one identity never overlap in
 --    time, so at most one qualifies. No sort of either file is needed.
@@ -25,11 +32,12 @@
 
 -- Candidate pairs for the clock offset: a sample of host commands and the
 -- target records of the same identity within 5 s on the seeded clocks.
--- Columns: hdb, tdb, nqn, cntlid, diff (host mid - target mid, ns).
+-- Columns: hdb, tdb, nqn, cntlid, hid (the sampled host cmd.t), t (its
+-- middle on the seeded clock, ns), diff (host mid - target mid, ns).
 CREATE TEMP VIEW ntp_pair1 AS
 WITH hs AS (
-  SELECT h.db AS hdb, h.nqn, h.cntlid, h.nsid, h.opcode, h.nlb, h.qid, h.cid, h.slba,
-    h.mid
+  SELECT h.db AS hdb, h.t AS hid, h.nqn, h.cntlid, h.nsid, h.opcode, h.nlb, h.qid, h.cid,
+    h.slba, h.mid
   FROM ntp_host_cmd AS h
   JOIN ntp_db AS d ON d.db = h.db
   -- about 200 per database; t % a prime spreads the sample over the file
@@ -46,6 +54,8 @@ SELECT
   ts.tdb AS tdb,              -- target database
   hs.nqn AS nqn,              -- subsystem NQN
   hs.cntlid AS cntlid,        -- controller id
+  hs.hid AS hid,              -- sampled host command (cmd.t)
+  hs.mid AS t,                -- its middle, seeded clock (ns)
   hs.mid - ts.mid AS diff     -- host mid - target mid, ns
 FROM hs
 JOIN ts ON ts.nqn = hs.nqn AND ts.cntlid = hs.cntlid AND ts.nsid = hs.nsid
@@ -53,11 +63,14 @@ JOIN ts ON ts.nqn = hs.nqn AND ts.cntlid = hs.cntlid AND ts.nsid = hs.nsid
   AND ts.slba = hs.slba
 WHERE abs(hs.mid - ts.mid) <= 5000000000;
 
--- Clock correction per target database and controller: add offset_ns to a
--- target mid to put it on its host's clock.
+-- Clock correction per target database and controller: a target mid plus
+-- offset_ns + drift x (host time - host wall_start) is on its host's clock
+-- (host time on the seeded clock).
 CREATE TEMP VIEW ntp_offset AS
 WITH p AS MATERIALIZED (
-  SELECT * FROM ntp_pair1
+  SELECT hdb, tdb, nqn, cntlid, hid, t, diff,
+    count(*) OVER (PARTITION BY hdb, tdb, nqn, cntlid, hid) AS nc  -- candidates of the sample
+  FROM ntp_pair1
 ), b AS (
   SELECT hdb, tdb, nqn, cntlid, diff / 2000 AS bucket, count(*) AS n
   FROM p
@@ -76,32 +89,107 @@ WITH p AS MATERIALIZED (
   JOIN mode AS m ON m.hdb = p.hdb AND m.tdb = p.tdb AND m.nqn = p.nqn
     AND m.cntlid = p.cntlid
   WHERE p.diff BETWEEN m.bucket * 2000 - 20000 AND m.bucket * 2000 + 20000
+), median AS (
+  SELECT hdb, tdb, nqn, cntlid, max(n) AS pairs,
+    max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
+  FROM r
+  GROUP BY hdb, tdb, nqn, cntlid
+),
+-- The drift. ref: the middle of the sampled time, and a bucket width of 4 us
+-- or what 0.5 ppm (half a drift step) moves over half the span.
+ref AS MATERIALIZED (
+  SELECT hdb, tdb, nqn, cntlid, (min(t) + max(t)) / 2 AS t0, max(t) - min(t) AS span,
+    max(4000, (max(t) - min(t)) / 4000000) AS w
+  FROM p
+  GROUP BY hdb, tdb, nqn, cntlid
+), ppm(d) AS (
+  SELECT -50 UNION ALL SELECT d + 1 FROM ppm WHERE d < 50
+), vote AS (
+  -- samples with few candidates vote for every drift; the rest (identities
+  -- reused within seconds) only for none
+  SELECT p.hdb, p.tdb, p.nqn, p.cntlid, ppm.d,
+    CAST(round((p.diff - ppm.d * (p.t - f.t0) / 1e6) / f.w) AS INTEGER) AS bucket
+  FROM p
+  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb AND f.nqn = p.nqn AND f.cntlid = p.cntlid
+  JOIN ppm ON p.nc <= 20 OR ppm.d = 0
+), peak AS (
+  SELECT hdb, tdb, nqn, cntlid, d, bucket
+  FROM (SELECT hdb, tdb, nqn, cntlid, d, bucket,
+          row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid
+                             ORDER BY count(*) DESC, abs(d), d, abs(bucket), bucket) AS rn
+        FROM vote
+        GROUP BY hdb, tdb, nqn, cntlid, d, bucket)
+  WHERE rn = 1
+), near1 AS (
+  -- pairs near the peak's line; x: time from t0, y: diff less the line's offset
+  -- REAL: products of ns would overflow 64-bit integers
+  SELECT p.hdb, p.tdb, p.nqn, p.cntlid, CAST(p.t - f.t0 AS REAL) AS x,
+    CAST(p.diff - k.bucket * f.w AS REAL) AS y
+  FROM p
+  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb AND f.nqn = p.nqn AND f.cntlid = p.cntlid
+  JOIN peak AS k ON k.hdb = p.hdb AND k.tdb = p.tdb AND k.nqn = p.nqn AND k.cntlid = p.cntlid
+  WHERE abs(p.diff - k.bucket * f.w - k.d * (p.t - f.t0) / 1e6) <= f.w
+), fit1 AS (
+  SELECT hdb, tdb, nqn, cntlid,
+    coalesce((sum(x * y) - sum(x) * sum(y) / count(*))
+             / nullif(sum(x * x) - sum(x) * sum(x) / count(*), 0), 0) AS slope,
+    avg(y) AS my, avg(x) AS mx
+  FROM near1
+  GROUP BY hdb, tdb, nqn, cntlid
+), near2 AS (
+  SELECT n.hdb, n.tdb, n.nqn, n.cntlid, n.x, n.y
+  FROM near1 AS n
+  JOIN fit1 AS g ON g.hdb = n.hdb AND g.tdb = n.tdb AND g.nqn = n.nqn AND g.cntlid = n.cntlid
+  WHERE abs(n.y - (g.my + g.slope * (n.x - g.mx))) <= 20000
+), fit2 AS (
+  SELECT hdb, tdb, nqn, cntlid, count(*) AS n,
+    coalesce((sum(x * y) - sum(x) * sum(y) / count(*))
+             / nullif(sum(x * x) - sum(x) * sum(x) / count(*), 0), 0) AS slope,
+    avg(y) AS my, avg(x) AS mx
+  FROM near2
+  GROUP BY hdb, tdb, nqn, cntlid
 )
 SELECT
-  hdb,                       -- host database
-  tdb,                       -- target database
-  nqn,                       -- subsystem NQN
-  cntlid,                    -- controller id
-  max(n) AS pairs,           -- pairs that agree, the median is over them
-  -- median: host clock - target clock, after the wall-clock seed
-  max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
-FROM r
-GROUP BY hdb, tdb, nqn, cntlid;
+  m.hdb AS hdb,              -- host database
+  m.tdb AS tdb,              -- target database
+  m.nqn AS nqn,              -- subsystem NQN
+  m.cntlid AS cntlid,        -- controller id
+  CASE WHEN abs(g.slope * f.span / 2) > 10000 THEN g.n ELSE m.pairs END AS pairs,
+  -- host clock - target clock at the host's start, after the wall-clock seed
+  CASE WHEN abs(g.slope * f.span / 2) > 10000
+    THEN CAST(round(k.bucket * f.w + g.my
+                    + g.slope * (d.wall_start - f.t0 - g.mx)) AS INTEGER)
+    ELSE m.offset_ns END AS offset_ns,
+  -- d(host - target) / d(host time); 0 when under 10 us over the recording
+  CASE WHEN abs(g.slope * f.span / 2) > 10000 THEN g.slope ELSE 0 END AS drift
+FROM median AS m
+JOIN ntp_db AS d ON d.db = m.hdb
+LEFT JOIN ref AS f ON f.hdb = m.hdb AND f.tdb = m.tdb AND f.nqn = m.nqn
+  AND f.cntlid = m.cntlid
+LEFT JOIN peak AS k ON k.hdb = m.hdb AND k.tdb = m.tdb AND k.nqn = m.nqn
+  AND k.cntlid = m.cntlid
+LEFT JOIN fit2 AS g ON g.hdb = m.hdb AND g.tdb = m.tdb AND g.nqn = m.nqn
+  AND g.cntlid = m.cntlid;
 
--- Group pairs with the same identity on both sides, and the clock shift
--- from a host CLOCK_MONOTONIC time to the target's cmd.t.
+-- Group pairs with the same identity on both sides, and the clock mapping
+-- from a host CLOCK_MONOTONIC time x to the target's, with
+-- c = drift_ppb x (x - host_mono) / 1e9: target mono = x + mono_off - c and
+-- target cmd.t = x + mono_shift - c. Integers, so the join's per-command
+-- arithmetic stays exact and cheap.
 CREATE TEMP VIEW ntp_grp_pair AS
 SELECT
   o.hdb AS hdb,          -- host database
   hg.grp AS hgrp,        -- grp.id there
   o.tdb AS tdb,          -- target database
   tg.grp AS tgrp,        -- grp.id there
-  -- target CLOCK_MONOTONIC = host CLOCK_MONOTONIC + mono_off
+  -- target CLOCK_MONOTONIC - host CLOCK_MONOTONIC at the host's start
   (hd.wall_start - hd.mono_start) - (td.wall_start - td.mono_start) - o.offset_ns
     AS mono_off,
-  -- target cmd.t = host CLOCK_MONOTONIC + mono_shift
+  -- target cmd.t - host CLOCK_MONOTONIC at the host's start
   (hd.wall_start - hd.mono_start) - (td.wall_start - td.mono_start) - o.offset_ns
-    - td.mono_start AS mono_shift
+    - td.mono_start AS mono_shift,
+  CAST(round(o.drift * 1e9) AS INTEGER) AS drift_ppb, -- ntp_offset.drift, per 1e9
+  hd.mono_start AS host_mono                          -- where the drift starts
 FROM ntp_offset AS o
 JOIN ntp_grp_all AS hg ON hg.db = o.hdb AND hg.nqn = o.nqn AND hg.cntlid = o.cntlid
 JOIN ntp_grp_all AS tg ON tg.db = o.tdb AND tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid

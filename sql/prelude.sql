@@ -78,12 +78,20 @@ WHERE 0
 -- @ntp_joined
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
-    SELECT hgrp, tgrp, mono_off, mono_shift FROM ntp_grp_pair WHERE hdb = '@h@' AND tdb = '@t@'
+    SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono FROM ntp_grp_pair
+    WHERE hdb = '@h@' AND tdb = '@t@'
+  ), hx AS (
+    -- the host's commands with the clock mapping at their send time
+    SELECT h.*, gp.tgrp,
+      gp.mono_off - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS off,
+      gp.mono_shift - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS shift
+    FROM "@h@".cmd_span AS h
+    CROSS JOIN gp ON gp.hgrp = h.grp
   )
   SELECT
     '@h@' AS hdb, h.t AS ht, '@t@' AS tdb, x.t AS tt, h.grp AS grp,
     -- target mid - host mid, on the host's clock
-    (x.rx_ns + x.t_e2e / 2 - gp.mono_off) - (h.sent_ns + h.wait_ns / 2) AS skew_ns,
+    (x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2) AS skew_ns,
     h.h_blk_sub AS h_blk_sub, h.h_drv_sub AS h_drv_sub, h.h_r2t AS h_r2t,
     h.h_wait - (x.t_e2e - ifnull(x.t_data_wait, 0)) AS wire,
     x.t_rx_path AS t_rx_path, x.t_drv_sub AS t_drv_sub, x.t_storage AS t_storage,
@@ -91,16 +99,14 @@ SELECT * FROM (
     h.h_rx_path AS h_rx_path, h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl,
     h.h_handoff AS h_handoff, h.e2e AS e2e
   -- CROSS JOIN fixes the order: scan the host, seek into the target
-  FROM "@h@".cmd_span AS h
-  CROSS JOIN gp ON gp.hgrp = h.grp
+  FROM hx AS h
   -- the target's rowid is its first point: a range seek, no sort
   CROSS JOIN "@t@".cmd_span AS x
-    ON x.t BETWEEN h.sent_ns + gp.mono_shift - 50000
-           AND h.sent_ns + h.wait_ns + gp.mono_shift + 50000
+    ON x.t BETWEEN h.sent_ns + h.shift - 20000 AND h.sent_ns + h.wait_ns + h.shift + 20000
   -- unary + keeps the planner on the rowid range (no automatic index)
-  WHERE +x.grp = gp.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
+  WHERE +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
     -- the target's middle inside the host's wait (1 us of slack)
-    AND abs((x.rx_ns + x.t_e2e / 2 - gp.mono_off) - (h.sent_ns + h.wait_ns / 2))
+    AND abs((x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2))
         <= h.wait_ns / 2 + 1000
 )
 -- @ntp_joined_none

@@ -151,10 +151,13 @@ static void truth(const struct cmd *c, int64_t *v)
 	v[GC_E2E] = last - first;
 }
 
-static void to_record(struct ntp_cmd_record *r, const int64_t *pts, int n, int64_t base)
+/* A machine's CLOCK_MONOTONIC at true time tau: base + tau, running PPM fast. */
+static void to_record(struct ntp_cmd_record *r, const int64_t *pts, int n, int64_t base,
+		      double ppm)
 {
 	for (int i = 0; i < NTP_MAX_POINTS; i++)
-		r->ts[i] = i < n && pts[i] ? (uint64_t)(pts[i] + base) : 0;
+		r->ts[i] = i < n && pts[i] ?
+			(uint64_t)(pts[i] + base + (int64_t)((double)pts[i] * ppm * 1e-6)) : 0;
 }
 
 static int in_window(const struct machine *m, int64_t tau)
@@ -291,14 +294,14 @@ static int issue(struct sim *s, int h, uint32_t slot, int64_t start, int64_t *do
 	}
 	if (target_rec) {
 		r.role = NTP_ROLE_TARGET;
-		to_record(&r, c.t, NTP_T_NPOINTS, tm->mono_base);
+		to_record(&r, c.t, NTP_T_NPOINTS, tm->mono_base, cfg->target_drift_ppm);
 		if (ntp_db_add_cmd(tm->db, &r))
 			return -1;
 		s->res ? s->res->target_records++ : 0;
 	}
 	if (host_rec && ntp_sampled(hash, cfg->sample_rate)) {
 		r.role = NTP_ROLE_HOST;
-		to_record(&r, c.h, NTP_H_NPOINTS, hm->mono_base);
+		to_record(&r, c.h, NTP_H_NPOINTS, hm->mono_base, 0);
 		if (ntp_db_add_cmd(hm->db, &r) || keep_truth(s, h, &c, target_rec))
 			return -1;
 		s->res ? s->res->host_records[h]++ : 0;

@@ -37,6 +37,7 @@ struct gen_config {
 	double target_loss;       /* share of the target's records dropped */
 	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
 	int64_t wall_error_ns;    /* target's wall clock error */
+	double target_drift_ppm;  /* target's CLOCK_MONOTONIC runs this much fast */
 	int no_target;            /* write host databases only */
 };
 

@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"  -H A,B           host records seconds A..B (default 0,n)\n"
 		"  -T A,B           target records seconds A..B (default -1,n+1)\n"
 		"  -L FRACTION      share of target records dropped (default 0)\n"
+		"  -D PPM           the target's clock runs PPM fast (default 0)\n"
 		"  -x SEED          PRNG seed (default 1)\n");
 }
 
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
 	int nhosts = 0, opt, hw = 0, tw = 0;
 
 	gen_defaults(&c);
-	while ((opt = getopt(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:x:h")) != -1) {
+	while ((opt = getopt(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:x:h")) != -1) {
 		switch (opt) {
 		case 'o':
 			if (nhosts == GEN_MAX_HOSTS) {
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
 		case 'H': if (window(optarg, c.host_window)) goto bad; hw = 1; break;
 		case 'T': if (window(optarg, c.target_window)) goto bad; tw = 1; break;
 		case 'L': c.target_loss = atof(optarg); break;
+		case 'D': c.target_drift_ppm = atof(optarg); break;
 		case 'x': c.seed = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

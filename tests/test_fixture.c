@@ -779,15 +779,24 @@ static const char *const s_ntp_target_cmd[] = {
  * above): true pairs = skew - 2 ms (the target wall clock is 2 ms ahead), plus
  * the reused identity (H1/T3, H3/T1, 0.2 s apart) and H5/T6 (0.7 s apart).
  */
+/* hid: the host cmd.t (H1 0.1 s, H2 0.2 s, H3 0.3 s from h_queue, H4 1.2 s,
+ * H5 1.5 s); t: the host mid on the seeded clock, as in s_ntp_host_cmd. */
 static const char *const s_ntp_pair1[] = {
-	"hdb,tdb,nqn,cntlid,diff",
-	"host,target," NQN ",1,-701968500",  /* H5-T6: 1500053500 - 2202022000 */
-	"host,target," NQN ",1,-201993900",  /* H1-T3: 100043500 - 302037400 */
-	"host,target," NQN ",1,-2000400",    /* H3-T3: -400 - 2000000 */
-	"host,target," NQN ",1,-1999700",    /* H1-T1: +300 - 2000000 */
-	"host,target," NQN ",1,-1999300",    /* H2-T2: +700 - 2000000 */
-	"host,target," NQN ",1,-1998500",    /* H4-T4: +1500 - 2000000 */
-	"host,target," NQN ",1,197993800",   /* H3-T1: 300037000 - 102043200 */
+	"hdb,tdb,nqn,cntlid,hid,t,diff",
+	/* H5-T6: 1500053500 - 2202022000 */
+	"host,target," NQN ",1,1500000000,1700000001500053500,-701968500",
+	/* H1-T3: 100043500 - 302037400 */
+	"host,target," NQN ",1,100000000,1700000000100043500,-201993900",
+	/* H3-T3: -400 - 2000000 */
+	"host,target," NQN ",1,300000000,1700000000300037000,-2000400",
+	/* H1-T1: +300 - 2000000 */
+	"host,target," NQN ",1,100000000,1700000000100043500,-1999700",
+	/* H2-T2: +700 - 2000000 */
+	"host,target," NQN ",1,200000000,1700000000200073000,-1999300",
+	/* H4-T4: +1500 - 2000000 */
+	"host,target," NQN ",1,1200000000,1700000001200033400,-1998500",
+	/* H3-T1: 300037000 - 102043200 */
+	"host,target," NQN ",1,300000000,1700000000300037000,197993800",
 	NULL
 };
 
@@ -797,9 +806,12 @@ static const char *const s_ntp_pair1[] = {
  * -1998000 +- 20000 = [-2018000, -1978000] holds the 4 true pairs; median
  * rank (4+1)/2 = 2 of [-2000400, -1999700, -1999300, -1998500] = -1999700.
  */
+/* Drift: the 4 true pairs over 1.1 s lean by ~1.4 ns per ms (-2000400 at
+ * 0.3 s ... -1998500 at 1.2 s), which moves the ends of the 1.4 s sampled
+ * span by ~1 us, under the 10 us that makes a drift worth using: 0. */
 static const char *const s_ntp_offset[] = {
-	"hdb,tdb,nqn,cntlid,pairs,offset_ns",
-	"host,target," NQN ",1,4,-1999700",
+	"hdb,tdb,nqn,cntlid,pairs,offset_ns,drift",
+	"host,target," NQN ",1,4,-1999700,0",
 	NULL
 };
 
@@ -811,10 +823,10 @@ static const char *const s_ntp_offset[] = {
  * target group: no row.
  */
 static const char *const s_ntp_grp_pair[] = {
-	"hdb,hgrp,tdb,tgrp,mono_off,mono_shift",
-	"host,1,target,1,3999999999700,-1000000000300",
-	"host,2,target,2,3999999999700,-1000000000300",
-	"host,3,target,3,3999999999700,-1000000000300",
+	"hdb,hgrp,tdb,tgrp,mono_off,mono_shift,drift_ppb,host_mono",
+	"host,1,target,1,3999999999700,-1000000000300,0,1000000000000",
+	"host,2,target,2,3999999999700,-1000000000300,0,1000000000000",
+	"host,3,target,3,3999999999700,-1000000000300,0,1000000000000",
 	NULL
 };
 

@@ -153,6 +153,44 @@ static void test_wall_clock_wrong(void **state)
 	check_join(&c, 1);
 }
 
+/* The target's clock runs 20 ppm fast over 30 s (600 us by the end, far
+ * beyond the host's 40 us half-wait): the offset follows the drift. The
+ * target's durations stretch by 20 ppm too (about 1 ns per command), so the
+ * wire time is compared within that. */
+static void test_clock_drift(void **state)
+{
+	struct gen_config c;
+	struct ntp_session s;
+	struct gen_result r;
+	char *paths[2], err[1024];
+	int64_t truth = 0;
+
+	gen_defaults(&c);
+	c.seconds = 30;
+	c.iops = 1000;
+	c.host_window[1] = 30;
+	c.target_window[1] = 31;
+	c.target_drift_ppm = 20;
+	tl_gen(&c, &r);
+	paths[0] = strdup(tl_file("h0.db"));
+	paths[1] = strdup(tl_file("t.db"));
+	if (ntp_session_open(&s, 2, paths, 0, err, sizeof(err)) ||
+	    ntp_session_prepare(&s, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(tl_int(s.db, "SELECT matched FROM ntp_match_stats"), r.host_records[0]);
+	for (uint64_t i = 0; i < r.ntruth; i++)
+		truth += r.truth[i].comp[GC_WIRE];
+	assert_true(fabs(tl_double(s.db, "SELECT avg(wire) FROM ntp_joined") -
+			 (double)truth / (double)r.ntruth) < 2.0);
+	/* the drift is measured: host - target loses 20 ns per ms */
+	assert_true(fabs(tl_double(s.db, "SELECT drift FROM ntp_offset") + 20e-6) < 0.5e-6);
+	ntp_session_close(&s);
+	free(paths[0]);
+	free(paths[1]);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* With -s 10 on both sides the same commands are sampled. */
 static void test_sampled(void **state)
 {
@@ -176,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_two_hosts),
 		cmocka_unit_test(test_wall_clock_wrong),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_clock_drift),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
