@@ -10,7 +10,7 @@ CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 PKGS := sqlite3
-DEF := -D_GNU_SOURCE -DNTP_SQL_DIR='"$(PREFIX)/share/ntprof/sql"'
+DEF := -D_GNU_SOURCE
 INC := -Ibpf -Icollector -Ishell -Itests -I$(OUTPUT)
 ALL_CFLAGS = $(CFLAGS) $(WARN) $(DEF) $(INC) $(EXTRA_CFLAGS) \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
