@@ -27,7 +27,7 @@ endif
 
 # Debian 12 packages everything here needs; `make deps` installs the missing.
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev
+	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev python3 bc
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
