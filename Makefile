@@ -134,7 +134,8 @@ demo: deps
 	$(MAKE) all
 	@sh tests/demo.sh
 
-bench: all
+bench: deps
+	$(MAKE) all
 	@sh tests/bench.sh
 
 install: all
