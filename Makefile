@@ -27,7 +27,7 @@ endif
 
 # Debian 12 packages everything here needs; `make deps` installs the missing.
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev python3 bc
+	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
@@ -36,7 +36,7 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
@@ -90,6 +90,23 @@ $(OUTPUT)/ntprof_sqlite.so: shell/native.c shell/native.h | $(OUTPUT)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -DNTP_EXTENSION -fPIC -shared $< -o $@ -lm
 
+# USDT fixtures for test_usdt: the probes of the SPDK patch, in a program and
+# in a shared library.
+$(OUTPUT)/usdt_target: tests/usdt_target.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 $< -o $@
+
+$(OUTPUT)/libusdt_target.so: tests/usdt_target.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -DUSDT_LIBRARY -fPIC -shared $< -o $@
+
+$(OUTPUT)/test_usdt.o: ALL_CFLAGS += -DOUTPUT='"$(OUTPUT)"'
+$(OUTPUT)/test_usdt: $(OUTPUT)/test_usdt.o $(OUTPUT)/usdt.o $(OUTPUT)/usdt_target \
+		$(OUTPUT)/libusdt_target.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_usdt.o $(OUTPUT)/usdt.o -o $@ \
+		-lcmocka -lelf
+
 $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
@@ -125,9 +142,9 @@ check-cli: all
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		.output-asan/test_abi .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_native test_views test_join test_fixture; do \
+	@set -e; for t in test_abi test_usdt test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps
