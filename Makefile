@@ -36,7 +36,7 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
@@ -107,6 +107,28 @@ $(OUTPUT)/test_usdt: $(OUTPUT)/test_usdt.o $(OUTPUT)/usdt.o $(OUTPUT)/usdt_targe
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_usdt.o $(OUTPUT)/usdt.o -o $@ \
 		-lcmocka -lelf
 
+# A process with the sampling variable, for test_proc.
+$(OUTPUT)/proc_target: tests/proc_target.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 $< -o $@
+
+$(OUTPUT)/test_proc.o: ALL_CFLAGS += -DOUTPUT='"$(OUTPUT)"'
+# ... and with the variable in a shared library, as a shared-library SPDK.
+$(OUTPUT)/libproc_target.so: tests/proc_target.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -DPROC_LIBRARY -fPIC -shared $< -o $@
+
+$(OUTPUT)/proc_target_lib: tests/proc_target.c $(OUTPUT)/libproc_target.so
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -DPROC_PROGRAM_ONLY $< -o $@ -L$(OUTPUT) -lproc_target \
+		-Wl,-rpath,'$$ORIGIN'
+
+$(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_target \
+		$(OUTPUT)/proc_target_lib
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o -o $@ \
+		-lcmocka -lelf
+
 $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
@@ -142,9 +164,9 @@ check-cli: all
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc .output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_usdt test_native test_views test_join test_fixture; do \
+	@set -e; for t in test_abi test_usdt test_proc test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * SPDK processes and their sampling variable. The collector writes N into
+ * the patch's variable in every running process of the named binary (or of
+ * a program that maps the named shared library), and 0 when it stops. It
+ * writes nothing else, and only at the variable's ELF symbol address in a
+ * process that really maps that file.
+ */
+#ifndef NTP_PROC_H
+#define NTP_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The variable the SPDK patch adds: 0 samples nothing, N one command in N. */
+#define NTP_SAMPLE_VAR "ntprof_sample_rate"
+
+/*
+ * Processes whose executable is PATH or that map PATH (a shared library),
+ * compared by device and inode, not by name. Fills PIDS (up to MAX) and
+ * returns how many there are (possibly more than MAX), or -1 with ERR set
+ * when PATH cannot be read.
+ */
+int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen);
+
+/*
+ * The address of symbol NAME of file PATH in process PID: the symbol's file
+ * offset through the ELF program headers, then the mapping of that offset
+ * in /proc/PID/maps. Returns 0, or -1 with ERR set.
+ */
+int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *addr, char *err,
+		    size_t errlen);
+
+/* Write the 32-bit VALUE at ADDR in process PID (/proc/PID/mem). */
+int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size_t errlen);
+
+#endif
