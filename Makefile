@@ -36,7 +36,7 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
@@ -129,6 +129,10 @@ $(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_targe
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o -o $@ \
 		-lcmocka -lelf
 
+$(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+
 $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
@@ -164,9 +168,10 @@ check-cli: all
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
+		.output-asan/test_hooks .output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_usdt test_proc test_native test_views test_join test_fixture; do \
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps
