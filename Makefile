@@ -36,7 +36,8 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
+	$(OUTPUT)/test_sock $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
@@ -129,6 +130,29 @@ $(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_targe
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o -o $@ \
 		-lcmocka -lelf
 
+# BPF: vmlinux.h from the running kernel's BTF, then %.bpf.c -> .bpf.o ->
+# skeleton, as libbpf-tools do.
+CLANG ?= clang
+BPFTOOL ?= bpftool
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+
+$(OUTPUT)/vmlinux.h: | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(OUTPUT)/test_sock.o: $(OUTPUT)/ntprof_sock.skel.h
+$(OUTPUT)/test_sock: $(OUTPUT)/test_sock.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
@@ -169,9 +193,9 @@ check-cli: all
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
-		.output-asan/test_hooks .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_native test_views test_join test_fixture; do \
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

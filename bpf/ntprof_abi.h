@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define NTP_ABI_VERSION 1
+#define NTP_ABI_VERSION 2 /* 2: struct ntp_sock_event */
 
 /* Largest NVMe Qualified Name is 223 bytes (NVMe base spec 4.5), plus NUL. */
 #define NTP_NQN_LEN 224
@@ -70,6 +70,7 @@ enum ntp_target_point {
 enum ntp_kind {
 	NTP_KIND_CMD = 1,    /* struct ntp_cmd_record */
 	NTP_KIND_DEVICE = 2, /* struct ntp_device_record */
+	NTP_KIND_SOCK = 3,   /* struct ntp_sock_event */
 };
 
 /*
@@ -106,7 +107,26 @@ struct ntp_device_record {
 	char nqn[NTP_NQN_LEN];       /* subsystem NQN */
 };
 
+/* What a socket hook saw (the SPDK path's TCP stack, docs/collector.md). */
+enum ntp_sock_op {
+	NTP_SOCK_READY = 1, /* data queued to the socket (skb arrival) */
+	NTP_SOCK_RECV = 2,  /* recvmsg returned len bytes to the process */
+	NTP_SOCK_SEND = 3,  /* len bytes handed to TCP */
+};
+
+struct ntp_sock_event {
+	__u64 ts;     /* CLOCK_MONOTONIC ns */
+	__u64 sk;     /* the socket (kernel address: identity only) */
+	__u32 tgid;   /* process */
+	__s32 len;    /* bytes, or a negative error */
+	__u8 kind;    /* NTP_KIND_SOCK */
+	__u8 op;      /* enum ntp_sock_op */
+	__u8 version; /* NTP_ABI_VERSION */
+	__u8 pad[5];
+};
+
 #ifndef __cplusplus
+_Static_assert(sizeof(struct ntp_sock_event) == 32, "ntp_sock_event ABI size");
 _Static_assert(sizeof(struct ntp_cmd_record) == 120, "ntp_cmd_record ABI size");
 _Static_assert(sizeof(struct ntp_device_record) == 280, "ntp_device_record ABI size");
 _Static_assert(NTP_H_NPOINTS <= NTP_MAX_POINTS, "host points fit");

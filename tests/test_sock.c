@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The tracepoint flavour of the socket hooks (bpf/ntprof_sock.bpf.c), for
+ * real: loaded and attached on this kernel, filtered to this process, while
+ * it talks to itself over loopback TCP. Needs root and kernel BTF; without
+ * them it fails and says so (CI runs as root).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ntprof_abi.h"
+#include "ntprof_sock.skel.h"
+
+struct seen {
+	int n[4];             /* by enum ntp_sock_op */
+	int recv_bytes;       /* sum of NTP_SOCK_RECV lengths */
+	int other_process;    /* events of another tgid: the filter failed */
+	int bad;              /* wrong kind or version */
+	uint64_t first, last; /* timestamps */
+};
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	const struct ntp_sock_event *e = data;
+	struct seen *s = ctx;
+
+	if (len < sizeof(*e) || e->kind != NTP_KIND_SOCK || e->version != NTP_ABI_VERSION ||
+	    e->op < NTP_SOCK_READY || e->op > NTP_SOCK_SEND) {
+		s->bad++;
+		return 0;
+	}
+	s->other_process += e->tgid != (uint32_t)getpid();
+	s->n[e->op]++;
+	if (e->op == NTP_SOCK_RECV)
+		s->recv_bytes += e->len;
+	if (!s->first)
+		s->first = e->ts;
+	s->last = e->ts;
+	return 0;
+}
+
+static void connect_pair(int *c, int *d)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(l >= 0);
+	assert_int_equal(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(l, 1), 0);
+	assert_int_equal(getsockname(l, (struct sockaddr *)&a, &al), 0);
+	*c = socket(AF_INET, SOCK_STREAM, 0);
+	assert_int_equal(connect(*c, (struct sockaddr *)&a, sizeof(a)), 0);
+	*d = accept(l, NULL, NULL);
+	assert_true(*d >= 0);
+	close(l);
+}
+
+static void test_tracepoint_hooks(void **state)
+{
+	struct ntprof_sock_bpf *skel;
+	struct ring_buffer *rb;
+	struct seen s = { 0 };
+	struct timespec t0;
+	char buf[64];
+	int c, d;
+
+	if (geteuid() != 0)
+		fail_msg("test_sock needs root to load BPF programs (run make check as root)");
+	skel = ntprof_sock_bpf__open();
+	assert_non_null(skel);
+	skel->rodata->target_tgid = (uint32_t)getpid();
+	if (ntprof_sock_bpf__load(skel) || ntprof_sock_bpf__attach(skel))
+		fail_msg("cannot load or attach the socket tracepoints (kernel BTF?)");
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &s, NULL);
+	assert_non_null(rb);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+
+	connect_pair(&c, &d);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(send(c, "capsule", 7, 0), 7);
+		assert_int_equal(recv(d, buf, sizeof(buf), 0), 7);
+	}
+	assert_true(ring_buffer__poll(rb, 100) >= 0);
+
+	assert_int_equal(s.bad, 0);
+	assert_int_equal(s.other_process, 0);
+	assert_int_equal(s.n[NTP_SOCK_RECV], 5);
+	assert_int_equal(s.recv_bytes, 35);
+	assert_true(s.n[NTP_SOCK_SEND] >= 5);
+	assert_true(s.n[NTP_SOCK_READY] >= 5);
+	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC, the clock the records use */
+	assert_true(s.first >= (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec);
+	assert_true(s.last >= s.first);
+
+	close(c);
+	close(d);
+	ring_buffer__free(rb);
+	ntprof_sock_bpf__destroy(skel);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tracepoint_hooks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
