@@ -37,7 +37,7 @@ DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
 TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
-	$(OUTPUT)/test_sock $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture
 BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
@@ -135,6 +135,10 @@ $(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_targe
 CLANG ?= clang
 BPFTOOL ?= bpftool
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+# The host's system include dirs (asm/ lives under the multiarch one), as
+# libbpf-tools finds them: -target bpf does not search them by itself.
+CLANG_BPF_SYS_INCLUDES ?= $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
@@ -142,7 +146,8 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf \
+		$(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -152,6 +157,17 @@ $(OUTPUT)/test_sock.o: $(OUTPUT)/ntprof_sock.skel.h
 $(OUTPUT)/test_sock: $(OUTPUT)/test_sock.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+
+# The USDT programs against a fixture that fires a batch like the patch.
+$(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Ibpf $< -o $@
+
+$(OUTPUT)/test_spdk_bpf.o: $(OUTPUT)/ntprof_spdk.skel.h
+$(OUTPUT)/test_spdk_bpf.o: ALL_CFLAGS += -DOUTPUT='"$(OUTPUT)"'
+$(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o -o $@ -lcmocka -lbpf -lelf -lz
 
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
 	$(call msg,LINK,$@)
@@ -193,9 +209,10 @@ check-cli: all
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
-		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_native .output-asan/test_views \
+		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_spdk_bpf \
+		.output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_native test_views test_join test_fixture; do \
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps
