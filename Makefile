@@ -144,7 +144,8 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h $(OUTPUT)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h bpf/ntprof_common.bpf.h $(OUTPUT)/vmlinux.h \
+		| $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf \
 		$(CLANG_BPF_SYS_INCLUDES) -c $< -o $@

@@ -14,6 +14,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "ntprof_abi.h"
+#include "ntprof_common.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -25,27 +26,16 @@ struct {
 	__uint(max_entries, 1 << 20);
 } events SEC(".maps");
 
-/* Reserve failures, per CPU: written per interval as lost, never silent. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
 static __always_inline int emit(const void *sk, int len, __u8 op)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct ntp_sock_event *e;
-	__u64 *n;
 
 	if (target_tgid && tgid != target_tgid)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		n = bpf_map_lookup_elem(&lost, &zero);
-		if (n)
-			(*n)++;
+		count_lost(1);
 		return 0;
 	}
 	e->ts = bpf_ktime_get_ns();

@@ -12,6 +12,7 @@
 #include <bpf/usdt.bpf.h>
 
 #include "ntprof_abi.h"
+#include "ntprof_common.bpf.h"
 
 /* Records copied per probe hit at most; the patch flushes at this size. */
 #define NTP_BATCH_MAX 64
@@ -22,22 +23,6 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 22);
 } records SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
-
-static __always_inline void count_lost(__u64 n)
-{
-	__u32 zero = 0;
-	__u64 *v = bpf_map_lookup_elem(&lost, &zero);
-
-	if (v)
-		*v += n;
-}
 
 static __always_inline int copy_batch(const struct ntp_cmd_record *batch, long n)
 {

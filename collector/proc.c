@@ -16,17 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ntp_err.h"
 #include "proc.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* One line of /proc/PID/maps that maps a file. */
 struct mapping {
@@ -74,10 +65,10 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
 	DIR *d;
 
 	if (stat(path, &want) || !realpath(path, real))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
 	d = opendir("/proc");
 	if (!d)
-		return fail(err, errlen, "/proc: %s", strerror(errno));
+		return ntp_fail(err, errlen, "/proc: %s", strerror(errno));
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
 
@@ -169,21 +160,21 @@ int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *add
 	int fd, rc = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE || !realpath(path, real))
-		return fail(err, errlen, "%s: %s", path, strerror(errno));
+		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
 	fd = open(real, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		fail(err, errlen, "%s: not an ELF file", path);
+		ntp_fail(err, errlen, "%s: not an ELF file", path);
 	else if (find_symbol(elf, name, &sym))
-		fail(err, errlen, "%s: no symbol %s (is it built with ntprof's SPDK patch?)",
+		ntp_fail(err, errlen, "%s: no symbol %s (is it built with ntprof's SPDK patch?)",
 		     path, name);
 	else if (first_segment(elf, &ph))
-		fail(err, errlen, "%s: no loadable segment", path);
+		ntp_fail(err, errlen, "%s: no loadable segment", path);
 	/* the load bias: where the first segment's page landed, less its address */
 	else if (find_mapping(pid, real, ph.p_offset & ~(page - 1), &m))
-		fail(err, errlen, "process %d does not map %s", (int)pid, real);
+		ntp_fail(err, errlen, "process %d does not map %s", (int)pid, real);
 	else {
 		*addr = m.start - (ph.p_vaddr & ~(page - 1)) + sym.st_value;
 		rc = 0;
@@ -202,12 +193,12 @@ int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size
 	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
 	fd = open(name, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "process %d: cannot open its memory: %s", (int)pid,
+		return ntp_fail(err, errlen, "process %d: cannot open its memory: %s", (int)pid,
 			    strerror(errno));
 	n = pwrite(fd, &value, sizeof(value), (off_t)addr);
 	close(fd);
 	if (n != (ssize_t)sizeof(value))
-		return fail(err, errlen, "process %d: cannot write at %#" PRIx64 ": %s", (int)pid,
+		return ntp_fail(err, errlen, "process %d: cannot write at %#" PRIx64 ": %s", (int)pid,
 			    addr, n < 0 ? strerror(errno) : "short write");
 	return 0;
 }

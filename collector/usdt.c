@@ -15,19 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ntp_err.h"
 #include "usdt.h"
 
 #define NT_STAPSDT 3
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* The sh_addr of the section called NAME, or 0 when there is none. */
 static uint64_t section_addr(Elf *elf, size_t shstrndx, const char *name, Elf_Scn **out)
@@ -123,20 +114,20 @@ int ntp_usdt_read(const char *path, struct ntp_usdt_site **sites, char *err, siz
 
 	*sites = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
+		return ntp_fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
-		fail(err, errlen, "%s: not an ELF file", path);
+		ntp_fail(err, errlen, "%s: not an ELF file", path);
 		goto out;
 	}
 	base_now = section_addr(elf, shstrndx, ".stapsdt.base", NULL);
 	section_addr(elf, shstrndx, ".note.stapsdt", &notes);
 	if (notes && read_notes(elf, notes, gelf_getclass(elf) == ELFCLASS64, base_now,
 				sites, &n)) {
-		fail(err, errlen, "%s: malformed USDT note", path);
+		ntp_fail(err, errlen, "%s: malformed USDT note", path);
 		goto out;
 	}
 	rc = n;

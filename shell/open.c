@@ -16,21 +16,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ntp_err.h"
 #include "ntp_shell.h"
 #include "ntp_sql.h"
 
 #define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
 #define NTP_SCHEMA_VERSION 2 /* sql/schema.sql; tests/schema.sha256 */
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -49,29 +40,29 @@ static int check_header(const char *path, char *err, size_t errlen)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return fail(err, errlen, "%s: not a regular file", path);
+		return ntp_fail(err, errlen, "%s: not a regular file", path);
 	}
 	n = read(fd, h, sizeof(h));
 	close(fd);
 	if (n == 0)
-		return fail(err, errlen, "%s: empty file, not an ntprof database", path);
+		return ntp_fail(err, errlen, "%s: empty file, not an ntprof database", path);
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16))
-		return fail(err, errlen, "%s: not an ntprof database (not SQLite)", path);
+		return ntp_fail(err, errlen, "%s: not an ntprof database (not SQLite)", path);
 	page = (uint32_t)h[16] << 8 | h[17];
 	page = page == 1 ? 65536 : page;
 	pages = be32(h + 28);
 	/* The in-header size is valid when the change counters agree. */
 	if (be32(h + 24) == be32(h + 92) && (uint64_t)st.st_size < (uint64_t)page * pages)
-		return fail(err, errlen, "%s: truncated: %lld of %llu bytes", path,
+		return ntp_fail(err, errlen, "%s: truncated: %lld of %llu bytes", path,
 			    (long long)st.st_size, (unsigned long long)page * pages);
 	if (be32(h + 68) != NTP_APPLICATION_ID)
-		return fail(err, errlen, "%s: not an ntprof database (application id %#x)",
+		return ntp_fail(err, errlen, "%s: not an ntprof database (application id %#x)",
 			    path, be32(h + 68));
 	if (be32(h + 60) != NTP_SCHEMA_VERSION)
-		return fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
+		return ntp_fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
 			    path, be32(h + 60), NTP_SCHEMA_VERSION);
 	return 0;
 }
@@ -174,12 +165,12 @@ static int check_schema(sqlite3 *db, const char *schema, struct ntp_dbinfo *d, c
 	for (int i = 0; i < 2; i++) {
 		if (build_reference(db, roles[i])) {
 			exec(db, "DETACH ref");
-			return fail(err, errlen, "%s: cannot build the reference schema", d->path);
+			return ntp_fail(err, errlen, "%s: cannot build the reference schema", d->path);
 		}
 		n[i] = schema_diff(db, schema, &what[i]);
 		exec(db, "DETACH ref");
 		if (n[i] < 0) {
-			fail(err, errlen, "%s: cannot read the schema: %s", d->path,
+			ntp_fail(err, errlen, "%s: cannot read the schema: %s", d->path,
 			     sqlite3_errmsg(db));
 			goto out;
 		}
@@ -189,7 +180,7 @@ static int check_schema(sqlite3 *db, const char *schema, struct ntp_dbinfo *d, c
 		snprintf(d->role, sizeof(d->role), "%s", roles[best]);
 		rc = 0;
 	} else {
-		fail(err, errlen, "%s: not ntprof's %s schema: %s differs (refusing a changed "
+		ntp_fail(err, errlen, "%s: not ntprof's %s schema: %s differs (refusing a changed "
 		     "database)", d->path, roles[best], what[best]);
 	}
 out:
@@ -216,15 +207,15 @@ static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen
 	int rc = -1;
 
 	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fail(err, errlen, "%s: cannot read meta: %s", d->path, sqlite3_errmsg(db));
+		ntp_fail(err, errlen, "%s: cannot read meta: %s", d->path, sqlite3_errmsg(db));
 		goto out;
 	}
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		fail(err, errlen, "%s: no meta row: not a finished ntprof database", d->path);
+		ntp_fail(err, errlen, "%s: no meta row: not a finished ntprof database", d->path);
 		goto out;
 	}
 	if (sqlite3_column_int64(st, 6) != 1) {
-		fail(err, errlen, "%s: %lld meta rows, expected one", d->path,
+		ntp_fail(err, errlen, "%s: %lld meta rows, expected one", d->path,
 		     (long long)sqlite3_column_int64(st, 6));
 		goto out;
 	}
@@ -252,7 +243,7 @@ static int peek_role(sqlite3 *db, const char *uri, struct ntp_dbinfo *d, char *e
 
 	if (!sql || exec(db, sql)) {
 		sqlite3_free(sql);
-		return fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
+		return ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
 	}
 	sqlite3_free(sql);
 	rc = check_schema(db, "peek", d, err, errlen);
@@ -266,7 +257,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	int rc;
 
 	if (!uri)
-		return fail(err, errlen, "%s: out of memory", d->path);
+		return ntp_fail(err, errlen, "%s: out of memory", d->path);
 	if (peek_role(s->db, uri, d, err, errlen)) {
 		free(uri);
 		return -1;
@@ -284,7 +275,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	sqlite3_free(sql);
 	free(uri);
 	if (rc)
-		return fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
+		return ntp_fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
 	if (read_meta(s->db, d, err, errlen))
 		return -1;
 	if (!strcmp(d->role, "host"))
@@ -303,24 +294,24 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->ndbs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(s->dbs[i].path, s->dbs[j].path))
-				return fail(err, errlen, "%s: given twice", s->dbs[i].path);
+				return ntp_fail(err, errlen, "%s: given twice", s->dbs[i].path);
 	if (!s->nhosts)
-		return fail(err, errlen, "%s: a target recording; a report needs the host's "
+		return ntp_fail(err, errlen, "%s: a target recording; a report needs the host's "
 			    "recording too (sqlite3 reads a target alone)", first->path);
 	if (s->nhosts > 1 && !s->ntargets)
-		return fail(err, errlen, "%s, %s: %d host recordings and no target; give one host "
+		return ntp_fail(err, errlen, "%s, %s: %d host recordings and no target; give one host "
 			    "alone, or hosts with their target", s->dbs[0].path, s->dbs[1].path,
 			    s->nhosts);
 	for (int i = 0; i < s->ndbs; i++) {
 		const struct ntp_dbinfo *d = &s->dbs[i];
 
 		if (d->sample_rate != first->sample_rate)
-			return fail(err, errlen, "%s: recorded with -s %lld, %s with -s %lld: both "
+			return ntp_fail(err, errlen, "%s: recorded with -s %lld, %s with -s %lld: both "
 				    "sides sample the same commands only with the same -s",
 				    d->path, (long long)d->sample_rate, first->path,
 				    (long long)first->sample_rate);
 		if (d->records == 0)
-			return fail(err, errlen, "%s: no commands recorded (empty recording)",
+			return ntp_fail(err, errlen, "%s: no commands recorded (empty recording)",
 				    d->path);
 	}
 	return 0;
@@ -485,7 +476,7 @@ static int create_views(struct ntp_session *s, int flags, char *err, size_t errl
 		rc = ntp_native_register(s->db) || exec(s->db, ntp_sql_native);
 		s->native = !rc;
 	}
-	return rc ? fail(err, errlen, "cannot create the report views: %s",
+	return rc ? ntp_fail(err, errlen, "cannot create the report views: %s",
 			 sqlite3_errmsg(s->db)) : 0;
 }
 
@@ -507,9 +498,9 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 {
 	memset(s, 0, sizeof(*s));
 	if (n < 1)
-		return fail(err, errlen, "no database given");
+		return ntp_fail(err, errlen, "no database given");
 	if (n > NTP_MAX_DBS)
-		return fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
+		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
 	for (int i = 0; i < n; i++)
 		if (check_header(paths[i], err, errlen))
 			return -1;
@@ -518,7 +509,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 			    NULL) != SQLITE_OK || harden(s->db) ||
 	    exec(s->db, "PRAGMA cache_size = -524288; PRAGMA temp.cache_size = -524288")) {
 		ntp_session_close(s);
-		return fail(err, errlen, "cannot open SQLite");
+		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
 	for (int i = 0; i < n; i++) {
 		s->dbs[i].path = strdup(paths[i]);
@@ -562,7 +553,7 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	if (s->joined)
 		return 0;
 	if (exec(s->db, cache))
-		return fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
+		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
 	return 0;
 }

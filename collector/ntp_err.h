@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* One-line error messages into a caller's buffer, for the -1 returns of the
+ * collector and shell helpers: ntp_fail(err, errlen, "%s: ...", path). */
+#ifndef NTP_ERR_H
+#define NTP_ERR_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+__attribute__((format(printf, 3, 4)))
+static inline int ntp_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#endif
