@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define NTP_ABI_VERSION 2 /* 2: struct ntp_sock_event */
+#define NTP_ABI_VERSION 3 /* 2: struct ntp_sock_event; 3: its seq */
 
 /* Largest NVMe Qualified Name is 223 bytes (NVMe base spec 4.5), plus NUL. */
 #define NTP_NQN_LEN 224
@@ -77,6 +77,9 @@ enum ntp_kind {
  * One sampled command, emitted once it is done. `dev` is an opaque key of the
  * controller+namespace the command went to (a kernel or SPDK pointer); the
  * collector learns what it names from an ntp_device_record with the same key.
+ * In SPDK (and the test fixture) the key is the user-space address of that
+ * ntp_device_record, which stays valid for the life of the process: the BPF
+ * program reads it from there the first time it sees the key.
  */
 struct ntp_cmd_record {
 	__u64 ts[NTP_MAX_POINTS]; /* CLOCK_MONOTONIC ns, 0 = no such point */
@@ -114,6 +117,13 @@ enum ntp_sock_op {
 	NTP_SOCK_SEND = 3,  /* len bytes handed to TCP */
 };
 
+/*
+ * `seq` places the event in the socket's byte stream, so a receive can be
+ * tied to the arrival of the bytes it returned: READY carries rcv_nxt (the
+ * stream position just past the data that arrived), RECV carries copied_seq
+ * after the copy (just past the data returned), SEND the send queue's
+ * write_seq after the call. TCP sequence numbers: compare modulo 2^32.
+ */
 struct ntp_sock_event {
 	__u64 ts;     /* CLOCK_MONOTONIC ns */
 	__u64 sk;     /* the socket (kernel address: identity only) */
@@ -122,7 +132,8 @@ struct ntp_sock_event {
 	__u8 kind;    /* NTP_KIND_SOCK */
 	__u8 op;      /* enum ntp_sock_op */
 	__u8 version; /* NTP_ABI_VERSION */
-	__u8 pad[5];
+	__u8 pad;
+	__u32 seq;    /* TCP stream position, see above */
 };
 
 #ifndef __cplusplus

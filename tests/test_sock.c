@@ -2,7 +2,8 @@
 /*
  * The tracepoint flavour of the socket hooks (bpf/ntprof_sock.bpf.c), for
  * real: loaded and attached on this kernel, filtered to this process, while
- * it talks to itself over loopback TCP. Needs root and kernel BTF; without
+ * it talks to itself over loopback TCP. The stream positions must tie each
+ * receive to the arrival of the bytes it returned. Needs root and kernel BTF; without
  * them it fails and says so (CI runs as root).
  */
 #include <arpa/inet.h>
@@ -26,6 +27,8 @@ struct seen {
 	int other_process;    /* events of another tgid: the filter failed */
 	int bad;              /* wrong kind or version */
 	uint64_t first, last; /* timestamps */
+	struct ntp_sock_event ev[64]; /* the first events, in order */
+	int nev;
 };
 
 static int on_event(void *ctx, void *data, size_t len)
@@ -38,7 +41,10 @@ static int on_event(void *ctx, void *data, size_t len)
 		s->bad++;
 		return 0;
 	}
-	s->other_process += e->tgid != (uint32_t)getpid();
+	if (e->op != NTP_SOCK_READY) /* arrivals run in whichever process */
+		s->other_process += e->tgid != (uint32_t)getpid();
+	if (s->nev < 64)
+		s->ev[s->nev++] = *e;
 	s->n[e->op]++;
 	if (e->op == NTP_SOCK_RECV)
 		s->recv_bytes += e->len;
@@ -65,6 +71,33 @@ static void connect_pair(int *c, int *d)
 	close(l);
 }
 
+/*
+ * Each receive after the first returned exactly what one arrival brought:
+ * a READY on the same socket, no later than the receive, whose rcv_nxt is
+ * the receive's copied_seq. (The first arrival comes before the receiving
+ * socket is known, so it is not seen: sockets are learned from their
+ * process's receives and sends.)
+ */
+static void check_positions(const struct seen *s)
+{
+	const struct ntp_sock_event *prev = NULL;
+	int tied = 0;
+
+	for (int i = 0; i < s->nev; i++) {
+		const struct ntp_sock_event *r = &s->ev[i];
+
+		if (r->op != NTP_SOCK_RECV)
+			continue;
+		if (prev)
+			assert_int_equal((uint32_t)(r->seq - prev->seq), (uint32_t)r->len);
+		for (int j = 0; j < i && prev; j++)
+			tied += s->ev[j].op == NTP_SOCK_READY && s->ev[j].sk == r->sk &&
+				s->ev[j].seq == r->seq && s->ev[j].ts <= r->ts;
+		prev = r;
+	}
+	assert_int_equal(tied, 4);
+}
+
 static void test_tracepoint_hooks(void **state)
 {
 	struct ntprof_sock_bpf *skel;
@@ -72,15 +105,19 @@ static void test_tracepoint_hooks(void **state)
 	struct seen s = { 0 };
 	struct timespec t0;
 	char buf[64];
+	uint32_t me;
+	uint8_t one = 1;
 	int c, d;
 
 	if (geteuid() != 0)
 		fail_msg("test_sock needs root to load BPF programs (run make check as root)");
 	skel = ntprof_sock_bpf__open();
 	assert_non_null(skel);
-	skel->rodata->target_tgid = (uint32_t)getpid();
 	if (ntprof_sock_bpf__load(skel) || ntprof_sock_bpf__attach(skel))
 		fail_msg("cannot load or attach the socket tracepoints (kernel BTF?)");
+	me = (uint32_t)getpid();
+	assert_int_equal(bpf_map__update_elem(skel->maps.procs, &me, sizeof(me), &one,
+					      sizeof(one), BPF_ANY), 0);
 	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &s, NULL);
 	assert_non_null(rb);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -97,7 +134,8 @@ static void test_tracepoint_hooks(void **state)
 	assert_int_equal(s.n[NTP_SOCK_RECV], 5);
 	assert_int_equal(s.recv_bytes, 35);
 	assert_true(s.n[NTP_SOCK_SEND] >= 5);
-	assert_true(s.n[NTP_SOCK_READY] >= 5);
+	assert_true(s.n[NTP_SOCK_READY] >= 4);
+	check_positions(&s);
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC, the clock the records use */
 	assert_true(s.first >= (uint64_t)t0.tv_sec * 1000000000ull + (uint64_t)t0.tv_nsec);
 	assert_true(s.last >= s.first);

@@ -28,15 +28,30 @@
 struct seen {
 	int n;
 	int bad;
+	int devices;     /* device records */
+	uint64_t dev;    /* their key */
 	uint64_t slba_sum;
 };
+
+/* The device record comes once, before the first command that uses it. */
+static int on_device(struct seen *s, const struct ntp_device_record *d)
+{
+	if (d->kind != NTP_KIND_DEVICE || d->version != NTP_ABI_VERSION || s->n ||
+	    strcmp(d->name, "Malloc0") || strcmp(d->nqn, "nqn.2026-10.edu.wisc.ntprof:t"))
+		s->bad++;
+	s->devices++;
+	s->dev = d->dev;
+	return 0;
+}
 
 static int on_record(void *ctx, void *data, size_t len)
 {
 	const struct ntp_cmd_record *r = data;
 	struct seen *s = ctx;
 
-	if (len != sizeof(*r) || r->kind != NTP_KIND_CMD || r->version != NTP_ABI_VERSION ||
+	if (len == sizeof(struct ntp_device_record)) /* sizes tell the kinds apart */
+		return on_device(s, data);
+	if (len != sizeof(*r) || r->dev != s->dev || r->kind != NTP_KIND_CMD || r->version != NTP_ABI_VERSION ||
 	    r->cid != 10 + (r->slba - 1000) || r->ts[NTP_T_RX] != 5000 + (r->slba - 1000))
 		s->bad++;
 	s->n++;
@@ -86,6 +101,8 @@ static void test_batch_arrives(void **state)
 	assert_true(ring_buffer__poll(rb, 100) >= 0);
 
 	assert_int_equal(s.n, 3);
+	assert_int_equal(s.devices, 1);
+	assert_true(s.dev != 0);
 	assert_int_equal(s.bad, 0);
 	assert_int_equal(s.slba_sum, 1000 + 1001 + 1002);
 	{
