@@ -31,15 +31,15 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql
+	sql/native.sql sql/live.sql
 
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
 TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
 	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
-	$(OUTPUT)/test_fixture
-BINS := ntprof ntprof-shell tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
+	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts
+BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check check-unit check-asan check-cli demo bench install clean
@@ -170,6 +170,18 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o -o $@ -lcmocka -lbpf -lelf -lz
 
+# The collector: libbpf, the database writer, and the report for its summary.
+COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
+	$(OUTPUT)/spdk.o $(OUTPUT)/sockpts.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o
+$(OUTPUT)/attach.o $(OUTPUT)/record.o: $(OUTPUT)/ntprof_spdk.skel.h $(OUTPUT)/ntprof_sock.skel.h
+ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
+
+$(OUTPUT)/test_sockpts: $(OUTPUT)/test_sockpts.o $(OUTPUT)/sockpts.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
+
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
@@ -212,8 +224,8 @@ check-asan:
 		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
 		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_spdk_bpf \
 		.output-asan/test_native .output-asan/test_views \
-		.output-asan/test_join .output-asan/test_fixture
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture; do \
+		.output-asan/test_join .output-asan/test_fixture .output-asan/test_sockpts
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture test_sockpts; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

@@ -99,3 +99,16 @@ int BPF_USDT(ntp_u_nvme_tcp_done, const struct ntp_cmd_record *batch, long n)
 {
 	return copy_batch(batch, n);
 }
+
+/* The RDMA twins: the same batches from lib/nvmf/rdma.c and lib/nvme/nvme_rdma.c. */
+SEC("usdt")
+int BPF_USDT(ntp_u_nvmf_rdma_done, const struct ntp_cmd_record *batch, long n)
+{
+	return copy_batch(batch, n);
+}
+
+SEC("usdt")
+int BPF_USDT(ntp_u_nvme_rdma_done, const struct ntp_cmd_record *batch, long n)
+{
+	return copy_batch(batch, n);
+}

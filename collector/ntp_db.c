@@ -49,6 +49,11 @@ struct ntp_db {
 	int in_txn;              /* a write transaction is open */
 };
 
+sqlite3 *ntp_db_handle(struct ntp_db *db)
+{
+	return db->sql;
+}
+
 const char *ntp_db_errmsg(struct ntp_db *db)
 {
 	return db && db->sql ? sqlite3_errmsg(db->sql) : "out of memory";

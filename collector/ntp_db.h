@@ -65,6 +65,9 @@ int ntp_db_commit(struct ntp_db *db);
 /* Write stop times (0, 0: leave them NULL, as after a crash), commit, close. */
 int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop);
 
+/* The connection, for read-only queries on what was written (the live view). */
+sqlite3 *ntp_db_handle(struct ntp_db *db);
+
 /* The last SQLite error message of DB. */
 const char *ntp_db_errmsg(struct ntp_db *db);
 

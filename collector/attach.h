@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Loading and attaching the collector's BPF programs for one configuration
+ * (probe.c checks it, record.c records with it): the USDT program for the
+ * patch's batches, and the socket hooks, each taken the best way the kernel
+ * allows (hooks.h).
+ */
+#ifndef NTP_ATTACH_H
+#define NTP_ATTACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "collect.h"
+#include "hooks.h"
+#include "spdk.h"
+
+struct ntp_db;
+
+#define NTP_MAX_LINKS 64
+
+struct ntp_bpf {
+	struct ntprof_spdk_bpf *spdk;      /* USDT batch programs, records ring */
+	struct ntprof_sock_bpf *sock;      /* socket hooks, events ring; NULL: none */
+	enum ntp_hook_kind kind[8];        /* per ntp_sock_hooks[] family: the choice */
+	const char *usdt_prog;             /* ntp_u_nvmf_tcp_done, ... */
+	struct bpf_link *links[NTP_MAX_LINKS];
+	int nlinks;
+	struct {                           /* what was attached, for the hook table */
+		char name[64], attach_to[PATH_MAX + 64], kind[16], points[96];
+	} hooks[NTP_MAX_LINKS];
+	int nhooks;
+};
+
+/* Choose the hooks, open and load the programs. -1 with ERR set on failure. */
+int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
+
+/* Attach the USDT program to every object of S with the required probe and
+ * the chosen socket hooks. */
+int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
+		   char *err, size_t errlen);
+
+/* Write what was attached into DB's hook table. */
+int ntp_bpf_write_hooks(const struct ntp_bpf *b, struct ntp_db *db);
+
+/* Watch (ON) or stop watching process PID's sockets. */
+int ntp_bpf_watch(struct ntp_bpf *b, pid_t pid, int on);
+
+/* Records the USDT programs could not hand over so far (all CPUs). */
+uint64_t ntp_bpf_lost(const struct ntp_bpf *b);
+
+/* Socket events lost so far: arrival points missing, not records. */
+uint64_t ntp_bpf_sock_lost(const struct ntp_bpf *b);
+
+void ntp_bpf_close(struct ntp_bpf *b);
+
+/* The points the USDT batches carry for ROLE, for the hook table. */
+const char *ntp_usdt_points(int role);
+
+#endif

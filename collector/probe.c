@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `ntprof-collect probe`: what can be hooked here for one configuration,
+ * section by section like `bpftool feature probe`, then a real load and
+ * attach (`load: ok`). A missing required probe, no running process or a
+ * failed load makes it exit 1. -j prints the same as one JSON object.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "collect.h"
+#include "ntprof_abi.h"
+
+/* What the probe found, printed at the end as text or JSON. */
+struct found {
+	int btf;
+	const char *fhooks;       /* what function hooks can do */
+	const char *module;       /* the kernel module of the configuration */
+	int module_btf;
+	struct ntp_spdk spdk;
+	uint64_t var[NTP_SPDK_MAX_PIDS]; /* sampling variable per process, 0: none */
+	char load[PATH_MAX + 256];         /* "ok" or why not */
+	int failed;               /* exit 1 */
+	char why[PATH_MAX + 256];          /* the first reason */
+};
+
+static void fail(struct found *f, const char *msg)
+{
+	if (!f->failed)
+		snprintf(f->why, sizeof(f->why), "%s", msg);
+	f->failed = 1;
+}
+
+static const char *function_hooks(void)
+{
+	/* a function every kernel has, as the socket hooks would use it */
+	if (ntp_probe_fentry("tcp_recvmsg", NULL))
+		return "fentry/fexit (they can attach now)";
+	if (ntp_probe_kprobe("tcp_recvmsg", NULL))
+		return "kprobes (fentry/fexit: not allowed here)";
+	return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
+}
+
+static void find_processes(struct found *f)
+{
+	char err[PATH_MAX + 256];
+
+	if (ntp_spdk_find_procs(&f->spdk, err, sizeof(err)) < 0) {
+		fail(f, err);
+		return;
+	}
+	if (!f->spdk.npids) {
+		snprintf(err, sizeof(err), "no running process of %s: start it first",
+			 f->spdk.binary);
+		fail(f, err);
+	}
+	for (int i = 0; i < f->spdk.npids; i++)
+		if (ntp_spdk_find_var(&f->spdk, f->spdk.pids[i], &f->var[i], err, sizeof(err)) <= 0)
+			fail(f, err);
+}
+
+static void try_load(struct found *f, const struct ntp_opts *o, struct ntp_bpf *b)
+{
+	if (ntp_bpf_load(b, o, f->load, sizeof(f->load)) ||
+	    ntp_bpf_attach(b, o, &f->spdk, f->load, sizeof(f->load)))
+		fail(f, f->load);
+	else
+		snprintf(f->load, sizeof(f->load), "ok");
+}
+
+/* Some probes are in a library rather than in the binary itself. */
+static int in_libraries(const struct found *f)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(f->spdk.binary, real))
+		return 0;
+	for (int i = 0; i < f->spdk.nobjs; i++)
+		if (strcmp(f->spdk.objs[i].path, real))
+			return 1;
+	return 0;
+}
+
+static void print_text(const struct found *f, const struct ntp_opts *o, const struct ntp_bpf *b)
+{
+	printf("kernel BTF: %s\n", f->btf ? "yes" : "no");
+	printf("function hooks: %s\n", f->fhooks);
+	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
+	       f->module_btf ? "present" : "absent");
+	printf("USDT probes in %s%s:\n", o->spdk, in_libraries(f) ? " and the libraries it loads" : "");
+	for (int i = 0; i < 4; i++) {
+		int n = ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]);
+
+		printf("%s %s %d site%s\n", n ? "ok" : "no", ntp_spdk_probes[i], n, n == 1 ? "" : "s");
+	}
+	for (int i = 0; i < f->spdk.nobjs; i++)
+		printf("  in %s\n", f->spdk.objs[i].path);
+	printf("running processes:");
+	for (int i = 0; i < f->spdk.npids; i++)
+		if (f->var[i])
+			printf("%s %d (sampling variable at 0x%llx)", i ? "," : "",
+			       (int)f->spdk.pids[i], (unsigned long long)f->var[i]);
+		else
+			printf("%s %d (no sampling variable)", i ? "," : "", (int)f->spdk.pids[i]);
+	printf("%s\n", f->spdk.npids ? "" : " none");
+	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
+		const struct ntp_hook_family *h = &ntp_sock_hooks[i];
+
+		if (b->kind[i] == NTP_HOOK_NONE)
+			printf("no %s: no fentry, kprobe or tracepoint for it (%s stays empty)\n",
+			       h->what, o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
+		else
+			printf("ok %s %s\n", ntp_hook_prog(h, b->kind[i]), ntp_hook_target(h, b->kind[i]));
+	}
+	printf("%s %s USDT ntprof:%s (required)\n",
+	       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
+	       b->usdt_prog ? b->usdt_prog : "ntp_u_?", ntp_required_probe(o));
+	printf("load: %s\n", f->load);
+}
+
+/* A JSON string: the paths and messages here have no control characters
+ * but may have quotes or backslashes. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		if ((unsigned char)*s >= 0x20)
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct found *f, const struct ntp_opts *o, const struct ntp_bpf *b)
+{
+	printf("{\"kernel_btf\": %s, \"function_hooks\": ", f->btf ? "true" : "false");
+	json_str(f->fhooks);
+	printf(", \"configuration\": \"%s\", \"module\": \"%s\", \"module_btf\": %s, \"binary\": ",
+	       ntp_config_name(o), f->module, f->module_btf ? "true" : "false");
+	json_str(o->spdk);
+	printf(", \"objects\": [");
+	for (int i = 0; i < f->spdk.nobjs; i++) {
+		printf("%s", i ? ", " : "");
+		json_str(f->spdk.objs[i].path);
+	}
+	printf("], \"usdt\": {");
+	for (int i = 0; i < 4; i++)
+		printf("%s\"%s\": %d", i ? ", " : "", ntp_spdk_probes[i],
+		       ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]));
+	printf("}, \"processes\": [");
+	for (int i = 0; i < f->spdk.npids; i++)
+		printf("%s{\"pid\": %d, \"sampling_variable\": \"0x%llx\"}", i ? ", " : "",
+		       (int)f->spdk.pids[i], (unsigned long long)f->var[i]);
+	printf("], \"hooks\": [");
+	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
+		const struct ntp_hook_family *h = &ntp_sock_hooks[i];
+
+		printf("%s{\"what\": \"%s\", \"kind\": \"%s\", \"prog\": \"%s\", \"target\": \"%s\"}",
+		       i ? ", " : "", h->what, ntp_hook_kind_name(b->kind[i]),
+		       ntp_hook_prog(h, b->kind[i]) ?: "", ntp_hook_target(h, b->kind[i]) ?: "");
+	}
+	printf(", {\"what\": \"command records\", \"kind\": \"usdt\", \"prog\": \"%s\", "
+	       "\"target\": \"ntprof:%s\", \"required\": true}",
+	       b->usdt_prog ? b->usdt_prog : "", ntp_required_probe(o));
+	printf("], \"load\": ");
+	json_str(f->load);
+	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
+}
+
+int ntp_probe(const struct ntp_opts *o)
+{
+	static struct found f; /* large: the objects' paths */
+	struct ntp_bpf b = { 0 };
+	char err[PATH_MAX + 256], path[128];
+
+	if (!o->spdk) {
+		fprintf(stderr, "ntprof-collect: the kernel's NVMe drivers are not supported yet; "
+			"give --spdk-target or --spdk-host\n");
+		return 1;
+	}
+	if (ntp_spdk_open(&f.spdk, o->spdk, err, sizeof(err))) {
+		fprintf(stderr, "ntprof-collect: %s\n", err);
+		return 1;
+	}
+	f.btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	f.fhooks = function_hooks();
+	f.module = o->role == NTP_ROLE_TARGET ? (strcmp(o->transport, "rdma") ? "nvmet_tcp" : "nvmet_rdma")
+					      : (strcmp(o->transport, "rdma") ? "nvme_tcp" : "nvme_rdma");
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
+	f.module_btf = access(path, R_OK) == 0 || o->btf;
+	if (!ntp_spdk_sites(&f.spdk, ntp_required_probe(o))) {
+		snprintf(err, sizeof(err), "%s: no USDT probe ntprof:%s (is it built with ntprof's "
+			 "SPDK patch and --with-usdt?)", o->spdk, ntp_required_probe(o));
+		fail(&f, err);
+	}
+	find_processes(&f);
+	try_load(&f, o, &b);
+	if (o->json)
+		print_json(&f, o, &b);
+	else
+		print_text(&f, o, &b);
+	if (f.failed)
+		fprintf(stderr, "ntprof-collect: %s\n", f.why);
+	ntp_bpf_close(&b);
+	ntp_spdk_close(&f.spdk);
+	return f.failed;
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `ntprof-collect record`: a straight line. Find the SPDK program and its
+ * processes, load and attach, create the database, switch sampling on in
+ * each process, then poll the ring buffers into the database, ending an
+ * interval (and printing the live lines) every -i seconds, until Ctrl-C,
+ * SIGTERM or -d. Then switch sampling off, drain the rings, close the
+ * database with its stop time and print the summary.
+ *
+ * Nothing that reached user space is dropped: records go into the
+ * database's open transaction, which is committed at least every second
+ * (so `kill -9` loses at most the last second), and a stop drains both
+ * rings first. What BPF could not hand over is counted per interval as
+ * lost, and printed.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "collect.h"
+#include "ntp_db.h"
+#include "ntp_shell.h"
+#include "ntp_sql.h"
+#include "ntprof_abi.h"
+#include "ntprof_sock.skel.h"
+#include "ntprof_spdk.skel.h"
+#include "sockpts.h"
+
+#define NS 1000000000LL
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* Everything the loop needs. */
+struct rec {
+	const struct ntp_opts *o;
+	struct ntp_spdk spdk;
+	struct ntp_bpf bpf;
+	struct ntp_db *db;
+	struct ring_buffer *rec_rb;   /* command and device records */
+	struct ring_buffer *sock_rb;  /* socket events; NULL: no socket hooks */
+	struct ntp_sockpts *pts;
+	int64_t sock_read_at;         /* CLOCK_MONOTONIC of the last socket drain */
+	uint64_t records;             /* commands written */
+	uint64_t rejected;            /* records that reached us unusable */
+	uint64_t bad_version;         /* of those: another ABI version */
+	uint64_t lost_seen;           /* BPF's lost count at the last interval */
+	uint64_t sock_lost_seen;
+	uint64_t rejected_seen;
+	int64_t interval_start;
+	int live_header;              /* printed the live header */
+	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
+	int npids;
+	char err[1024];
+};
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+/* Socket events: fed to the arrival tracker. */
+static int on_sock(void *ctx, void *data, size_t len)
+{
+	struct rec *r = ctx;
+
+	if (len == sizeof(struct ntp_sock_event))
+		ntp_sockpts_event(r->pts, data);
+	return 0;
+}
+
+/* Read the socket events up to now, unless already read past time T: a
+ * record's socket events all happened before its last point. */
+static void read_sock_until(struct rec *r, uint64_t t)
+{
+	if (!r->sock_rb || (int64_t)t < r->sock_read_at)
+		return;
+	r->sock_read_at = now_ns(CLOCK_MONOTONIC);
+	ring_buffer__consume(r->sock_rb);
+}
+
+static uint64_t last_point(const struct ntp_cmd_record *c)
+{
+	uint64_t t = 0;
+
+	for (int i = 0; i < NTP_MAX_POINTS; i++)
+		if (c->ts[i] > t)
+			t = c->ts[i];
+	return t;
+}
+
+static int on_cmd(struct rec *r, const struct ntp_cmd_record *in)
+{
+	struct ntp_cmd_record c = *in;
+
+	if (c.kind != NTP_KIND_CMD || c.version != NTP_ABI_VERSION) {
+		r->bad_version += c.version != NTP_ABI_VERSION;
+		r->rejected++;
+		return 0;
+	}
+	read_sock_until(r, last_point(&c));
+	ntp_sockpts_fill(r->pts, &c);
+	if (ntp_db_add_cmd(r->db, &c)) {
+		r->rejected++; /* its device record was lost */
+		return 0;
+	}
+	r->records++;
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct rec *r = ctx;
+	const struct ntp_device_record *d = data;
+
+	if (len == sizeof(struct ntp_cmd_record))
+		return on_cmd(r, data);
+	if (len == sizeof(*d) && d->kind == NTP_KIND_DEVICE && d->version == NTP_ABI_VERSION) {
+		if (ntp_db_add_device(r->db, d))
+			fprintf(stderr, "ntprof: failed to store device %.32s: %s\n", d->name,
+				ntp_db_errmsg(r->db));
+		return 0;
+	}
+	r->bad_version++;
+	r->rejected++;
+	return 0;
+}
+
+static int was_sampling(const struct rec *r, pid_t pid)
+{
+	for (int i = 0; i < r->npids; i++)
+		if (r->pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Switch sampling on in processes that appeared, note those that went. */
+static void follow_processes(struct rec *r, int first)
+{
+	pid_t now[NTP_SPDK_MAX_PIDS];
+	int n = 0;
+	uint64_t addr;
+
+	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
+		return;
+	for (int i = 0; i < r->spdk.npids; i++) {
+		pid_t pid = r->spdk.pids[i];
+
+		if (was_sampling(r, pid)) {
+			now[n++] = pid;
+			continue;
+		}
+		ntp_bpf_watch(&r->bpf, pid, 1);
+		if (ntp_spdk_set_rate(&r->spdk, pid, r->o->rate, &addr, r->err, sizeof(r->err)) <= 0) {
+			fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
+			continue;
+		}
+		if (!first)
+			printf("ntprof: process %d of %s started; sampling it\n", (int)pid, r->o->spdk);
+		now[n++] = pid;
+	}
+	for (int i = 0; i < r->npids; i++)
+		if (kill(r->pids[i], 0) && errno == ESRCH) {
+			printf("ntprof: process %d of %s exited\n", (int)r->pids[i], r->o->spdk);
+			ntp_bpf_watch(&r->bpf, r->pids[i], 0);
+		}
+	memcpy(r->pids, now, sizeof(now[0]) * (size_t)n);
+	r->npids = n;
+}
+
+static void sampling_off(struct rec *r)
+{
+	uint64_t addr;
+
+	for (int i = 0; i < r->npids; i++)
+		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, &addr, r->err, sizeof(r->err)) < 0 &&
+		    kill(r->pids[i], 0) == 0)
+			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", r->err);
+}
+
+static void live_header(struct rec *r)
+{
+	printf("every %g s, per group: sampled commands, rate, latency, and each stage's share of "
+	       "the mean\n", r->o->interval);
+	if (r->o->role == NTP_ROLE_HOST)
+		printf("(*: network and target together; the target's side is not recorded)\n");
+	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "", "", "", "", "", "", "host",
+	       "", "", "target", "");
+	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "time", "group", "n", "cmds/s",
+	       "mean us", "p99 us", "block", "driver", "network", "driver", "storage");
+	r->live_header = 1;
+}
+
+/* The live lines of interval ID: sql/live.sql on the writer's connection. */
+static void live_lines(struct rec *r, int64_t id)
+{
+	sqlite3 *db = ntp_db_handle(r->db);
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, ntp_sql_live, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ntprof: live view: %s\n", sqlite3_errmsg(db));
+		return;
+	}
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":interval"), id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (!r->live_header)
+			live_header(r);
+		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
+		       sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+		       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
+		       sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
+		       sqlite3_column_text(st, 8), sqlite3_column_text(st, 9),
+		       sqlite3_column_text(st, 10));
+	}
+	sqlite3_finalize(st);
+}
+
+/* Close the interval ending now: its lost records, then its live lines. */
+static int end_interval(struct rec *r, int64_t now, int print)
+{
+	uint64_t lost = ntp_bpf_lost(&r->bpf), sock_lost = ntp_bpf_sock_lost(&r->bpf);
+	uint64_t l = (lost - r->lost_seen) + (r->rejected - r->rejected_seen);
+
+	if (ntp_db_end_interval(r->db, r->interval_start, now, l)) {
+		fprintf(stderr, "ntprof: failed to write an interval: %s\n", ntp_db_errmsg(r->db));
+		return -1;
+	}
+	if (print && !r->o->quiet)
+		live_lines(r, sqlite3_last_insert_rowid(ntp_db_handle(r->db)));
+	if (l)
+		printf("ntprof: %llu records lost in this interval (ring buffer full: try a larger "
+		       "-s or --ring-kb)\n", (unsigned long long)l);
+	if (sock_lost != r->sock_lost_seen)
+		printf("ntprof: %llu socket events lost: some arrival points are missing\n",
+		       (unsigned long long)(sock_lost - r->sock_lost_seen));
+	fflush(stdout);
+	r->lost_seen = lost;
+	r->sock_lost_seen = sock_lost;
+	r->rejected_seen = r->rejected;
+	r->interval_start = now;
+	return 0;
+}
+
+/* Under sudo, the database belongs to the user who asked for it. */
+static void give_to_user(const char *path)
+{
+	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
+	char side[PATH_MAX + 8];
+
+	if (!uid || !gid || geteuid() != 0)
+		return;
+	for (int i = 0; i < 3; i++) {
+		snprintf(side, sizeof(side), "%s%s", path, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
+		if (fchownat(AT_FDCWD, side, (uid_t)strtoul(uid, NULL, 10),
+			     (gid_t)strtoul(gid, NULL, 10), AT_SYMLINK_NOFOLLOW) && errno != ENOENT)
+			fprintf(stderr, "ntprof: cannot give %s to user %s: %s\n", side, uid,
+				strerror(errno));
+	}
+}
+
+static int create_db(struct rec *r)
+{
+	const struct ntp_opts *o = r->o;
+	struct utsname u;
+	struct ntp_meta m = {
+		.role = o->role, .driver = "spdk", .transport = o->transport,
+		.sample_rate = o->rate, .command_line = o->command_line,
+	};
+
+	uname(&u);
+	m.hostname = u.nodename;
+	m.kernel = u.release;
+	m.wall_start = now_ns(CLOCK_REALTIME);
+	m.mono_start = now_ns(CLOCK_MONOTONIC);
+	r->db = ntp_db_create(o->out, &m, o->force ? NTP_DB_FORCE : 0, r->err, sizeof(r->err));
+	if (!r->db)
+		return -1;
+	r->interval_start = m.mono_start;
+	give_to_user(o->out);
+	return 0;
+}
+
+static int open_rings(struct rec *r)
+{
+	r->rec_rb = ring_buffer__new(bpf_map__fd(r->bpf.spdk->maps.records), on_record, r, NULL);
+	if (r->bpf.sock)
+		r->sock_rb = ring_buffer__new(bpf_map__fd(r->bpf.sock->maps.events), on_sock, r,
+					      NULL);
+	r->pts = ntp_sockpts_new(1 << 16);
+	if (!r->rec_rb || (r->bpf.sock && !r->sock_rb) || !r->pts) {
+		snprintf(r->err, sizeof(r->err), "failed to open the ring buffers: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup(struct rec *r)
+{
+	const struct ntp_opts *o = r->o;
+
+	if (!o->spdk)
+		return snprintf(r->err, sizeof(r->err), "the kernel's NVMe drivers are not "
+				"supported yet; give --spdk-target or --spdk-host"), -1;
+	if (!o->out)
+		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
+	if (ntp_spdk_open(&r->spdk, o->spdk, r->err, sizeof(r->err)))
+		return -1;
+	if (!ntp_spdk_sites(&r->spdk, ntp_required_probe(o)))
+		return snprintf(r->err, sizeof(r->err), "%s: no USDT probe ntprof:%s (is it built "
+				"with ntprof's SPDK patch and --with-usdt?)", o->spdk,
+				ntp_required_probe(o)), -1;
+	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
+		return -1;
+	if (!r->spdk.npids)
+		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first",
+				o->spdk), -1;
+	/* the database last: a failed start leaves no file behind */
+	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_rings(r) ||
+	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
+		return -1;
+	if (ntp_bpf_write_hooks(&r->bpf, r->db))
+		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
+				ntp_db_errmsg(r->db)), -1;
+	return 0;
+}
+
+static void poll_until_stopped(struct rec *r)
+{
+	int64_t start = r->interval_start, next = start + (int64_t)(r->o->interval * NS);
+	int64_t end = r->o->duration > 0 ? start + (int64_t)(r->o->duration * NS) : 0;
+	int64_t commit = start + NS;
+
+	while (!stop) {
+		int64_t now;
+		int rc = ring_buffer__poll(r->rec_rb, 100);
+
+		if (rc < 0 && rc != -EINTR) {
+			fprintf(stderr, "ntprof: failed to read the ring buffer: %s\n", strerror(-rc));
+			break;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		read_sock_until(r, (uint64_t)now); /* keep its ring from filling */
+		if (end && now >= end)
+			break;
+		if (now >= next) {
+			end_interval(r, now, 1);
+			follow_processes(r, 0);
+			next += (int64_t)(r->o->interval * NS);
+		}
+		if (now >= commit) {
+			ntp_db_commit(r->db);
+			commit = now + NS;
+		}
+	}
+}
+
+/* Sampling off, then what is still on the way: the patch flushes its
+ * batches at the end of each poller pass, so a short wait drains them. */
+static void drain(struct rec *r)
+{
+	sampling_off(r);
+	for (int i = 0; i < 3; i++) {
+		ring_buffer__poll(r->rec_rb, 100);
+		read_sock_until(r, (uint64_t)now_ns(CLOCK_MONOTONIC));
+	}
+	ring_buffer__consume(r->rec_rb);
+}
+
+static void summary(struct rec *r)
+{
+	struct ntp_session s;
+	char *paths[1] = { (char *)r->o->out };
+	char err[1024];
+
+	printf("ntprof: %llu records written to %s\n", (unsigned long long)r->records, r->o->out);
+	if (r->bad_version)
+		printf("ntprof: %llu records of another ABI version were not stored: rebuild SPDK "
+		       "with this ntprof's patch\n", (unsigned long long)r->bad_version);
+	if (r->o->role == NTP_ROLE_TARGET) {
+		printf("records: %llu target\n", (unsigned long long)r->records);
+		printf("report: ntprof report HOST.ntp %s (the host's recording, same -s)\n",
+		       r->o->out);
+		return;
+	}
+	if (!r->records)
+		return;
+	if (ntp_session_open(&s, 1, paths, 0, err, sizeof(err)) ||
+	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
+		fprintf(stderr, "ntprof: %s\n", err);
+	ntp_session_close(&s);
+}
+
+int ntp_record(const struct ntp_opts *o)
+{
+	static struct rec r; /* large: paths */
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc = 1;
+
+	r.o = o;
+	libbpf_set_print(NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (setup(&r)) {
+		fprintf(stderr, "ntprof: %s\n", r.err);
+		goto cleanup;
+	}
+	follow_processes(&r, 1);
+	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
+	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);
+	fflush(stdout);
+	poll_until_stopped(&r);
+	drain(&r);
+	if (end_interval(&r, now_ns(CLOCK_MONOTONIC), 0) == 0 &&
+	    ntp_db_close(r.db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC)) == 0) {
+		r.db = NULL;
+		give_to_user(o->out);
+		summary(&r);
+		rc = 0;
+	} else {
+		fprintf(stderr, "ntprof: failed to close %s\n", o->out);
+	}
+cleanup:
+	if (r.db)
+		ntp_db_close(r.db, 0, 0);
+	ring_buffer__free(r.rec_rb);
+	ring_buffer__free(r.sock_rb);
+	ntp_sockpts_free(r.pts);
+	ntp_bpf_close(&r.bpf);
+	ntp_spdk_close(&r.spdk);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * An SPDK program as the collector sees it: the ELF objects that carry the
+ * patch's USDT probes (the program itself, or the shared libraries it
+ * loads: a shared-library SPDK build keeps its probes in libspdk_nvmf.so
+ * and libspdk_nvme.so), the processes running it, and the sampling
+ * variable in each.
+ */
+#ifndef NTP_SPDK_H
+#define NTP_SPDK_H
+
+#include <limits.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "usdt.h"
+
+#define NTP_SPDK_MAX_OBJS 8
+#define NTP_SPDK_MAX_PIDS 64
+
+struct ntp_spdk_obj {
+	char path[PATH_MAX];         /* real path */
+	struct ntp_usdt_site *sites; /* its ntprof:* sites */
+	int nsites;
+};
+
+struct ntp_spdk {
+	char binary[PATH_MAX];      /* as named on the command line */
+	struct ntp_spdk_obj objs[NTP_SPDK_MAX_OBJS]; /* objects with ntprof probes */
+	int nobjs;
+	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes running it (ntp_spdk_find_procs) */
+	int npids;
+};
+
+/* The four probe names of the patch, in the order `probe` lists them. */
+extern const char *const ntp_spdk_probes[4];
+
+/*
+ * Read BINARY and the shared libraries it needs (transitively, through
+ * DT_NEEDED, RUNPATH/RPATH with $ORIGIN, LD_LIBRARY_PATH and the standard
+ * directories), keeping those with ntprof probes. Returns 0 (possibly with
+ * no object), or -1 with ERR set when BINARY cannot be read.
+ */
+int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errlen);
+void ntp_spdk_close(struct ntp_spdk *s);
+
+/* Sites of ntprof:NAME over all objects. */
+int ntp_spdk_sites(const struct ntp_spdk *s, const char *name);
+
+/* Refresh s->pids: processes that run the binary. Returns how many, or -1. */
+int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen);
+
+/*
+ * Write RATE into the sampling variable of PID, in every object of the
+ * program (or the binary itself) that defines it. *ADDR gets the first
+ * address written. Returns the number of variables written (0: none found,
+ * with ERR set), or -1 on a write error.
+ */
+int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint64_t *addr,
+		      char *err, size_t errlen);
+
+/* The same without writing: where the first variable of PID is. */
+int ntp_spdk_find_var(const struct ntp_spdk *s, pid_t pid, uint64_t *addr, char *err,
+		      size_t errlen);
+
+#endif
