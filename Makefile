@@ -239,7 +239,7 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ntprof/sql \
 		$(DESTDIR)$(PREFIX)/lib/ntprof $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 ntprof ntprof-shell $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 ntprof ntprof-shell ntprof-collect $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(SQL_FILES) $(DESTDIR)$(PREFIX)/share/ntprof/sql/
 	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(DESTDIR)$(PREFIX)/lib/ntprof/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
