@@ -39,10 +39,11 @@ GEN_OBJS := $(OUTPUT)/gen.o
 TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
 	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts
-BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so
+BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
+	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli demo bench install clean
+.PHONY: all deps check check-unit check-asan check-cli check-collect demo bench install clean
 
 all: $(BINS) $(TESTS)
 
@@ -178,6 +179,19 @@ ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
 
+# The SPDK-shaped NVMe/TCP fixture pair the collector tests record, and the
+# program that recomputes the sampling rule over a recording.
+include tests/fixture/fixture.mk
+
+# A load for the collector's ingest benchmark (make bench).
+$(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Ibpf $< -o $@
+
+$(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ $(LIBS_SQL)
+
 $(OUTPUT)/test_sockpts: $(OUTPUT)/test_sockpts.o $(OUTPUT)/sockpts.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
@@ -209,6 +223,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) check-unit
 	$(MAKE) check-cli
+	$(MAKE) check-collect
 	$(MAKE) check-asan
 
 check-unit: $(TESTS)
@@ -217,6 +232,10 @@ check-unit: $(TESTS)
 check-cli: all
 	@sh tests/cli.sh
 	@sh tests/shell_test.sh
+
+# The collector recording the fixture pair: root, this machine's kernel.
+check-collect: all
+	@sh tests/collect_test.sh
 
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:

@@ -20,4 +20,15 @@ static __always_inline void count_lost(__u64 n)
 		*v += n;
 }
 
+/*
+ * Submit without waking the collector unless RING is half full: a wakeup
+ * schedules the collector at once, on a CPU the profiled program may need,
+ * while it reads its rings every 100 ms anyway.
+ */
+static __always_inline __u64 wakeup_flags(void *ring, __u64 size)
+{
+	return bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > size / 2 ? BPF_RB_FORCE_WAKEUP
+								    : BPF_RB_NO_WAKEUP;
+}
+
 #endif

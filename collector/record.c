@@ -350,8 +350,12 @@ static void poll_until_stopped(struct rec *r)
 
 	while (!stop) {
 		int64_t now;
+		/* BPF wakes us only when a ring is half full: otherwise this
+		 * sleeps 100 ms and the consume reads what came meanwhile */
 		int rc = ring_buffer__poll(r->rec_rb, 100);
 
+		if (rc >= 0 || rc == -EINTR)
+			rc = ring_buffer__consume(r->rec_rb);
 		if (rc < 0 && rc != -EINTR) {
 			fprintf(stderr, "ntprof: failed to read the ring buffer: %s\n", strerror(-rc));
 			break;
@@ -379,6 +383,7 @@ static void drain(struct rec *r)
 	sampling_off(r);
 	for (int i = 0; i < 3; i++) {
 		ring_buffer__poll(r->rec_rb, 100);
+		ring_buffer__consume(r->rec_rb);
 		read_sock_until(r, (uint64_t)now_ns(CLOCK_MONOTONIC));
 	}
 	ring_buffer__consume(r->rec_rb);

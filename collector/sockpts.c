@@ -2,7 +2,7 @@
 /*
  * Socket events to arrival points (sockpts.h). Per socket: the arrivals
  * not yet fully read (READY time and rcv_nxt). Per tracker: a log of
- * receives (time, arrival of their first byte), searched by time.
+ * receives (time, arrival of their last byte), searched by time.
  */
 #include <stdlib.h>
 
@@ -86,16 +86,16 @@ static void on_ready(struct sock_state *s, const struct ntp_sock_event *e)
 	s->n++;
 }
 
-/* The arrival of the first byte after stream position FROM, then forget
- * the arrivals read completely by position TO. */
-static uint64_t take_arrival(struct sock_state *s, uint32_t from, uint32_t to)
+/* The arrival of the last byte before stream position TO (the receive's
+ * last byte), then forget the arrivals read completely by TO. */
+static uint64_t take_arrival(struct sock_state *s, uint32_t to)
 {
 	uint64_t ts = 0;
 
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct arrival *a = &s->pend[(s->head + i) % NPEND];
 
-		if (seq_after(a->seq, from)) {
+		if (!seq_after(to, a->seq)) {
 			ts = a->ts;
 			break;
 		}
@@ -117,8 +117,7 @@ void ntp_sockpts_event(struct ntp_sockpts *p, const struct ntp_sock_event *e)
 		on_ready(sock_slot(p, e->sk), e);
 	} else if (e->op == NTP_SOCK_RECV && e->len > 0) {
 		s = sock_slot(p, e->sk);
-		p->log[p->count & p->mask] = (struct recv_entry){
-			e->ts, take_arrival(s, e->seq - (uint32_t)e->len, e->seq) };
+		p->log[p->count & p->mask] = (struct recv_entry){ e->ts, take_arrival(s, e->seq) };
 		p->count++;
 	}
 }

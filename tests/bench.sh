@@ -1,6 +1,7 @@
 #!/bin/sh
 # make bench: the report and the join on 10 M sampled commands against a bare
-# scan of the same table, and the bytes each command takes on disk. Writes
+# scan of the same table, and the bytes each command takes on disk; then the
+# collector's figures (tests/bench_collect.sh, root). Writes
 # docs/performance.md (machine and date included). Not a test: no goal here
 # fails the build; the figures are for people to read.
 #
@@ -126,5 +127,6 @@ at the goal's edge.
 - Size: points are deltas from the previous point, which SQLite stores in 0 to
   3 bytes; the first point is the rowid.
 EOF
+sh "$top/tests/bench_collect.sh" >> "$out"
 echo "bench: wrote $out" >&2
 cat "$out"

@@ -1,14 +1,71 @@
 #!/bin/sh
-# The demo: until ntprof-collect records real I/O (issue 3), a synthetic
-# host/target pair from tests/ntprof-gen (SPDK-like NVMe/TCP read at qd 1,
-# -s 100, the target's clock hours away and recording longer than the
-# host), then the joined report the tutorial prints.
-set -e
-dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-demo-XXXXXX")
-trap 'rm -rf "$dir"' EXIT
-echo "demo: synthetic recordings (tests/ntprof-gen), not a real capture" >&2
-./tests/ntprof-gen -o "$dir/host.ntp" -t "$dir/target.ntp" -s 100 -n 30 -r 12000 \
-	-d host=spdk -d target=spdk -H 5,25 -T 0,30 -x 42
-./ntprof report "$dir/host.ntp"
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The demo, after tutorial part 4: the NVMe/TCP test fixture pair
+# (tests/fixture: an SPDK-shaped target and host over loopback, since SPDK
+# itself is not built here) recorded on both roles by ntprof-collect, then
+# joined. Needs root (BPF). The recordings stay in demo-out/ for
+# ntprof-shell; under sudo they belong to the invoking user.
+set -eu
+out=.output
+case $(id -u) in 0) ;; *) echo "demo: run as root (sudo make demo): it loads BPF programs" >&2; exit 1 ;; esac
+dir=demo-out
+mkdir -p "$dir"
+rm -f "$dir/host.ntp" "$dir/target.ntp"
+log=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-demo-XXXXXX")
+tgt= tcol= perf=
+cleanup() {
+	for p in $perf $tcol $tgt; do kill -INT "$p" 2>/dev/null || true; done
+	rm -rf "$log"
+}
+trap cleanup EXIT INT TERM
+
+wait_for() { # FILE PATTERN
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 100 ] || { echo "demo: timed out waiting for '$2':" >&2; cat "$1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
+
+echo "demo: the NVMe/TCP test fixture over loopback, not SPDK and not a drive" >&2
+echo "\$ fixture_tgt -a 127.0.0.1 -p 0      # the target (SPDK's nvmf_tgt in the tutorial)"
+$out/fixture_tgt -a 127.0.0.1 -p 0 --storage-us 50 >"$log/tgt" 2>&1 &
+tgt=$!
+wait_for "$log/tgt" "listening on"
+port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$log/tgt")
+
+echo "\$ ntprof probe -r target -t tcp --spdk-target $out/fixture_tgt"
+./ntprof probe -r target -t tcp --spdk-target $out/fixture_tgt
+echo "\$ ntprof record -r target -t tcp -s 100 -i 5 --spdk-target $out/fixture_tgt -o $dir/target.ntp &"
+./ntprof record -r target -t tcp -s 100 -i 5 --spdk-target $out/fixture_tgt \
+	-o "$dir/target.ntp" >"$log/tcol" 2>&1 &
+tcol=$!
+wait_for "$log/tcol" "profiling as target"
+
+echo "\$ fixture_perf -q 1 -o 4096 -w randread -t 12 ...   # the host (spdk_nvme_perf)"
+$out/fixture_perf -a 127.0.0.1 -p "$port" -q 1 -o 4096 -w randread -t 12 --wait-signal \
+	>"$log/perf" 2>&1 &
+perf=$!
+wait_for "$log/perf" "waiting for SIGUSR1"
+echo "\$ ntprof record -t tcp -s 100 -d 10 -i 5 --spdk-host $out/fixture_perf -o $dir/host.ntp"
+./ntprof record -t tcp -s 100 -d 10 -i 5 --spdk-host $out/fixture_perf -o "$dir/host.ntp" &
+hcol=$!
+sleep 0.5
+kill -USR1 "$perf"
+wait "$hcol"
+wait "$perf" || true
+perf=
+echo "(the fixture's own measurement, like spdk_nvme_perf's:)"
+grep -E "Latency|Device Information|^TCP|^Total" "$log/perf"
+kill -INT "$tcol"
+wait "$tcol" || true
+tcol=
+echo "(the target's recording, stopped with Ctrl-C:)"
+grep -v "^ntprof: profiling" "$log/tcol" | tail -3
 echo
+echo "\$ ntprof report --detail $dir/host.ntp $dir/target.ntp"
 ./ntprof report --detail "$dir/host.ntp" "$dir/target.ntp"
+echo
+echo "The recordings are in $dir/: try ./ntprof-shell $dir/host.ntp $dir/target.ntp"

@@ -1,0 +1,361 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# ntprof-collect end to end, as root on this machine's kernel: the NVMe/TCP
+# fixture pair (tests/fixture, SPDK-shaped, over loopback) recorded on both
+# roles by the real collector, then joined. Reads and writes (with R2T), qd1
+# and qd4, -s 1 and -s 10; Ctrl-C, SIGTERM, kill -9, a tiny ring buffer,
+# processes that come and go, sudo ownership, and the errors.
+#
+#   sudo sh tests/collect_test.sh        (make check runs it)
+#
+# Every number compared comes from somewhere else than the collector: the
+# fixture's own counts and mean latency, the sampling hash recomputed by
+# .output/check_sampled, sqlite3's integrity check.
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/.output
+COLLECT=$top/ntprof-collect
+SHELL_BIN=$top/ntprof-shell
+TGT=$out/fixture_tgt
+PERF=$out/fixture_perf
+CHECK=$out/check_sampled
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "collect_test: needs root to load BPF programs: run make check as root" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+for f in "$COLLECT" "$SHELL_BIN" "$TGT" "$PERF" "$CHECK"; do
+	if [ ! -x "$f" ]; then
+		echo "collect_test: $f: not built (run make first)" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-collect-test.XXXXXX") || exit 1
+pids=""
+cleanup() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
+}
+trap cleanup EXIT INT TERM
+
+# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
+wait_for() {
+	i=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($3 * 10)) ]; then
+			echo "collect_test: timed out after $3 s waiting for '$2' in $1:" >&2
+			sed 's/^/  /' "$1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_exit PID SECS: wait for a background job, killing it after SECS.
+wait_exit() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($2 * 10)) ]; then
+			echo "collect_test: process $1 still running after $2 s; killing it" >&2
+			kill -9 "$1"
+			return 1
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+}
+
+mono_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+
+port=$((20000 + $$ % 20000))
+
+# start_target [ARGS]: the fixture target on a fresh port; sets $tgt.
+start_target() {
+	port=$((port + 1))
+	"$TGT" -a 127.0.0.1 -p "$port" "$@" >"$d/tgt.log" 2>&1 &
+	tgt=$!
+	pids="$pids $tgt"
+	wait_for "$d/tgt.log" "listening on" 10
+}
+
+stop_target() {
+	kill -INT "$tgt" 2>/dev/null
+	wait_exit "$tgt" 10
+}
+
+# start_perf LOG ARGS: the fixture host, connected and waiting for SIGUSR1.
+start_perf() {
+	log=$1
+	shift
+	"$PERF" -a 127.0.0.1 -p "$port" --wait-signal "$@" >"$log" 2>&1 &
+	perf=$!
+	pids="$pids $perf"
+	wait_for "$log" "waiting for SIGUSR1" 10
+}
+
+# record NAME ROLE ARGS: a collector in the background; sets $col.
+record() {
+	name=$1 role=$2
+	shift 2
+	if [ "$role" = target ]; then bin=$TGT; else bin=$PERF; fi
+	"$COLLECT" record -r "$role" -t tcp -i 1 --spdk-$role "$bin" -o "$d/$name.db" "$@" \
+		>"$d/$name.log" 2>&1 &
+	col=$!
+	pids="$pids $col"
+	wait_for "$d/$name.log" "profiling as $role" 10
+}
+
+# value LOG KEY: the number after KEY= in the fixture's LOG.
+value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
+
+# sql DB... -- QUERY: one value from ntprof-shell.
+sql() {
+	q=$1
+	shift
+	"$SHELL_BIN" -c ".mode list" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d " \r"
+}
+
+# expect WHAT ACTUAL EXPECTED
+expect() {
+	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
+}
+
+# within WHAT A B PCT: |A - B| <= PCT % of B
+within() {
+	if awk -v a="$2" -v b="$3" -v p="$4" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && d <= b * p / 100) }'; then
+		ok
+	else
+		bad "$1: $2 is not within $4 % of $3"
+	fi
+}
+
+# One recording of both roles: CASE RATE PERF-ARGS...
+run_pair() {
+	case=$1 rate=$2
+	shift 2
+	echo "== $case (-s $rate)"
+	start_target --incapsule 4096 || { bad "$case: target did not start"; return; }
+	record "$case-target" target -s "$rate" || { bad "$case: target collector"; return; }
+	tcol=$col
+	start_perf "$d/$case-perf.log" "$@" || { bad "$case: perf did not connect"; return; }
+	record "$case-host" host -s "$rate" || { bad "$case: host collector"; return; }
+	hcol=$col
+	kill -USR1 "$perf"
+	wait_exit "$perf" 60 || bad "$case: the fixture's perf failed"
+	kill -INT "$hcol"
+	wait_exit "$hcol" 20 || bad "$case: host collector did not stop cleanly"
+	kill -INT "$tcol"
+	wait_exit "$tcol" 20 || bad "$case: target collector did not stop cleanly"
+	stop_target || bad "$case: fixture target did not stop cleanly"
+	check_pair "$case" "$rate"
+}
+
+check_pair() {
+	case=$1 rate=$2 h=$d/$1-host.db t=$d/$1-target.db
+	hlog=$d/$case-host.log tlog=$d/$case-target.log plog=$d/$case-perf.log
+	# sampled counts: what the fixtures sampled by the hash rule, all of it
+	n_h=$("$CHECK" "$h" "$rate") || bad "$case: host records the hash rule would not sample"
+	n_t=$("$CHECK" "$t" "$rate") || bad "$case: target records the hash rule would not sample"
+	expect "$case: host records = perf's sampled" "$n_h" "$(value "$plog" flushed)"
+	expect "$case: target records = target's sampled" "$n_t" "$(value "$d/tgt.log" flushed)"
+	grep -q "records written to $h" "$hlog" && ok || bad "$case: no 'records written' on the host"
+	grep -q "^== .* spdk-c1n1: " "$hlog" && ok || bad "$case: no summary report on the host"
+	grep -q "^records: $n_t target" "$tlog" && ok || bad "$case: no records line on the target"
+	grep -Eq '^[0-9.]+s +(read|write) ' "$hlog" && ok || bad "$case: no live line on the host"
+	grep -Eq '^[0-9.]+s +(read|write) ' "$tlog" && ok || bad "$case: no live line on the target"
+	# the join
+	matched=$(sql "SELECT matched_pct >= 99.5 FROM ntp_match_stats" "$h" "$t")
+	expect "$case: >= 99.5 % of the host's records matched" "$matched" 1
+	# components add up to end to end, to the nanosecond
+	diff=$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
+		FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
+		WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")
+	expect "$case: joined components sum to end to end" "$diff" 0
+	# every command has its arrival point from the socket hooks
+	noarr=$(sql "SELECT count(*) FROM host.cmd WHERE h_rx IS NULL" "$h" "$t")
+	expect "$case: host commands without h_rx" "$noarr" 0
+	noarr=$(sql "SELECT count(*) FROM target.cmd WHERE t_rx IS NULL" "$h" "$t")
+	expect "$case: target commands without t_rx" "$noarr" 0
+	# the joined mean against the fixture's own, over the same commands
+	# (at -s 1 that is every command)
+	mean=$(sql "SELECT avg(e2e) FROM ntp_joined" "$h" "$t")
+	within "$case: joined end-to-end mean vs the fixture's" "$mean" \
+		"$(value "$plog" sampled_avg_ns)" 2
+	if [ "$rate" = 1 ]; then
+		within "$case: joined mean vs the fixture's mean of all" "$mean" \
+			"$(value "$plog" mean_ns)" 2
+	fi
+}
+
+run_pair read-qd1 1 -q 1 -o 4096 -w randread -N 20000
+run_pair read-qd4 10 -q 4 -o 4096 -w randread -N 40000
+run_pair write-qd1 10 -q 1 -o 8192 -w randwrite -N 20000
+run_pair write-qd4 1 -q 4 -o 4096 -w randwrite -N 20000
+
+# probe, with the target running: sites, processes, hooks, load.
+echo "== probe"
+start_target || bad "probe: target did not start"
+"$COLLECT" probe -r target -t tcp --spdk-target "$TGT" >"$d/probe.out" 2>"$d/probe.err"
+expect "probe: exit status" $? 0
+for want in "^kernel BTF: yes" "^spdk_tcp_target " "^ok nvmf_tcp_done 1 site" \
+	"^running processes: $tgt (sampling variable at 0x[0-9a-f]*)" \
+	"^ok ntp_s_ready_tp sock:sk_data_ready" "^ok ntp_s_recvmsg_tp sock:sock_recv_length" \
+	"^ok ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done (required)" "^load: ok"; do
+	grep -q "$want" "$d/probe.out" && ok || bad "probe: no line '$want'"
+done
+"$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" >"$d/probe.json" 2>>"$d/probe.err"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2])))' \
+	"$d/probe.json" "$tgt" && ok || bad "probe -j: not the JSON expected"
+
+# Errors: one line, exit 1, no database left behind.
+echo "== errors"
+# expect_fail NAME PATTERN ARGS...
+expect_fail() {
+	name=$1 pattern=$2
+	shift 2
+	rm -f "$d/e.db"
+	"$COLLECT" "$@" >"$d/e.out" 2>"$d/e.err"
+	rc=$?
+	if [ $rc -ne 1 ]; then bad "$name: exit $rc, expected 1"; return; fi
+	if ! grep -q -- "$pattern" "$d/e.err"; then
+		bad "$name: stderr does not say '$pattern':"; sed 's/^/  /' "$d/e.err" >&2; return
+	fi
+	if [ -e "$d/e.db" ]; then bad "$name: left $d/e.db behind"; return; fi
+	ok
+}
+expect_fail "not an ELF file" "not an ELF file" record -r target -t tcp -s 1 \
+	--spdk-target /etc/passwd -o "$d/e.db"
+expect_fail "a program without the probes" "no USDT probe ntprof:nvmf_tcp_done" \
+	record -r target -t tcp -s 1 --spdk-target /bin/true -o "$d/e.db"
+expect_fail "the host's probe in the target" "no USDT probe ntprof:nvme_tcp_done" \
+	record -t tcp -s 1 --spdk-host "$TGT" -o "$d/e.db"
+expect_fail "no process" "no running process of $PERF" \
+	record -t tcp -s 1 --spdk-host "$PERF" -o "$d/e.db"
+expect_fail "probe: no process" "no running process of $PERF" \
+	probe -r host -t tcp --spdk-host "$PERF"
+expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none" -o "$d/e.db"
+expect_fail "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
+expect_fail "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
+expect_fail "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
+expect_fail "the kernel path" "not supported yet" record -t tcp -o "$d/e.db"
+: >"$d/exists.db"
+"$COLLECT" record -r target -t tcp --spdk-target "$TGT" -o "$d/exists.db" >"$d/e.out" 2>"$d/e.err"
+if [ $? -eq 1 ] && grep -q "exists" "$d/e.err" && [ ! -s "$d/exists.db" ]; then ok; else
+	bad "an existing output file was not refused:"; cat "$d/e.err" >&2
+fi
+ln -s "$d/elsewhere.db" "$d/link.db"
+"$COLLECT" record -f -r target -t tcp --spdk-target "$TGT" -o "$d/link.db" >"$d/e.out" 2>"$d/e.err"
+if [ $? -eq 1 ] && [ ! -e "$d/elsewhere.db" ]; then ok; else
+	bad "-f followed a symlink"; cat "$d/e.err" >&2
+fi
+
+# Ctrl-C in the middle of a run loses nothing: every record the fixture
+# handed over while sampling is in the database. Under sudo the file goes
+# to the invoking user.
+echo "== Ctrl-C mid-run, sudo ownership"
+start_perf "$d/int-perf.log" -q 4 -o 4096 -w randread -t 4
+SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" \
+	-o "$d/int.db" >"$d/int.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_for "$d/int.log" "profiling as host" 10
+kill -USR1 "$perf"
+sleep 2
+kill -INT "$col"
+wait_exit "$col" 20 || bad "Ctrl-C: the collector did not stop cleanly"
+wait_exit "$perf" 30 || bad "Ctrl-C: perf failed"
+n=$("$CHECK" "$d/int.db" 1)
+expect "Ctrl-C: records = what perf sampled" "$n" "$(value "$d/int-perf.log" flushed)"
+grep -q "records written to $d/int.db" "$d/int.log" && ok || bad "Ctrl-C: no 'records written'"
+expect "Ctrl-C: owner" "$(stat -c %u:%g "$d/int.db")" "65534:65534"
+expect "Ctrl-C: stop time written" "$(sqlite3 "$d/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
+[ ! -e "$d/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
+
+# SIGTERM and -d end it the same way.
+echo "== SIGTERM, -d"
+start_perf "$d/term-perf.log" -q 1 -o 4096 -w randread -t 3
+record term host -s 10 -q
+kill -USR1 "$perf"
+sleep 1
+kill -TERM "$col"
+wait_exit "$col" 20 || bad "SIGTERM: the collector did not stop cleanly"
+wait_exit "$perf" 30
+expect "SIGTERM: records = what perf sampled" "$("$CHECK" "$d/term.db" 10)" \
+	"$(value "$d/term-perf.log" flushed)"
+start_perf "$d/dur-perf.log" -q 1 -o 4096 -w randread -t 4
+record dur host -s 10 -d 1.5
+kill -USR1 "$perf"
+wait_exit "$col" 20 && ok || bad "-d: the collector did not stop by itself"
+wait_exit "$perf" 30
+grep -q "records written to" "$d/dur.log" && ok || bad "-d: no 'records written'"
+
+# kill -9: a valid database that misses at most the last second.
+echo "== kill -9"
+start_perf "$d/k9-perf.log" -q 1 -o 4096 -w randread -t 5
+record k9 host -s 1
+kill -USR1 "$perf"
+sleep 2.5
+killed=$(mono_ns)
+kill -9 "$col"
+wait "$col" 2>/dev/null
+kill -INT "$perf"
+wait_exit "$perf" 30
+expect "kill -9: integrity" "$(sqlite3 "$d/k9.db" 'PRAGMA integrity_check')" ok
+last=$(sqlite3 "$d/k9.db" 'SELECT max(c.t) + m.mono_start FROM cmd AS c, meta AS m')
+gap=$(awk -v k="$killed" -v l="$last" 'BEGIN { printf "%d", (k - l) / 1e6 }')
+[ -n "$last" ] && [ "$gap" -lt 1500 ] && ok || bad "kill -9: the last record is $gap ms before the kill"
+expect "kill -9: no stop time" "$(sqlite3 "$d/k9.db" 'SELECT mono_stop IS NULL FROM meta')" 1
+
+# A tiny ring buffer: records are lost, counted, printed, never silent.
+echo "== tiny ring buffer"
+start_perf "$d/ring-perf.log" -q 8 -o 4096 -w randread -t 3
+record ring host -s 1 --ring-kb 4
+kill -USR1 "$perf"
+wait_exit "$perf" 30
+kill -INT "$col"
+wait_exit "$col" 20
+lost=$(sqlite3 "$d/ring.db" 'SELECT sum(lost) FROM interval')
+n=$("$CHECK" "$d/ring.db" 1)
+[ "${lost:-0}" -gt 0 ] && ok || bad "tiny ring: no records counted as lost"
+grep -q "records lost in this interval" "$d/ring.log" && ok || bad "tiny ring: loss not printed"
+expect "tiny ring: stored + lost = what perf sampled" "$((n + lost))" \
+	"$(value "$d/ring-perf.log" flushed)"
+
+# A process that exits is noted; a new one is sampled from the next interval.
+echo "== processes come and go"
+start_perf "$d/p1.log" -q 1 -o 4096 -w randread -t 2
+record procs host -s 1
+kill -USR1 "$perf"
+wait_exit "$perf" 30
+wait_for "$d/procs.log" "process $perf of $PERF exited" 10 && ok || bad "exit not noted"
+"$PERF" -a 127.0.0.1 -p "$port" -q 1 -o 4096 -w randread -t 3 >"$d/p2.log" 2>&1 &
+perf2=$!
+pids="$pids $perf2"
+wait_for "$d/procs.log" "process $perf2 of $PERF started; sampling it" 10 && ok ||
+	bad "new process not picked up"
+wait_exit "$perf2" 30
+kill -INT "$col"
+wait_exit "$col" 20
+n=$("$CHECK" "$d/procs.db" 1)
+s1=$(value "$d/p1.log" flushed)
+s2=$(value "$d/p2.log" flushed)
+[ "$s2" -gt 0 ] && [ "$n" -eq $((s1 + s2)) ] && ok ||
+	bad "processes: $n records, the first process sampled $s1, the second $s2"
+stop_target
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A benchmark load for ntprof-collect's ingest rate (tests/bench_collect.sh):
+ * fires ntprof:nvmf_tcp_done with full batches of 64 target records, as
+ * fast as it can, for the seconds given, the way the SPDK patch hands them
+ * over. It has the sampling variable the collector insists on, and prints
+ * how many records it fired.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sdt.h>
+#include <time.h>
+
+#include "ntprof_abi.h"
+
+#define BATCH 64
+
+volatile uint32_t ntprof_sample_rate;
+
+static struct ntp_device_record dev = {
+	.nsid = 1, .lba_shift = 9, .cntlid = 1, .kind = NTP_KIND_DEVICE,
+	.version = NTP_ABI_VERSION, .name = "Malloc0", .nqn = "nqn.2026-10.edu.wisc.ntprof:flood",
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A plausible target record: points 1 us apart, a new cid each time. */
+static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid)
+{
+	memset(r, 0, sizeof(*r));
+	for (int p = NTP_T_CMD; p <= NTP_T_FREE; p++)
+		if (p != NTP_T_R2T && p != NTP_T_DATA_RX)
+			r->ts[p] = t + 1000u * (unsigned)p;
+	r->slba = cid * 8u;
+	r->dev = (uint64_t)(uintptr_t)&dev;
+	r->nsid = 1;
+	r->nlb = 7;
+	r->qid = 1;
+	r->cid = cid;
+	r->cntlid = 1;
+	r->opcode = 2;
+	r->kind = NTP_KIND_CMD;
+	r->role = NTP_ROLE_TARGET;
+	r->version = NTP_ABI_VERSION;
+}
+
+int main(int argc, char **argv)
+{
+	static struct ntp_cmd_record batch[BATCH];
+	double secs = argc > 1 ? atof(argv[1]) : 5;
+	uint64_t end, fired = 0;
+	uint16_t cid = 0;
+
+	dev.dev = (uint64_t)(uintptr_t)&dev;
+	printf("usdt_flood: ready\n");
+	fflush(stdout);
+	/* wait until a collector sets the variable */
+	while (!ntprof_sample_rate)
+		;
+	end = now_ns() + (uint64_t)(secs * 1e9);
+	while (now_ns() < end) {
+		uint64_t t = now_ns();
+
+		for (int i = 0; i < BATCH; i++)
+			fill(&batch[i], t + (uint64_t)i, cid++);
+		DTRACE_PROBE2(ntprof, nvmf_tcp_done, batch, (long)BATCH);
+		fired += BATCH;
+	}
+	printf("usdt_flood: fired=%llu\n", (unsigned long long)fired);
+	return 0;
+}
