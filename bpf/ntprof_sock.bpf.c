@@ -78,9 +78,11 @@ static __always_inline int watched(const struct sock *sk)
 
 	if (!bpf_map_lookup_elem(&procs, &tgid))
 		return 0;
+	if (bpf_map_lookup_elem(&socks, &key))
+		return 1; /* known: no update on the hot path */
 	if (BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP)
 		return 0;
-	bpf_map_update_elem(&socks, &key, &one, BPF_ANY);
+	bpf_map_update_elem(&socks, &key, &one, BPF_NOEXIST);
 	return 1;
 }
 
@@ -102,12 +104,13 @@ int BPF_PROG(ntp_s_recvmsg_tp, struct sock *sk, int ret, int flags)
 	return emit(sk, ret, NTP_SOCK_RECV, BPF_CORE_READ((struct tcp_sock *)sk, copied_seq));
 }
 
+/* Sends only make the socket known before its first receive: no point
+ * needs their time (the patch takes h_sent and t_sent itself), so they cost
+ * a lookup and no event. */
 SEC("tp_btf/tcp_sendmsg_locked")
 int BPF_PROG(ntp_s_sendmsg_tp, const struct sock *sk, const struct msghdr *msg,
 	     const struct sk_buff *skb, int size_goal)
 {
-	if (!watched(sk))
-		return 0;
-	return emit(sk, skb ? (int)BPF_CORE_READ(skb, len) : 0, NTP_SOCK_SEND,
-		    BPF_CORE_READ((struct tcp_sock *)sk, write_seq));
+	watched(sk);
+	return 0;
 }

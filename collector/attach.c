@@ -188,7 +188,7 @@ int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp
 			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
 					ntp_hook_target(f, b->kind[i]), strerror(errno));
 		note_hook(b, prog, ntp_hook_target(f, b->kind[i]), ntp_hook_kind_name(b->kind[i]),
-			  o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
+			  !f->points[0] ? "" : o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
 	}
 	return 0;
 }

@@ -15,13 +15,13 @@
 #include "hooks.h"
 
 const struct ntp_hook_family ntp_sock_hooks[] = {
-	{ "receive: skb arrival (the skb's receive time)", "h_rx t_rx",
+	{ "receive: skb arrival", "h_rx t_rx",
 	  "skb_copy_datagram_iter", "ntp_s_copy_fe", "ntp_s_copy_kp",
 	  "sock:sk_data_ready", "ntp_s_ready_tp", 0 },
-	{ "receive: data handed to SPDK", "h_rx_drv t_cmd",
+	{ "receive: data handed to SPDK (ties arrivals to commands)", "h_rx t_rx",
 	  "tcp_recvmsg", "ntp_s_recvmsg_fe", "ntp_s_recvmsg_kp",
 	  "sock:sock_recv_length", "ntp_s_recvmsg_tp", 0 },
-	{ "send: PDU handed to TCP", "h_sent t_sent",
+	{ "send: makes the socket known before its first receive", "",
 	  "tcp_sendmsg", "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp",
 	  "tcp:tcp_sendmsg_locked", "ntp_s_sendmsg_tp", 0 },
 };

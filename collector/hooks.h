@@ -22,7 +22,7 @@ enum ntp_hook_kind {
 /* One socket hook of the SPDK path, in order of preference. */
 struct ntp_hook_family {
 	const char *what;       /* "receive: data copied out" */
-	const char *points;     /* stage points it records: "h_rx_drv t_cmd" */
+	const char *points;     /* stage points it helps fill: "h_rx t_rx", or "" */
 	const char *func;       /* kernel function for fentry and kprobes, or NULL */
 	const char *fentry;     /* program names, as `probe` prints them */
 	const char *kprobe;

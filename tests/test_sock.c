@@ -133,7 +133,7 @@ static void test_tracepoint_hooks(void **state)
 	assert_int_equal(s.other_process, 0);
 	assert_int_equal(s.n[NTP_SOCK_RECV], 5);
 	assert_int_equal(s.recv_bytes, 35);
-	assert_true(s.n[NTP_SOCK_SEND] >= 5);
+	assert_int_equal(s.n[NTP_SOCK_SEND], 0); /* sends only make sockets known */
 	assert_true(s.n[NTP_SOCK_READY] >= 4);
 	check_positions(&s);
 	/* bpf_ktime_get_ns() is CLOCK_MONOTONIC, the clock the records use */
