@@ -19,7 +19,7 @@ static void usage(FILE *f)
 		"usage: ntprof-collect probe -r host|target -t tcp|rdma [--spdk-target BIN | --spdk-host BIN]\n"
 		"                            [--btf FILE] [-j]\n"
 		"       ntprof-collect [record] [-r ROLE] -t tcp|rdma -s N -i SECS [-d SECS] -o FILE.db\n"
-		"                            [-f] [--spdk-target BIN | --spdk-host BIN]\n"
+		"                            [-f] [--wait] [--spdk-target BIN | --spdk-host BIN]\n"
 		"`probe` says what ntprof can hook on this machine for the configuration and\n"
 		"whether it loads. `record` samples one command in N, records each sampled\n"
 		"command's stage timestamps into a new SQLite database and prints a live line\n"
@@ -37,6 +37,7 @@ static void usage(FILE *f)
 		"      --btf FILE           BTF of the kernel's NVMe modules when /sys/kernel/btf lacks it\n"
 		"      --ring-kb KB         ring buffer for records (default 4096; a power of 2 >= 4)\n"
 		"  -q, --quiet              no live lines\n"
+		"      --wait               record: wait for a process of BIN if none runs yet\n"
 		"  -j, --json               probe prints JSON\n"
 		"  -h, --help               this text\n"
 		"examples:\n"
@@ -144,6 +145,7 @@ static int parse_opt(struct ntp_opts *o, int opt, const char *arg)
 	case 'f': o->force = 1; return 0;
 	case 'j': o->json = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
+	case 'W': o->wait = 1; return 0;
 	case 'T': return set_spdk(o, arg, NTP_ROLE_TARGET);
 	case 'H': return set_spdk(o, arg, NTP_ROLE_HOST);
 	case 'B': o->btf = arg; return 0;
@@ -173,6 +175,7 @@ static int parse(struct ntp_opts *o, int argc, char **argv)
 		{ "spdk-host", required_argument, NULL, 'H' },
 		{ "btf", required_argument, NULL, 'B' },
 		{ "ring-kb", required_argument, NULL, 'R' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};

@@ -21,6 +21,7 @@ struct ntp_opts {
 	int json;              /* -j: probe prints JSON */
 	unsigned ring_kb;      /* --ring-kb: record ring buffer size, 0: default */
 	int quiet;             /* -q: no live lines */
+	int wait;              /* --wait: wait for a process of the binary to start */
 	char command_line[2048]; /* as typed, for meta */
 };
 

@@ -312,6 +312,18 @@ static int open_rings(struct rec *r)
 	return 0;
 }
 
+/* --wait: everything is loaded and attached (to the file: pid -1), so look
+ * for a process every 20 ms (an SPDK program needs far longer than that to
+ * start its first I/O) until one runs or we are stopped. */
+static int wait_for_process(struct rec *r)
+{
+	printf("ntprof: waiting for a process of %s; Ctrl-C to give up\n", r->o->spdk);
+	fflush(stdout);
+	while (!stop && ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) == 0)
+		usleep(20000);
+	return r->spdk.npids ? 0 : -1;
+}
+
 static int setup(struct rec *r)
 {
 	const struct ntp_opts *o = r->o;
@@ -329,9 +341,9 @@ static int setup(struct rec *r)
 				ntp_required_probe(o)), -1;
 	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
 		return -1;
-	if (!r->spdk.npids)
-		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first",
-				o->spdk), -1;
+	if (!r->spdk.npids && !o->wait)
+		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
+				"(or give --wait)", o->spdk), -1;
 	/* the database last: a failed start leaves no file behind */
 	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_rings(r) ||
 	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
@@ -428,6 +440,8 @@ int ntp_record(const struct ntp_opts *o)
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}
+	if (!r.spdk.npids)
+		wait_for_process(&r);
 	follow_processes(&r, 1);
 	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
 	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);

@@ -82,6 +82,10 @@ static void find_lib(struct walk *w, const char *name, const char *runpath, cons
 	}
 	if (!try_list(w, runpath, origin, name) || !try_list(w, getenv("LD_LIBRARY_PATH"), origin, name))
 		return;
+	/* SPDK's own layout, build/bin next to build/lib, found without
+	 * LD_LIBRARY_PATH (which sudo drops) */
+	if (!try_dir(w, "$ORIGIN/../lib", 14, origin, name))
+		return;
 	for (size_t i = 0; i < sizeof(std_dirs) / sizeof(std_dirs[0]); i++)
 		if (!try_dir(w, std_dirs[i], strlen(std_dirs[i]), origin, name))
 			return;
@@ -147,6 +151,33 @@ static void keep_if_probed(struct ntp_spdk *s, const char *path)
 	s->nobjs++;
 }
 
+/* Queue the ELF files the running processes of the binary map: they show
+ * the libraries as the loader really found them. */
+static void add_mapped(struct walk *w, struct ntp_spdk *s)
+{
+	char err[256], name[64], line[PATH_MAX + 128];
+
+	if (ntp_spdk_find_procs(s, err, sizeof(err)) <= 0)
+		return;
+	for (int i = 0; i < s->npids; i++) {
+		FILE *f;
+
+		snprintf(name, sizeof(name), "/proc/%d/maps", (int)s->pids[i]);
+		f = fopen(name, "re");
+		while (f && fgets(line, sizeof(line), f)) {
+			char *path = strchr(line, '/');
+
+			if (!path || !strstr(line, " r-xp ")) /* code: where probes are */
+				continue;
+			path[strcspn(path, "\n")] = '\0';
+			if (strstr(path, ".so"))
+				walk_add(w, path);
+		}
+		if (f)
+			fclose(f);
+	}
+}
+
 int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errlen)
 {
 	struct ntp_usdt_site *sites;
@@ -160,6 +191,7 @@ int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errl
 		return -1;
 	free(sites);
 	walk_add(&w, binary);
+	add_mapped(&w, s);
 	for (int i = 0; i < w.n; i++) { /* w grows as libraries are found */
 		keep_if_probed(s, w.paths[i]);
 		add_needed(&w, w.paths[i]);

@@ -118,6 +118,14 @@ if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
 	diff "$top/tests/schema.sha256" pin.txt >&2
 fi
 
+# The SPDK patch carries a byte-identical copy of the one ABI header.
+awk '/^diff --git a\/include\/spdk_internal\/ntprof_abi.h/ { f = 1; next }
+	/^diff --git/ { f = 0 } f && /^\+/ && !/^\+\+\+/ { print substr($0, 2) }' \
+	"$top/spdk-patch/ntprof.patch" > abi_in_patch.h
+if cmp -s abi_in_patch.h "$top/bpf/ntprof_abi.h"; then ok; else
+	bad "spdk-patch/ntprof.patch: its include/spdk_internal/ntprof_abi.h differs from bpf/ntprof_abi.h: refresh the patch (spdk-patch/README.md)"
+fi
+
 # Bad input.
 printf 'this is not a database\n' > text.db
 : > empty.db

@@ -126,7 +126,7 @@ value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
 sql() {
 	q=$1
 	shift
-	"$SHELL_BIN" -c ".mode list" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d " \r"
+	"$SHELL_BIN" -c ".mode csv" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d "\r"
 }
 
 # expect WHAT ACTUAL EXPECTED
@@ -366,6 +366,18 @@ s1=$(value "$d/p1.log" flushed)
 s2=$(value "$d/p2.log" flushed)
 [ "$s2" -gt 0 ] && [ "$n" -eq $((s1 + s2)) ] && ok ||
 	bad "processes: $n records, the first process sampled $s1, the second $s2"
+# --wait: the recording starts first, the workload after.
+echo "== --wait"
+"$COLLECT" record -t tcp -s 1 -i 1 --wait --spdk-host "$PERF" -o "$d/wait.db" >"$d/wait.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_for "$d/wait.log" "waiting for a process of $PERF" 10 && ok || bad "--wait: not waiting"
+"$PERF" -a 127.0.0.1 -p "$port" -q 1 -o 4096 -w randread -t 2 >"$d/wait-perf.log" 2>&1
+kill -INT "$col"
+wait_exit "$col" 20 || bad "--wait: the collector did not stop cleanly"
+n=$("$CHECK" "$d/wait.db" 1)
+s=$(value "$d/wait-perf.log" flushed)
+[ "${n:-0}" -gt 0 ] && [ "$n" = "$s" ] && ok || bad "--wait: $n records, perf sampled $s"
 stop_target
 
 echo "$pass passed, $fail failed"
