@@ -21,14 +21,10 @@ static __always_inline void count_lost(__u64 n)
 }
 
 /*
- * Submit without waking the collector unless RING is half full: a wakeup
- * schedules the collector at once, on a CPU the profiled program may need,
- * while it reads its rings every 100 ms anyway.
+ * Records are submitted without a wakeup: the collector reads its rings on
+ * its own schedule (every 20 ms, record.c), and a wakeup per record would
+ * cost the profiled program's CPU an irq_work each time.
  */
-static __always_inline __u64 wakeup_flags(void *ring, __u64 size)
-{
-	return bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) > size / 2 ? BPF_RB_FORCE_WAKEUP
-								    : BPF_RB_NO_WAKEUP;
-}
+#define NTP_SUBMIT_FLAGS BPF_RB_NO_WAKEUP
 
 #endif

@@ -65,7 +65,7 @@ static __always_inline int emit(const struct sock *sk, int len, __u8 op, __u32 s
 	e->version = NTP_ABI_VERSION;
 	e->pad = 0;
 	e->seq = seq;
-	bpf_ringbuf_submit(e, wakeup_flags(&events, bpf_ringbuf_query(&events, BPF_RB_RING_SIZE)));
+	bpf_ringbuf_submit(e, NTP_SUBMIT_FLAGS);
 	return 0;
 }
 

@@ -54,7 +54,7 @@ static __always_inline void send_device(__u64 key)
 		count_lost(1);
 		return;
 	}
-	bpf_ringbuf_submit(d, wakeup_flags(&records, bpf_ringbuf_query(&records, BPF_RB_RING_SIZE)));
+	bpf_ringbuf_submit(d, NTP_SUBMIT_FLAGS);
 	bpf_map_update_elem(&devs_seen, &key, &one, BPF_ANY);
 }
 
@@ -83,8 +83,7 @@ static __always_inline int copy_batch(const struct ntp_cmd_record *batch, long n
 			count_lost(1);
 			continue;
 		}
-		bpf_ringbuf_submit(r, wakeup_flags(&records,
-						   bpf_ringbuf_query(&records, BPF_RB_RING_SIZE)));
+		bpf_ringbuf_submit(r, NTP_SUBMIT_FLAGS);
 	}
 	return 0;
 }

@@ -104,7 +104,7 @@ int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t 
 	b->sock = ntprof_sock_bpf__open();
 	if (!b->sock)
 		return ntp_fail(err, errlen, "failed to open the socket hooks: %s", strerror(errno));
-	if (!choose_sock_hooks(b)) { /* nothing to load: go on without them */
+	if (o->no_sock || !choose_sock_hooks(b)) { /* nothing to load: go on without */
 		ntprof_sock_bpf__destroy(b->sock);
 		b->sock = NULL;
 		return 0;

@@ -188,7 +188,10 @@ struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int 
 	db->role = meta->role;
 	db->mono_start = meta->mono_start;
 	if (sqlite3_open_v2(path, &db->sql,
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL) != SQLITE_OK ||
+			    /* one thread per writer: no connection mutex (it cost
+			     * 11 % of the collector's time at 500k records/s) */
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK ||
 	    write_schema(db, meta) || prepare_all(db)) {
 		snprintf(err, errlen, "%s: cannot write the database: %s", path,
 			 ntp_db_errmsg(db));
