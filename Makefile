@@ -27,7 +27,8 @@ endif
 
 # Debian 12 packages everything here needs; `make deps` installs the missing.
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
-	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc
+	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
+	qemu-system-x86 busybox-static kmod nvme-cli fio iproute2
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
@@ -43,7 +44,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-collect demo bench install clean
+.PHONY: all deps check check-unit check-asan check-cli check-collect check-vm demo bench install clean
 
 all: $(BINS) $(TESTS)
 
@@ -224,6 +225,7 @@ check: deps
 	$(MAKE) check-unit
 	$(MAKE) check-cli
 	$(MAKE) check-collect
+	$(MAKE) check-vm
 	$(MAKE) check-asan
 
 check-unit: $(TESTS)
@@ -236,6 +238,11 @@ check-cli: all
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all
 	@sh tests/collect_test.sh
+
+# Linux guests under qemu for the kernel drivers (issue 4): the harness's
+# smoke test, NVMe/TCP on one guest's loopback.
+check-vm: all
+	@sh tests/vm/smoke_test.sh
 
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:
