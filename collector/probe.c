@@ -49,10 +49,7 @@ static void find_processes(struct found *f)
 {
 	char err[PATH_MAX + 256];
 
-	if (ntp_spdk_find_procs(&f->spdk, err, sizeof(err)) < 0) {
-		fail(f, err);
-		return;
-	}
+	/* ntp_spdk_open found them already */
 	if (!f->spdk.npids) {
 		snprintf(err, sizeof(err), "no running process of %s: start it first",
 			 f->spdk.binary);

@@ -339,8 +339,6 @@ static int setup(struct rec *r)
 		return snprintf(r->err, sizeof(r->err), "%s: no USDT probe ntprof:%s (is it built "
 				"with ntprof's SPDK patch and --with-usdt?)", o->spdk,
 				ntp_required_probe(o)), -1;
-	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
-		return -1;
 	if (!r->spdk.npids && !o->wait)
 		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
 				"(or give --wait)", o->spdk), -1;

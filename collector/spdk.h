@@ -37,9 +37,11 @@ extern const char *const ntp_spdk_probes[4];
 
 /*
  * Read BINARY and the shared libraries it needs (transitively, through
- * DT_NEEDED, RUNPATH/RPATH with $ORIGIN, LD_LIBRARY_PATH and the standard
- * directories), keeping those with ntprof probes. Returns 0 (possibly with
- * no object), or -1 with ERR set when BINARY cannot be read.
+ * DT_NEEDED, RUNPATH/RPATH with $ORIGIN, $ORIGIN/../lib, LD_LIBRARY_PATH,
+ * the standard directories and what its running processes map), keeping
+ * those with ntprof probes. Fills s->pids as ntp_spdk_find_procs does.
+ * Returns 0 (possibly with no object), or -1 with ERR set when BINARY
+ * cannot be read.
  */
 int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errlen);
 void ntp_spdk_close(struct ntp_spdk *s);
