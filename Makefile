@@ -146,7 +146,7 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h bpf/ntprof_common.bpf.h $(OUTPUT)/vmlinux.h \
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h bpf/ntprof_common.bpf.h bpf/ntprof_kern.bpf.h $(OUTPUT)/vmlinux.h \
 		| $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf \
@@ -174,8 +174,10 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 
 # The collector: libbpf, the database writer, and the report for its summary.
 COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/sockpts.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o
-$(OUTPUT)/attach.o $(OUTPUT)/record.o: $(OUTPUT)/ntprof_spdk.skel.h $(OUTPUT)/ntprof_sock.skel.h
+	$(OUTPUT)/spdk.o $(OUTPUT)/sockpts.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o \
+	$(OUTPUT)/kern.o
+$(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h $(OUTPUT)/ntprof_sock.skel.h \
+	$(OUTPUT)/ntprof_kern.skel.h
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
@@ -243,6 +245,7 @@ check-collect: all
 # smoke test, NVMe/TCP on one guest's loopback.
 check-vm: all
 	@sh tests/vm/smoke_test.sh
+	@sh tests/vm/kernel_test.sh
 
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:

@@ -16,6 +16,8 @@
 #include <limits.h>
 #include "ntp_err.h"
 #include "ntprof_abi.h"
+#include "kern.h"
+#include "ntprof_kern.skel.h"
 #include "ntprof_sock.skel.h"
 #include "ntprof_spdk.skel.h"
 
@@ -87,6 +89,8 @@ int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t 
 	int rc;
 
 	memset(b, 0, sizeof(*b));
+	if (!o->spdk)
+		return ntp_kern_load(b, o, err, errlen);
 	b->spdk = ntprof_spdk_bpf__open();
 	if (!b->spdk)
 		return ntp_fail(err, errlen, "failed to open the USDT programs: %s", strerror(errno));
@@ -115,7 +119,7 @@ int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t 
 	return 0;
 }
 
-static int add_link(struct ntp_bpf *b, struct bpf_link *l)
+int ntp_bpf_add_link(struct ntp_bpf *b, struct bpf_link *l)
 {
 	if (!l || b->nlinks == NTP_MAX_LINKS) {
 		bpf_link__destroy(l);
@@ -125,8 +129,8 @@ static int add_link(struct ntp_bpf *b, struct bpf_link *l)
 	return 0;
 }
 
-static void note_hook(struct ntp_bpf *b, const char *name, const char *attach_to,
-		      const char *kind, const char *points)
+void ntp_bpf_note_hook(struct ntp_bpf *b, const char *name, const char *attach_to,
+		       const char *kind, const char *points)
 {
 	if (b->nhooks == NTP_MAX_LINKS)
 		return;
@@ -158,12 +162,12 @@ static int attach_usdt(struct ntp_bpf *b, const struct ntp_opts *o, const struct
 		if (!ntp_usdt_count(s->objs[i].sites, s->objs[i].nsites, "ntprof", probe))
 			continue;
 		/* pid -1: every process of the file, also those started later */
-		if (add_link(b, bpf_program__attach_usdt(p, -1, s->objs[i].path, "ntprof", probe,
+		if (ntp_bpf_add_link(b, bpf_program__attach_usdt(p, -1, s->objs[i].path, "ntprof", probe,
 							 NULL)))
 			return ntp_fail(err, errlen, "failed to attach to USDT ntprof:%s in %s: %s",
 					probe, s->objs[i].path, strerror(errno));
 		snprintf(what, sizeof(what), "USDT ntprof:%s in %s", probe, s->objs[i].path);
-		note_hook(b, b->usdt_prog, what, "usdt", ntp_usdt_points(o->role));
+		ntp_bpf_note_hook(b, b->usdt_prog, what, "usdt", ntp_usdt_points(o->role));
 		n++;
 	}
 	if (!n)
@@ -172,9 +176,16 @@ static int attach_usdt(struct ntp_bpf *b, const struct ntp_opts *o, const struct
 	return 0;
 }
 
+struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b)
+{
+	return b->kern ? b->kern->maps.records : b->spdk->maps.records;
+}
+
 int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
 		   char *err, size_t errlen)
 {
+	if (b->kern)
+		return ntp_kern_attach(b, o, err, errlen);
 	if (attach_usdt(b, o, s, err, errlen))
 		return -1;
 	for (size_t i = 0; b->sock && i < ntp_sock_hooks_n; i++) {
@@ -183,11 +194,11 @@ int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp
 
 		if (b->kind[i] == NTP_HOOK_NONE)
 			continue;
-		if (add_link(b, bpf_program__attach(
+		if (ntp_bpf_add_link(b, bpf_program__attach(
 				   bpf_object__find_program_by_name(b->sock->obj, prog))))
 			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
 					ntp_hook_target(f, b->kind[i]), strerror(errno));
-		note_hook(b, prog, ntp_hook_target(f, b->kind[i]), ntp_hook_kind_name(b->kind[i]),
+		ntp_bpf_note_hook(b, prog, ntp_hook_target(f, b->kind[i]), ntp_hook_kind_name(b->kind[i]),
 			  !f->points[0] ? "" : o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
 	}
 	return 0;
@@ -222,6 +233,8 @@ static uint64_t sum_lost(const struct bpf_map *m)
 
 uint64_t ntp_bpf_lost(const struct ntp_bpf *b)
 {
+	if (b->kern)
+		return sum_lost(b->kern->maps.lost);
 	return b->spdk ? sum_lost(b->spdk->maps.lost) : 0;
 }
 
@@ -237,6 +250,8 @@ void ntp_bpf_close(struct ntp_bpf *b)
 	b->nlinks = 0;
 	ntprof_sock_bpf__destroy(b->sock);
 	ntprof_spdk_bpf__destroy(b->spdk);
+	ntprof_kern_bpf__destroy(b->kern);
+	b->kern = NULL;
 	b->sock = NULL;
 	b->spdk = NULL;
 }

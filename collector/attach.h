@@ -17,12 +17,15 @@
 #include "spdk.h"
 
 struct ntp_db;
+struct bpf_link;
+struct bpf_map;
 
 #define NTP_MAX_LINKS 64
 
 struct ntp_bpf {
 	struct ntprof_spdk_bpf *spdk;      /* USDT batch programs, records ring */
 	struct ntprof_sock_bpf *sock;      /* socket hooks, events ring; NULL: none */
+	struct ntprof_kern_bpf *kern;      /* the kernel drivers' programs (kern.h) */
 	enum ntp_hook_kind kind[8];        /* per ntp_sock_hooks[] family: the choice */
 	const char *usdt_prog;             /* ntp_u_nvmf_tcp_done, ... */
 	struct bpf_link *links[NTP_MAX_LINKS];
@@ -33,13 +36,22 @@ struct ntp_bpf {
 	int nhooks;
 };
 
-/* Choose the hooks, open and load the programs. -1 with ERR set on failure. */
+/* Choose the hooks, open and load the programs: the SPDK path's, or the
+ * kernel drivers' when O names no SPDK binary. -1 with ERR set on failure. */
 int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
 
 /* Attach the USDT program to every object of S with the required probe and
  * the chosen socket hooks. */
 int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
 		   char *err, size_t errlen);
+
+/* Keep link L (NULL: failed, -1); note what was attached for the hook table. */
+int ntp_bpf_add_link(struct ntp_bpf *b, struct bpf_link *l);
+void ntp_bpf_note_hook(struct ntp_bpf *b, const char *name, const char *attach_to,
+		       const char *kind, const char *points);
+
+/* The records ring of whichever path was loaded. */
+struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b);
 
 /* Write what was attached into DB's hook table. */
 int ntp_bpf_write_hooks(const struct ntp_bpf *b, struct ntp_db *db);

@@ -13,6 +13,7 @@
 
 #include "attach.h"
 #include "collect.h"
+#include "kern.h"
 #include "ntprof_abi.h"
 
 /* What the probe found, printed at the end as text or JSON. */
@@ -169,17 +170,89 @@ static void print_json(const struct found *f, const struct ntp_opts *o, const st
 	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
 }
 
+/* The kernel path: each hook of the role, whether this kernel has it, and
+ * a real load and attach. */
+static void kernel_text(const struct found *f, const struct ntp_opts *o)
+{
+	char why[256];
+
+	printf("kernel BTF: %s\n", f->btf ? "yes" : "no");
+	printf("function hooks: %s\n", f->fhooks);
+	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
+	       f->module_btf ? "present" : "absent");
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+
+		if (h->role != o->role)
+			continue;
+		if (ntp_kern_hook_ok(h, why, sizeof(why)))
+			printf("ok %s %s %s (%s)\n", h->prog, h->kind, h->func, h->points);
+		else
+			printf("no %s %s %s: %s (%s)\n", h->prog, h->kind, h->func, why,
+			       h->required ? "required" : "optional: those points stay empty");
+	}
+	printf("load: %s\n", f->load);
+}
+
+static void kernel_json(const struct found *f, const struct ntp_opts *o)
+{
+	char why[256];
+	int n = 0;
+
+	printf("{\"kernel_btf\": %s, \"function_hooks\": ", f->btf ? "true" : "false");
+	json_str(f->fhooks);
+	printf(", \"configuration\": \"%s\", \"module\": \"%s\", \"module_btf\": %s, "
+	       "\"hooks\": [", ntp_config_name(o), f->module, f->module_btf ? "true" : "false");
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+		int ok;
+
+		if (h->role != o->role)
+			continue;
+		ok = ntp_kern_hook_ok(h, why, sizeof(why));
+		printf("%s{\"prog\": \"%s\", \"kind\": \"%s\", \"target\": \"%s\", "
+		       "\"points\": \"%s\", \"required\": %s, \"ok\": %s}", n++ ? ", " : "",
+		       h->prog, h->kind, h->func, h->points, h->required ? "true" : "false",
+		       ok ? "true" : "false");
+	}
+	printf("], \"load\": ");
+	json_str(f->load);
+	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
+}
+
+static int probe_kernel(const struct ntp_opts *o)
+{
+	static struct found f;
+	struct ntp_bpf b = { 0 };
+	char path[128];
+
+	f.btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
+	f.fhooks = function_hooks();
+	f.module = o->role == NTP_ROLE_TARGET ? "nvmet_tcp" : "nvme_tcp";
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
+	f.module_btf = access(path, R_OK) == 0;
+	if (ntp_kern_check(o, f.load, sizeof(f.load)))
+		fail(&f, f.load);
+	else
+		try_load(&f, o, &b);
+	if (o->json)
+		kernel_json(&f, o);
+	else
+		kernel_text(&f, o);
+	if (f.failed)
+		fprintf(stderr, "ntprof-collect: %s\n", f.why);
+	ntp_bpf_close(&b);
+	return f.failed;
+}
+
 int ntp_probe(const struct ntp_opts *o)
 {
 	static struct found f; /* large: the objects' paths */
 	struct ntp_bpf b = { 0 };
 	char err[PATH_MAX + 256], path[128];
 
-	if (!o->spdk) {
-		fprintf(stderr, "ntprof-collect: the kernel's NVMe drivers are not supported yet; "
-			"give --spdk-target or --spdk-host\n");
-		return 1;
-	}
+	if (!o->spdk)
+		return probe_kernel(o);
 	if (ntp_spdk_open(&f.spdk, o->spdk, err, sizeof(err))) {
 		fprintf(stderr, "ntprof-collect: %s\n", err);
 		return 1;

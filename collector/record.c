@@ -26,6 +26,7 @@
 
 #include "attach.h"
 #include "collect.h"
+#include "kern.h"
 #include "ntp_db.h"
 #include "ntp_shell.h"
 #include "ntp_sql.h"
@@ -114,8 +115,10 @@ static int on_cmd(struct rec *r, const struct ntp_cmd_record *in)
 		r->rejected++;
 		return 0;
 	}
-	read_sock_until(r, last_point(&c));
-	ntp_sockpts_fill(r->pts, &c);
+	if (r->sock_rb) { /* SPDK: arrivals from the socket hooks */
+		read_sock_until(r, last_point(&c));
+		ntp_sockpts_fill(r->pts, &c);
+	}
 	if (ntp_db_add_cmd(r->db, &c)) {
 		r->rejected++; /* its device record was lost */
 		return 0;
@@ -157,6 +160,11 @@ static void follow_processes(struct rec *r, int first)
 	int n = 0;
 	uint64_t addr;
 
+	if (!r->o->spdk) { /* the kernel path: one switch in the BPF programs */
+		if (first)
+			ntp_kern_set_rate(&r->bpf, r->o->rate);
+		return;
+	}
 	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
 		return;
 	for (int i = 0; i < r->spdk.npids; i++) {
@@ -188,6 +196,7 @@ static void sampling_off(struct rec *r)
 {
 	uint64_t addr;
 
+	ntp_kern_set_rate(&r->bpf, 0);
 	for (int i = 0; i < r->npids; i++)
 		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, &addr, r->err, sizeof(r->err)) < 0 &&
 		    kill(r->pids[i], 0) == 0)
@@ -238,6 +247,7 @@ static int end_interval(struct rec *r, int64_t now, int print)
 	uint64_t lost = ntp_bpf_lost(&r->bpf), sock_lost = ntp_bpf_sock_lost(&r->bpf);
 	uint64_t l = (lost - r->lost_seen) + (r->rejected - r->rejected_seen);
 
+	ntp_kern_counts(&r->bpf, r->db); /* the kernel path counts every command */
 	if (ntp_db_end_interval(r->db, r->interval_start, now, l)) {
 		fprintf(stderr, "ntprof: failed to write an interval: %s\n", ntp_db_errmsg(r->db));
 		return -1;
@@ -280,7 +290,7 @@ static int create_db(struct rec *r)
 	const struct ntp_opts *o = r->o;
 	struct utsname u;
 	struct ntp_meta m = {
-		.role = o->role, .driver = "spdk", .transport = o->transport,
+		.role = o->role, .driver = o->spdk ? "spdk" : "kernel", .transport = o->transport,
 		.sample_rate = o->rate, .command_line = o->command_line,
 	};
 
@@ -299,7 +309,7 @@ static int create_db(struct rec *r)
 
 static int open_rings(struct rec *r)
 {
-	r->rec_rb = ring_buffer__new(bpf_map__fd(r->bpf.spdk->maps.records), on_record, r, NULL);
+	r->rec_rb = ring_buffer__new(bpf_map__fd(ntp_bpf_records(&r->bpf)), on_record, r, NULL);
 	if (r->bpf.sock)
 		r->sock_rb = ring_buffer__new(bpf_map__fd(r->bpf.sock->maps.events), on_sock, r,
 					      NULL);
@@ -324,15 +334,10 @@ static int wait_for_process(struct rec *r)
 	return r->spdk.npids ? 0 : -1;
 }
 
-static int setup(struct rec *r)
+static int setup_spdk(struct rec *r)
 {
 	const struct ntp_opts *o = r->o;
 
-	if (!o->spdk)
-		return snprintf(r->err, sizeof(r->err), "the kernel's NVMe drivers are not "
-				"supported yet; give --spdk-target or --spdk-host"), -1;
-	if (!o->out)
-		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
 	if (ntp_spdk_open(&r->spdk, o->spdk, r->err, sizeof(r->err)))
 		return -1;
 	if (!ntp_spdk_sites(&r->spdk, ntp_required_probe(o)))
@@ -342,6 +347,18 @@ static int setup(struct rec *r)
 	if (!r->spdk.npids && !o->wait)
 		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
 				"(or give --wait)", o->spdk), -1;
+	return 0;
+}
+
+static int setup(struct rec *r)
+{
+	const struct ntp_opts *o = r->o;
+
+	if (!o->out)
+		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
+	/* the kernel path: the driver's module and its BTF, no processes */
+	if (o->spdk ? setup_spdk(r) : ntp_kern_check(o, r->err, sizeof(r->err)))
+		return -1;
 	/* the database last: a failed start leaves no file behind */
 	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_rings(r) ||
 	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
@@ -444,7 +461,8 @@ int ntp_record(const struct ntp_opts *o)
 	int rc = 1;
 
 	r.o = o;
-	libbpf_set_print(NULL);
+	if (!getenv("NTPROF_DEBUG")) /* libbpf's messages, verifier log included */
+		libbpf_set_print(NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -452,7 +470,7 @@ int ntp_record(const struct ntp_opts *o)
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}
-	if (!r.spdk.npids)
+	if (o->spdk && !r.spdk.npids)
 		wait_for_process(&r);
 	follow_processes(&r, 1);
 	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "

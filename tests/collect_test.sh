@@ -262,7 +262,15 @@ expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none
 expect_fail "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
 expect_fail "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
 expect_fail "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
-expect_fail "the kernel path" "not supported yet" record -t tcp -o "$d/e.db"
+# this kernel has no NVMe drivers: the kernel path says which module is missing
+expect_fail "the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
+	record -r host -t tcp -o "$d/e.db"
+expect_fail "the kernel path without nvmet_tcp" "module nvmet_tcp is not loaded" \
+	record -r target -t tcp -o "$d/e.db"
+expect_fail "the kernel's RDMA" "NVMe/RDMA drivers are not supported yet" \
+	record -r host -t rdma -o "$d/e.db"
+expect_fail "probe: the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
+	probe -r host -t tcp
 : >"$d/exists.db"
 "$COLLECT" record -r target -t tcp --spdk-target "$TGT" -o "$d/exists.db" >"$d/e.out" 2>"$d/e.err"
 if [ $? -eq 1 ] && grep -q "exists" "$d/e.err" && [ ! -s "$d/exists.db" ]; then ok; else

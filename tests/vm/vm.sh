@@ -8,8 +8,15 @@
 # a tmpfs overlay. A run directory is shared read-write at /run/vm.
 #
 #   sh tests/vm/vm.sh prepare        kernel, modules and initramfs into .output/vm
-#   sh tests/vm/vm.sh run DIR [SECS] boot a guest that runs DIR/guest.sh;
-#                                    prints its output, exits with its status
+#   sh tests/vm/vm.sh run DIR [SECS] boot a guest that runs DIR/$VM_NAME.sh
+#                                    (VM_NAME: default guest); prints its
+#                                    output, exits with its status
+#
+# VM_NET="LOCAL REMOTE" gives the guest a virtio-net NIC (eth0) on a qemu UDP
+# socket: it sends to 127.0.0.1:REMOTE and receives on 127.0.0.1:LOCAL, so
+# two guests with swapped ports share a private wire. VM_MAC sets its MAC,
+# VM_SMP its CPUs (default 2).
+# Addresses are the guest script's business (inside the guests only).
 #
 # A guest that crashes or hangs (no status after SECS, default 300) fails
 # with a message, never passes. Nothing is installed on the host: the kernel
@@ -54,32 +61,56 @@ prepare() {
 	cp "$top/tests/vm/init" "$ird/init"
 	chmod +x "$ird/init"
 	(cd "$ird" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$vm/initrd.gz"
+	unpack_vmlinux "$vm/k/boot/vmlinuz-$ver" "$vm/vmlinux"
 	echo "$ver" > "$vm/version"
 	echo "vm: kernel $ver ready in $vm"
+}
+
+# The ELF kernel inside the bzImage: qemu boots it directly (PVH entry),
+# which with qboot is seconds faster under TCG than the bzImage with SeaBIOS.
+# The payload's offset and length are in the boot protocol header.
+unpack_vmlinux() {
+	[ -s "$2" ] && return 0
+	# xz stops at the payload's end with an error the ELF check makes moot
+	python3 - "$1" <<'PY' | xz -dcq > "$2.tmp" 2>/dev/null || true
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+pm = (d[0x1f1] + 1) * 512
+off, ln = struct.unpack_from('<II', d, 0x248)
+sys.stdout.buffer.write(d[pm + off:pm + off + ln])
+PY
+	[ "$(head -c 4 "$2.tmp" | od -An -c | tr -d ' ')" = "177ELF" ] ||
+		die "cannot unpack vmlinux from $1 (not an xz payload?)"
+	mv "$2.tmp" "$2"
 }
 
 run() {
 	dir=$(cd "$1" && pwd)
 	secs=${2:-300}
+	name=${VM_NAME:-guest}
 	[ -f "$vm/version" ] || die "not prepared: run 'sh tests/vm/vm.sh prepare' first"
-	[ -f "$dir/guest.sh" ] || die "$dir/guest.sh: no guest script"
-	ver=$(cat "$vm/version")
-	rm -f "$dir/rc" "$dir/out"
-	timeout "$secs" qemu-system-x86_64 -m 2048 -smp 2 -nographic -no-reboot \
-		-kernel "$vm/k/boot/vmlinuz-$ver" -initrd "$vm/initrd.gz" \
-		-append "console=ttyS0 quiet tsc=reliable panic=-1" \
+	[ -f "$dir/$name.sh" ] || die "$dir/$name.sh: no guest script"
+	rm -f "$dir/$name.rc" "$dir/$name.out"
+	set -- -nic none # no NIC, unless asked
+	if [ -n "${VM_NET:-}" ]; then
+		set -- -netdev "socket,id=n0,udp=127.0.0.1:${VM_NET#* },localaddr=127.0.0.1:${VM_NET% *}" \
+			-device "virtio-net-pci,netdev=n0,mac=${VM_MAC:-52:54:00:12:34:56}"
+	fi
+	timeout "$secs" qemu-system-x86_64 -m 2048 -smp "${VM_SMP:-2}" -nographic -no-reboot \
+		-bios /usr/share/qemu/qboot.rom -kernel "$vm/vmlinux" -initrd "$vm/initrd.gz" \
+		-append "console=ttyS0 quiet tsc=reliable panic=-1 ntprof.guest=$name" "$@" \
 		-fsdev "local,id=host,path=/,security_model=none,readonly=on" \
 		-device virtio-9p-pci,fsdev=host,mount_tag=host0 \
 		-fsdev "local,id=run,path=$dir,security_model=none" \
-		-device virtio-9p-pci,fsdev=run,mount_tag=run0 >"$dir/console" 2>&1 || true
-	if [ ! -f "$dir/rc" ]; then
-		echo "vm: the guest ended without a status (crash, or more than $secs s); its console:" >&2
-		tail -20 "$dir/console" >&2
-		[ -f "$dir/out" ] && { echo "vm: its output:" >&2; tail -20 "$dir/out" >&2; }
+		-device virtio-9p-pci,fsdev=run,mount_tag=run0 >"$dir/$name.console" 2>&1 || true
+	if [ ! -f "$dir/$name.rc" ]; then
+		echo "vm: guest $name ended without a status (crash, or more than $secs s); its console:" >&2
+		tail -20 "$dir/$name.console" >&2
+		[ -f "$dir/$name.out" ] && { echo "vm: its output:" >&2; tail -20 "$dir/$name.out" >&2; }
 		exit 1
 	fi
-	cat "$dir/out"
-	exit "$(cat "$dir/rc")"
+	cat "$dir/$name.out"
+	exit "$(cat "$dir/$name.rc")"
 }
 
 case ${1:-} in

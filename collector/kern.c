@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The kernel drivers' path (kern.h). Which programs load is decided by
+ * feature probes on BTF, never by kernel version: a function hook needs
+ * the function in vmlinux or module BTF (Debian's build inlines several
+ * nvme_tcp helpers, so the driver functions used are those that survive
+ * there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
+ */
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "kern.h"
+#include "ntp_db.h"
+#include "ntp_err.h"
+#include "ntprof_abi.h"
+#include "ntprof_kern.skel.h"
+
+#define H NTP_ROLE_HOST
+#define T NTP_ROLE_TARGET
+
+/* docs/stages.md, "Kernel TCP host" and "Kernel TCP target", explains each. */
+const struct ntp_kern_hook ntp_kern_hooks[] = {
+	{ "ntp_k_queue_rq", H, "fentry", "nvme_tcp", "nvme_tcp_queue_rq", "h_queue", 1 },
+	{ "ntp_k_setup_cmd", H, "tp_btf", "nvme_core", "nvme:nvme_setup_cmd", "h_start", 1 },
+	{ "ntp_k_sendmsg", H, "fentry", "vmlinux", "tcp_sendmsg", "h_sent h_data_sent", 1 },
+	{ "ntp_k_sendpage", H, "fentry", "vmlinux", "tcp_sendpage", "h_sent h_data_sent", 0 },
+	{ "ntp_k_r2t", H, "fentry", "nvme_tcp", "nvme_tcp_setup_h2c_data_pdu", "h_r2t_rx", 0 },
+	{ "ntp_k_h_ready", H, "fentry", "nvme_tcp", "nvme_tcp_data_ready", "h_rx", 1 },
+	{ "ntp_k_recv_skb", H, "fentry", "nvme_tcp", "nvme_tcp_recv_skb", "h_rx_drv", 1 },
+	{ "ntp_k_cqe", H, "fentry", "vmlinux", "blk_mq_complete_request_remote", "h_cqe", 1 },
+	{ "ntp_k_complete_rq", H, "tp_btf", "nvme_core", "nvme:nvme_complete_rq", "h_complete", 1 },
+	{ "ntp_k_rq_done", H, "tp_btf", "vmlinux", "block:block_rq_complete", "h_end", 1 },
+	{ "ntp_k_t_ready", T, "fentry", "nvmet_tcp", "nvmet_tcp_data_ready", "t_rx", 1 },
+	{ "ntp_k_req_init", T, "tp_btf", "nvmet", "nvmet:nvmet_req_init", "t_cmd", 1 },
+	{ "ntp_k_sendmsg", T, "fentry", "vmlinux", "tcp_sendmsg", "t_r2t t_sent", 1 },
+	{ "ntp_k_sendpage", T, "fentry", "vmlinux", "tcp_sendpage", "t_r2t t_sent", 0 },
+	{ "ntp_k_bdev_rw", T, "fentry", "nvmet", "nvmet_bdev_execute_rw", "t_exec t_data_rx", 0 },
+	{ "ntp_k_bdev_flush", T, "fentry", "nvmet", "nvmet_bdev_execute_flush", "t_exec", 0 },
+	{ "ntp_k_bdev_wz", T, "fentry", "nvmet", "nvmet_bdev_execute_write_zeroes", "t_exec", 0 },
+	{ "ntp_k_bdev_dsm", T, "fentry", "nvmet", "nvmet_bdev_execute_dsm", "t_exec", 0 },
+	{ "ntp_k_file_rw", T, "fentry", "nvmet", "nvmet_file_execute_rw", "t_exec t_data_rx", 0 },
+	{ "ntp_k_bio_done", T, "fentry", "nvmet", "nvmet_bio_done", "t_stor", 0 },
+	{ "ntp_k_req_complete", T, "tp_btf", "nvmet", "nvmet:nvmet_req_complete", "t_resp", 1 },
+};
+const size_t ntp_kern_hooks_n = sizeof(ntp_kern_hooks) / sizeof(ntp_kern_hooks[0]);
+
+/* The driver module of a role; the others whose BTF the hooks need. */
+static const char *driver_module(int role)
+{
+	return role == T ? "nvmet_tcp" : "nvme_tcp";
+}
+
+/* The BTF of MODULE ("vmlinux" or a module's), cached: parsed once. */
+static struct btf *module_btf(const char *module)
+{
+	static struct { char name[32]; struct btf *btf; } cache[8];
+	static struct btf *vmlinux;
+	char path[PATH_MAX];
+
+	if (!vmlinux)
+		vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux || !strcmp(module, "vmlinux"))
+		return vmlinux;
+	for (int i = 0; i < 8; i++) {
+		if (!strcmp(cache[i].name, module))
+			return cache[i].btf;
+		if (cache[i].name[0])
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+		snprintf(cache[i].name, sizeof(cache[i].name), "%s", module);
+		cache[i].btf = btf__parse_split(path, vmlinux);
+		if (libbpf_get_error(cache[i].btf))
+			cache[i].btf = NULL;
+		return cache[i].btf;
+	}
+	return NULL;
+}
+
+int ntp_kern_hook_ok(const struct ntp_kern_hook *h, char *why, size_t whylen)
+{
+	struct btf *btf = module_btf(h->module);
+	char name[128];
+	const char *colon = strchr(h->func, ':');
+
+	if (!btf)
+		return snprintf(why, whylen, "no BTF for %s", h->module), 0;
+	if (colon) { /* tracepoint system:name -> typedef btf_trace_name */
+		snprintf(name, sizeof(name), "btf_trace_%s", colon + 1);
+		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
+			return snprintf(why, whylen, "no tracepoint %s in %s", h->func, h->module), 0;
+		return 1;
+	}
+	if (btf__find_by_name_kind(btf, h->func, BTF_KIND_FUNC) < 0)
+		return snprintf(why, whylen, "%s is not in %s's BTF (inlined, or another "
+				"kernel version)", h->func, h->module), 0;
+	return 1;
+}
+
+int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
+{
+	const char *mod = driver_module(o->role);
+	char path[PATH_MAX];
+
+	if (strcmp(o->transport, "tcp"))
+		return ntp_fail(err, errlen, "the kernel's NVMe/RDMA drivers are not supported yet");
+	snprintf(path, sizeof(path), "/sys/module/%s", mod);
+	if (access(path, F_OK))
+		return ntp_fail(err, errlen, "module %s is not loaded: modprobe %s%s", mod, mod,
+				o->role == T ? " and configure the target" : " and connect");
+	if (o->btf)
+		return ntp_fail(err, errlen, "--btf: the kernel path takes types from "
+				"/sys/kernel/btf only in this version");
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+
+		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", h->module);
+		if (h->role == o->role && strcmp(h->module, "vmlinux") && access(path, F_OK))
+			return ntp_fail(err, errlen, "no BTF for module %s (%s): this kernel was "
+					"built without CONFIG_DEBUG_INFO_BTF_MODULES", h->module,
+					path);
+	}
+	return 0;
+}
+
+int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+{
+	struct bpf_program *p;
+	char why[256];
+	int rc;
+
+	b->kern = ntprof_kern_bpf__open();
+	if (!b->kern)
+		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
+				strerror(errno));
+	b->kern->rodata->role_target = o->role == T;
+	if (o->ring_kb)
+		bpf_map__set_max_entries(b->kern->maps.records, o->ring_kb * 1024);
+	bpf_object__for_each_program(p, b->kern->obj)
+		bpf_program__set_autoload(p, false);
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+
+		if (h->role != o->role)
+			continue;
+		if (!ntp_kern_hook_ok(h, why, sizeof(why))) {
+			if (h->required)
+				return ntp_fail(err, errlen, "cannot hook %s: %s", h->func, why);
+			continue;
+		}
+		bpf_program__set_autoload(
+			bpf_object__find_program_by_name(b->kern->obj, h->prog), true);
+	}
+	rc = ntprof_kern_bpf__load(b->kern);
+	if (rc)
+		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
+				strerror(-rc));
+	return 0;
+}
+
+int ntp_kern_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+		struct bpf_program *p = bpf_object__find_program_by_name(b->kern->obj, h->prog);
+
+		if (h->role != o->role || !bpf_program__autoload(p))
+			continue;
+		if (ntp_bpf_add_link(b, bpf_program__attach(p)))
+			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", h->prog,
+					h->func, strerror(errno));
+		ntp_bpf_note_hook(b, h->prog, h->func, h->kind, h->points);
+	}
+	return 0;
+}
+
+void ntp_kern_set_rate(struct ntp_bpf *b, uint32_t n)
+{
+	if (b->kern)
+		b->kern->bss->sample_n = n;
+}
+
+/* Must match struct ntp_count_key in bpf/ntprof_kern.bpf.c. */
+struct count_key {
+	uint64_t dev;
+	uint32_t nlb;
+	uint8_t opcode;
+	uint8_t pad[3];
+};
+
+/* What was written so far per group, to write differences. */
+struct counted {
+	struct count_key k;
+	uint64_t n;
+};
+
+static uint64_t *seen_of(const struct count_key *k)
+{
+	static struct counted seen[4096];
+	static int nseen;
+
+	for (int i = 0; i < nseen; i++)
+		if (!memcmp(&seen[i].k, k, sizeof(*k)))
+			return &seen[i].n;
+	if (nseen == 4096)
+		return NULL;
+	seen[nseen].k = *k;
+	return &seen[nseen++].n;
+}
+
+int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd;
+	struct count_key k, next, *prev = NULL;
+	int rc = 0;
+
+	if (!b->kern || ncpu <= 0)
+		return 0;
+	fd = bpf_map__fd(b->kern->maps.counts);
+	uint64_t v[ncpu];
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		uint64_t sum = 0, *seen;
+
+		k = next;
+		prev = &k;
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+		seen = seen_of(&k);
+		if (!seen || sum == *seen)
+			continue;
+		/* a device whose record is still in the ring: counted next time */
+		if (ntp_db_count_group(db, k.dev, k.opcode, k.nlb, sum - *seen)) {
+			rc = -1;
+			continue;
+		}
+		*seen = sum;
+	}
+	return rc;
+}

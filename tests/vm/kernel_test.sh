@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# The kernel path of ntprof-collect (issue 4) on Debian's 6.1 kernel in two
+# qemu guests, host and target, on a private wire (a qemu UDP socket): fio
+# 4 KiB random reads, 8 KiB writes (R2T) and 4 KiB writes (in-capsule) at
+# queue depth 1, recorded on both sides at -s 1 and -s 10. Asserts, per
+# case: every record passes the sampling hash; at -s 1 each side recorded
+# exactly fio's I/Os, at -s 10 both sides the same commands; the exact
+# counts equal fio's I/Os; >= 99.5 % of the host's records matched; the
+# joined components add up to end to end; every stage point is there; the
+# report names the group after the block device. Then `probe` on each side.
+# Root (qemu exports / over 9p); a few minutes under TCG.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$top/.output
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" -eq 0 ]; exit $?; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "vm kernel_test: needs root (qemu's 9p export of /): run make check as root" >&2
+	bad "not root"
+	finish
+fi
+sh "$top/tests/vm/vm.sh" prepare || { bad "vm.sh prepare"; finish; }
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
+[ -n "${KEEP:-}" ] && echo "kernel_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
+
+# name rate fio-rw block-size
+CASES="read1 1 randread 4k
+write1 1 randwrite 8k
+read10 10 randread 4k
+write10 10 randwrite 4k"
+
+cat >"$d/target.sh" <<EOF
+TOP=$top
+. \$TOP/tests/vm/nvmf.sh
+guest_init target
+wire 10.0.0.2 || exit 1
+target_up 10.0.0.2 || exit 1
+touch target.up
+echo "$CASES" | while read -r name rate rw bs; do
+	rec target \$name-target -s \$rate || { echo "\$name: no recording" >&2; exit 1; }
+	touch \$name.t-ready
+	wait_file \$name.h-done 300 || exit 1
+	rec_stop \$name-target || exit 1
+done || exit 1
+"\$N" probe -r target -t tcp > probe-target.out 2>&1
+wait_file host.done 120
+EOF
+
+cat >"$d/host.sh" <<EOF
+TOP=$top
+. \$TOP/tests/vm/nvmf.sh
+guest_init host
+wire 10.0.0.1 || exit 1
+wait_file target.up 120 || exit 1
+host_up 10.0.0.2 || { echo "cannot connect" >&2; exit 1; }
+echo "$CASES" | while read -r name rate rw bs; do
+	wait_file \$name.t-ready 120 || exit 1
+	rec host \$name-host -s \$rate || { echo "\$name: no recording" >&2; exit 1; }
+	io \$name \$rw \$bs
+	rec_stop \$name-host || exit 1
+	touch \$name.h-done
+done || exit 1
+"\$N" probe -r host -t tcp > probe-host.out 2>&1
+"\$N" probe -r host -t tcp -j > probe-host.json 2>&1
+touch host.done
+nvme disconnect -n \$NQN
+EOF
+
+echo "== two guests (about 3 minutes)"
+VM_SMP=1 VM_NAME=target VM_NET="40001 40002" VM_MAC=52:54:00:00:00:02 \
+	sh "$top/tests/vm/vm.sh" run "$d" 900 >"$d/target.vm" 2>&1 &
+tvm=$!
+VM_SMP=1 VM_NAME=host VM_NET="40002 40001" VM_MAC=52:54:00:00:00:01 \
+	sh "$top/tests/vm/vm.sh" run "$d" 900 >"$d/host.vm" 2>&1
+hrc=$?
+wait $tvm
+trc=$?
+[ $hrc -eq 0 ] && ok || { bad "the host guest failed (exit $hrc):"; tail -20 "$d/host.vm" >&2; }
+[ $trc -eq 0 ] && ok || { bad "the target guest failed (exit $trc):"; tail -20 "$d/target.vm" >&2; }
+
+# sql QUERY DB...: one value from ntprof-shell
+sql() {
+	q=$1
+	shift
+	"$top/ntprof-shell" -c ".mode csv" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d "\r"
+}
+expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+# fio NAME FIELD: from the case's JSON, the read or write side that ran
+fio_val() {
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+side = j["read"] if j["read"]["total_ios"] else j["write"]
+v = {"ios": side["total_ios"], "lat": side["lat_ns"]["mean"]}[sys.argv[2]]
+print(int(v) if sys.argv[2] == "ios" else v)' "$d/$1.fio" "$2" 2>/dev/null
+}
+
+HOST_POINTS="h_start h_queue h_sent h_rx h_rx_drv h_cqe h_complete h_end"
+TARGET_POINTS="t_rx t_cmd t_exec t_stor t_resp t_sent"
+
+# missing DB TABLE POINTS...: commands without one of the points
+missing() {
+	db=$1 tab=$2
+	shift 2
+	w=$(for p in "$@"; do printf ' OR %s IS NULL' "$p"; done)
+	sqlite3 "$db" "SELECT count(*) FROM $tab WHERE 0$w"
+}
+
+check_case() {
+	name=$1 rate=$2 rw=$3 h=$d/$1-host.db t=$d/$1-target.db
+	echo "== $name (-s $rate, $rw)"
+	[ -s "$h" ] && [ -s "$t" ] || { bad "$name: no recordings"; return; }
+	ios=$(fio_val "$name" ios)
+	n_h=$("$out/check_sampled" "$h" "$rate") || bad "$name: host records the hash rule would not sample"
+	n_t=$("$out/check_sampled" "$t" "$rate") || bad "$name: target records the hash rule would not sample"
+	if [ "$rate" = 1 ]; then
+		expect "$name: host records = fio's I/Os" "$n_h" "$ios"
+		expect "$name: target records = fio's I/Os" "$n_t" "$ios"
+	else
+		expect "$name: host and target sampled the same commands" "$n_t" "$n_h"
+		[ "$n_h" -gt 0 ] 2>/dev/null && ok || bad "$name: nothing sampled"
+	fi
+	expect "$name: host's exact count = fio's I/Os" \
+		"$(sqlite3 "$h" 'SELECT sum(total) FROM interval_grp')" "$ios"
+	expect "$name: target's exact count = fio's I/Os" \
+		"$(sqlite3 "$t" 'SELECT sum(total) FROM interval_grp')" "$ios"
+	expect "$name: >= 99.5 % of the host's records matched" \
+		"$(sql "SELECT matched_pct >= 99.5 FROM ntp_match_stats" "$h" "$t")" 1
+	expect "$name: joined components sum to end to end" \
+		"$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
+			FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
+			WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")" 0
+	hp=$HOST_POINTS tp=$TARGET_POINTS
+	if [ "$name" = write1 ]; then # 8 KiB > 4 KiB in-capsule: R2T
+		hp="$hp h_r2t_rx h_data_sent" tp="$tp t_r2t t_data_rx"
+	fi
+	expect "$name: host commands without a point of: $hp" "$(missing "$h" cmd $hp)" 0
+	expect "$name: target commands without a point of: $tp" "$(missing "$t" cmd $tp)" 0
+	"$top/ntprof" report --detail "$h" "$t" >"$d/$name.report" 2>&1
+	grep -Eq "^== (read|write) [48]KiB nvme[0-9]+n1: " "$d/$name.report" && ok ||
+		bad "$name: no report group named after the block device"
+	grep -q "network (TCP/IP, NICs, wire)" "$d/$name.report" && ok ||
+		bad "$name: the report has no network stage"
+	# ntprof's window (block layer to block layer) lies inside fio's (the
+	# system call): its mean can only be lower. How much lower is printed;
+	# issue 4 asks for 3 %, which under TCG this is not (docs/stages.md).
+	mean=$(sql "SELECT avg(e2e) FROM ntp_joined" "$h" "$t")
+	lat=$(fio_val "$name" lat)
+	awk -v m="$mean" -v l="$lat" 'BEGIN { exit !(m > 0 && m <= l) }' && ok ||
+		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns"
+	awk -v m="$mean" -v l="$lat" -v n="$name" \
+		'BEGIN { printf "  %s: ntprof end-to-end mean %.0f us = %.2f of fio'"'"'s mean latency %.0f us\n", n, m / 1000, m / l, l / 1000 }'
+}
+
+echo "$CASES" | {
+	while read -r name rate rw bs; do check_case "$name" "$rate" "$rw"; done
+	echo "$pass $fail" >"$d/counts"
+}
+read -r p f <"$d/counts"
+pass=$((pass + p)) fail=$((fail + f))
+sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40
+
+echo "== probe in the guests"
+for want in "^kernel_tcp_host (module BTF nvme_tcp: present)" "^ok ntp_k_queue_rq fentry nvme_tcp_queue_rq" \
+	"^ok ntp_k_setup_cmd tp_btf nvme:nvme_setup_cmd" "^ok ntp_k_h_ready fentry nvme_tcp_data_ready" \
+	"^load: ok"; do
+	grep -q "$want" "$d/probe-host.out" && ok || bad "host probe: no line '$want'"
+done
+for want in "^kernel_tcp_target (module BTF nvmet_tcp: present)" \
+	"^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init" "^ok ntp_k_bio_done fentry nvmet_bio_done" \
+	"^load: ok"; do
+	grep -q "$want" "$d/probe-target.out" && ok || bad "target probe: no line '$want'"
+done
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["load"] == "ok" and all(h["ok"] for h in j["hooks"] if h["required"])))' \
+	"$d/probe-host.json" && ok || bad "host probe -j: not the JSON expected"
+finish

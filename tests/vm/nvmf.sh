@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Sourced by the guest scripts of tests/vm/kernel_test.sh: NVMe/TCP set-up
+# and ntprof recording inside a guest. $TOP is the repository (the host's,
+# read-only), the current directory the shared run directory.
+
+NQN=nqn.2026-11.io.ntprof:kernel-test
+N=$TOP/ntprof-collect
+# SQLite needs a file system with working locks and mmap: not 9p
+DB=/mnt/db
+
+guest_init() {
+	hostname "$1"
+	mkdir -p $DB && mount -t tmpfs tmpfs $DB
+	ip link set lo up
+}
+
+# wire ADDR: the UDP wire to the other guest, as eth0 with ADDR/24
+wire() {
+	modprobe virtio_net
+	for _i in $(seq 50); do [ -e /sys/class/net/eth0 ] && break; sleep 0.1; done
+	ip addr add "$1/24" dev eth0 && ip link set eth0 up
+}
+
+# target_up ADDR: null_blk behind nvmet-tcp on ADDR:4420. In-capsule data
+# up to 4 KiB, so 8 KiB writes go through R2T and 4 KiB ones do not.
+target_up() {
+	modprobe null_blk nr_devices=1 && modprobe nvmet_tcp || return 1
+	# configfs is a module too: its mount point exists once it is loaded
+	mount -t configfs none /sys/kernel/config 2>/dev/null
+	_c=/sys/kernel/config/nvmet _s=/sys/kernel/config/nvmet/subsystems/$NQN
+	mkdir "$_s" && echo 1 >"$_s/attr_allow_any_host" && mkdir "$_s/namespaces/1" &&
+		echo /dev/nullb0 >"$_s/namespaces/1/device_path" &&
+		echo 1 >"$_s/namespaces/1/enable" && mkdir $_c/ports/1 &&
+		echo tcp >$_c/ports/1/addr_trtype && echo ipv4 >$_c/ports/1/addr_adrfam &&
+		echo "$1" >$_c/ports/1/addr_traddr && echo 4420 >$_c/ports/1/addr_trsvcid &&
+		echo 4096 >$_c/ports/1/param_inline_data_size &&
+		ln -s "$_s" $_c/ports/1/subsystems/
+}
+
+# host_up ADDR: connect; sets $DEV
+host_up() {
+	modprobe nvme_tcp || return 1
+	nvme connect -t tcp -a "$1" -s 4420 -n $NQN || return 1
+	for _i in $(seq 50); do
+		DEV=$(ls /dev/nvme*n1 2>/dev/null | head -1)
+		[ -n "$DEV" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# rec ROLE NAME ARGS...: ntprof-collect record into $DB/NAME.db, in the
+# background, until it is recording; sets $REC
+# (function variables start with _: sh has no locals, and callers have $name)
+rec() {
+	_role=$1 _name=$2
+	shift 2
+	rm -f $DB/$_name.db
+	"$N" record -r "$_role" -t tcp -i 2 -o $DB/$_name.db "$@" >"$_name.log" 2>&1 &
+	REC=$!
+	for _i in $(seq 600); do
+		grep -q "profiling as" "$_name.log" && return 0
+		kill -0 $REC 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# rec_stop NAME: Ctrl-C the recording started last, keep its database here
+rec_stop() {
+	kill -INT $REC && wait $REC && cp $DB/$1.db .
+}
+
+# io NAME RW BS: 3 s of fio at queue depth 1 on $DEV, JSON into NAME.fio
+io() {
+	fio --name="$1" --filename="$DEV" --rw="$2" --bs="$3" --iodepth=1 --ioengine=psync \
+		--direct=1 --runtime=3 --time_based --output-format=json >"$1.fio"
+}
+
+# wait_file FILE SECS: until FILE exists (the other guest's signal)
+wait_file() {
+	for _i in $(seq $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
+	echo "no $1 after $2 s" >&2
+	return 1
+}
