@@ -41,7 +41,8 @@ TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/te
 	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
 	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
-	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood
+	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
+	$(OUTPUT)/btf_merge
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check check-unit check-asan check-cli check-collect check-vm demo bench install clean
@@ -194,6 +195,11 @@ $(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
 $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ $(LIBS_SQL)
+
+# For the VM tests: vmlinux and one module's BTF in one file (--btf).
+$(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(OUTPUT)/test_sockpts: $(OUTPUT)/test_sockpts.o $(OUTPUT)/sockpts.o
 	$(call msg,LINK,$@)

@@ -2,7 +2,8 @@
 /*
  * The Linux kernel's NVMe/TCP drivers, host (nvme_tcp) and target
  * (nvmet_tcp): one program per stage point, fentry on driver functions and
- * tp_btf on the nvme/nvmet/block tracepoints. docs/stages.md says which
+ * tp_btf on the nvme/nvmet/block tracepoints (or kprobes and raw_tp, see
+ * NTP_FN1). docs/stages.md says which
  * hook gives which point and why; the collector (collector/kern.c) loads
  * the programs of one role and only those whose function the kernel has
  * (Debian's build inlines many nvme_tcp helpers).
@@ -28,6 +29,49 @@
 #include "ntprof_kern.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * Every hook in two flavours: fentry (or tp_btf) where the kernel has BTF for
+ * the function's module, kprobe (or raw_tp) where it has not and --btf gives
+ * the types (collector/kern.c chooses). One body, two entry points:
+ * NTP_FNn(prog, func, type1, arg1, ...) defines prog (fentry) and prog_kp
+ * (kprobe), NTP_TPn(prog, tp, ...) prog (tp_btf) and prog_raw (raw_tp); the
+ * body follows the macro. Bodies read kernel memory only through
+ * BPF_CORE_READ, which works in every flavour.
+ */
+#define NTP_FN1(prog, func, t1, a1)                                            \
+	static __always_inline int prog##_do(t1 a1);                           \
+	SEC("fentry/" #func) int BPF_PROG(prog, t1 a1) { return prog##_do(a1); } \
+	SEC("kprobe/" #func) int BPF_KPROBE(prog##_kp, t1 a1) { return prog##_do(a1); } \
+	static __always_inline int prog##_do(t1 a1)
+
+#define NTP_FN2(prog, func, t1, a1, t2, a2)                                    \
+	static __always_inline int prog##_do(t1 a1, t2 a2);                    \
+	SEC("fentry/" #func) int BPF_PROG(prog, t1 a1, t2 a2) { return prog##_do(a1, a2); } \
+	SEC("kprobe/" #func)                                                    \
+	int BPF_KPROBE(prog##_kp, t1 a1, t2 a2) { return prog##_do(a1, a2); } \
+	static __always_inline int prog##_do(t1 a1, t2 a2)
+
+#define NTP_FN3(prog, func, t1, a1, t2, a2, t3, a3)                            \
+	static __always_inline int prog##_do(t1 a1, t2 a2, t3 a3);             \
+	SEC("fentry/" #func)                                                    \
+	int BPF_PROG(prog, t1 a1, t2 a2, t3 a3) { return prog##_do(a1, a2, a3); } \
+	SEC("kprobe/" #func)                                                    \
+	int BPF_KPROBE(prog##_kp, t1 a1, t2 a2, t3 a3) { return prog##_do(a1, a2, a3); } \
+	static __always_inline int prog##_do(t1 a1, t2 a2, t3 a3)
+
+#define NTP_TP1(prog, tp, t1, a1)                                              \
+	static __always_inline int prog##_do(t1 a1);                           \
+	SEC("tp_btf/" #tp) int BPF_PROG(prog, t1 a1) { return prog##_do(a1); } \
+	SEC("raw_tp/" #tp) int BPF_PROG(prog##_raw, t1 a1) { return prog##_do(a1); } \
+	static __always_inline int prog##_do(t1 a1)
+
+#define NTP_TP2(prog, tp, t1, a1, t2, a2)                                      \
+	static __always_inline int prog##_do(t1 a1, t2 a2);                    \
+	SEC("tp_btf/" #tp) int BPF_PROG(prog, t1 a1, t2 a2) { return prog##_do(a1, a2); } \
+	SEC("raw_tp/" #tp)                                                      \
+	int BPF_PROG(prog##_raw, t1 a1, t2 a2) { return prog##_do(a1, a2); }  \
+	static __always_inline int prog##_do(t1 a1, t2 a2)
 
 /* 1 in sample_n commands is recorded; 0: none. Written by the collector. */
 volatile __u32 sample_n;
@@ -264,8 +308,8 @@ static __always_inline void host_device(struct nvme_ns___ntp *ns, __u64 key)
 	device_sent(key);
 }
 
-SEC("fentry/nvme_tcp_queue_rq")
-int BPF_PROG(ntp_k_queue_rq, struct blk_mq_hw_ctx *hctx, const struct blk_mq_queue_data *bd)
+NTP_FN2(ntp_k_queue_rq, nvme_tcp_queue_rq, struct blk_mq_hw_ctx *, hctx,
+	const struct blk_mq_queue_data *, bd)
 {
 	__u32 zero = 0;
 	struct pending *p = bpf_map_lookup_elem(&pending, &zero);
@@ -279,8 +323,7 @@ int BPF_PROG(ntp_k_queue_rq, struct blk_mq_hw_ctx *hctx, const struct blk_mq_que
 
 /* Inside nvme_tcp_queue_rq (checked: the pending request), the SQE is
  * complete, command id with its generation bits included. */
-SEC("tp_btf/nvme_setup_cmd")
-int BPF_PROG(ntp_k_setup_cmd, struct request *rq, void *cmd)
+NTP_TP2(ntp_k_setup_cmd, nvme_setup_cmd, struct request *, rq, void *, cmd)
 {
 	__u32 zero = 0;
 	struct pending *p = bpf_map_lookup_elem(&pending, &zero);
@@ -399,8 +442,7 @@ static __always_inline void target_device(struct nvmet_ns___ntp *ns, __u16 cntli
  * when its command's queue has a socket nvmet_tcp_data_ready has seen.
  * The capsule header was just read, so its last byte is at copied_seq - 1.
  */
-SEC("tp_btf/nvmet_req_init")
-int BPF_PROG(ntp_k_req_init, struct nvmet_req___ntp *req, void *cmd)
+NTP_TP2(ntp_k_req_init, nvmet_req_init, struct nvmet_req___ntp *, req, void *, cmd)
 {
 	struct nvmet_tcp_cmd___ntp *tc = tcp_cmd_of(req);
 	struct sock *sk = BPF_CORE_READ(tc, queue, sock, sk);
@@ -460,8 +502,7 @@ static __always_inline int target_exec(struct nvmet_req___ntp *req)
 /* The backends' execute functions, one program each (fentry attaches to
  * one function); each is loaded only where the kernel has it. */
 #define NTP_EXEC_HOOK(prog, func)                                  \
-	SEC("fentry/" #func)                                       \
-	int BPF_PROG(prog, struct nvmet_req___ntp *req)            \
+	NTP_FN1(prog, func, struct nvmet_req___ntp *, req)         \
 	{                                                          \
 		return target_exec(req);                           \
 	}
@@ -473,8 +514,7 @@ NTP_EXEC_HOOK(ntp_k_bdev_dsm, nvmet_bdev_execute_dsm)
 NTP_EXEC_HOOK(ntp_k_file_rw, nvmet_file_execute_rw)
 
 /* The block backend's bio completion (chained bios end here once). */
-SEC("fentry/nvmet_bio_done")
-int BPF_PROG(ntp_k_bio_done, struct bio *bio)
+NTP_FN1(ntp_k_bio_done, nvmet_bio_done, struct bio *, bio)
 {
 	__u64 key = (__u64)BPF_CORE_READ(bio, bi_private);
 	struct ntp_cmd_record *r = bpf_map_lookup_elem(&inflight, &key);
@@ -486,8 +526,7 @@ int BPF_PROG(ntp_k_bio_done, struct bio *bio)
 
 /* The response is queued (__nvmet_req_complete, before queue_response).
  * The namespace is known by now on every kernel: the device and count. */
-SEC("tp_btf/nvmet_req_complete")
-int BPF_PROG(ntp_k_req_complete, struct nvmet_req___ntp *req)
+NTP_TP1(ntp_k_req_complete, nvmet_req_complete, struct nvmet_req___ntp *, req)
 {
 	struct nvmet_tcp_cmd___ntp *tc = tcp_cmd_of(req);
 	__u64 skey = (__u64)BPF_CORE_READ(tc, queue, sock, sk), key = (__u64)req, dev;
@@ -562,28 +601,24 @@ static __always_inline int sent(struct sock *sk)
 	return 0;
 }
 
-SEC("fentry/tcp_sendmsg")
-int BPF_PROG(ntp_k_sendmsg, struct sock *sk)
+NTP_FN1(ntp_k_sendmsg, tcp_sendmsg, struct sock *, sk)
 {
 	return sent(sk);
 }
 
 /* Up to 6.4 the drivers hand pages to TCP with kernel_sendpage(). */
-SEC("fentry/tcp_sendpage")
-int BPF_PROG(ntp_k_sendpage, struct sock *sk)
+NTP_FN1(ntp_k_sendpage, tcp_sendpage, struct sock *, sk)
 {
 	return sent(sk);
 }
 
-SEC("fentry/nvme_tcp_data_ready")
-int BPF_PROG(ntp_k_h_ready, struct sock *sk)
+NTP_FN1(ntp_k_h_ready, nvme_tcp_data_ready, struct sock *, sk)
 {
 	arrived(sk);
 	return 0;
 }
 
-SEC("fentry/nvmet_tcp_data_ready")
-int BPF_PROG(ntp_k_t_ready, struct sock *sk)
+NTP_FN1(ntp_k_t_ready, nvmet_tcp_data_ready, struct sock *, sk)
 {
 	arrived(sk);
 	return 0;
@@ -595,8 +630,8 @@ int BPF_PROG(ntp_k_t_ready, struct sock *sk)
  * starts the next response: its time and the arrival of its first byte are
  * h_rx_drv and h_rx of the next command completed there.
  */
-SEC("fentry/nvme_tcp_recv_skb")
-int BPF_PROG(ntp_k_recv_skb, read_descriptor_t *desc, struct sk_buff *skb, unsigned int offset)
+NTP_FN3(ntp_k_recv_skb, nvme_tcp_recv_skb, read_descriptor_t *, desc, struct sk_buff *, skb,
+	unsigned int, offset)
 {
 	struct nvme_tcp_queue___ntp *q = BPF_CORE_READ(desc, arg.data);
 	__u64 key = (__u64)BPF_CORE_READ(q, sock, sk);
@@ -620,8 +655,7 @@ int BPF_PROG(ntp_k_recv_skb, read_descriptor_t *desc, struct sk_buff *skb, unsig
 /* The R2T handled: the H2C data PDU is set up for it (called per R2T, and
  * again when MAXH2CDATA splits the data; the first call is the R2T's). The
  * receive that is going on was the R2T's: the response starts later. */
-SEC("fentry/nvme_tcp_setup_h2c_data_pdu")
-int BPF_PROG(ntp_k_r2t, struct nvme_tcp_request___ntp *req)
+NTP_FN1(ntp_k_r2t, nvme_tcp_setup_h2c_data_pdu, struct nvme_tcp_request___ntp *, req)
 {
 	__u64 key = (__u64)rq_of(req);
 	struct ntp_cmd_record *r = bpf_map_lookup_elem(&inflight, &key);
@@ -643,8 +677,7 @@ int BPF_PROG(ntp_k_r2t, struct nvme_tcp_request___ntp *req)
  * and h_rx; one that started before the command was even sent belongs to
  * an earlier response, and the current one is taken instead.
  */
-SEC("fentry/blk_mq_complete_request_remote")
-int BPF_PROG(ntp_k_cqe, struct request *rq)
+NTP_FN1(ntp_k_cqe, blk_mq_complete_request_remote, struct request *, rq)
 {
 	__u64 key = (__u64)rq, skey = host_sk(rq); /* junk for other drivers: no socket */
 	struct sockstate *st = bpf_map_lookup_elem(&socks, &skey);
@@ -666,8 +699,7 @@ int BPF_PROG(ntp_k_cqe, struct request *rq)
 	return 0;
 }
 
-SEC("tp_btf/nvme_complete_rq")
-int BPF_PROG(ntp_k_complete_rq, struct request *rq)
+NTP_TP1(ntp_k_complete_rq, nvme_complete_rq, struct request *, rq)
 {
 	__u64 key = (__u64)rq;
 	struct ntp_cmd_record *r = bpf_map_lookup_elem(&inflight, &key);
@@ -678,8 +710,7 @@ int BPF_PROG(ntp_k_complete_rq, struct request *rq)
 }
 
 /* The block layer completes the request: the record is done. */
-SEC("tp_btf/block_rq_complete")
-int BPF_PROG(ntp_k_rq_done, struct request *rq)
+NTP_TP1(ntp_k_rq_done, block_rq_complete, struct request *, rq)
 {
 	__u64 key = (__u64)rq;
 	struct ntp_cmd_record *r = bpf_map_lookup_elem(&inflight, &key);

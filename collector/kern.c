@@ -5,6 +5,11 @@
  * the function in vmlinux or module BTF (Debian's build inlines several
  * nvme_tcp helpers, so the driver functions used are those that survive
  * there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
+ *
+ * The flavour follows where the types are: a module with BTF in
+ * /sys/kernel/btf gets fentry and tp_btf; one without (a kernel built
+ * without module BTF) gets kprobes and raw_tp, with --btf FILE (the
+ * kernel's and the module's types in one file) for CO-RE.
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -17,6 +22,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "hooks.h"
 #include "kern.h"
 #include "ntp_db.h"
 #include "ntp_err.h"
@@ -58,16 +64,30 @@ static const char *driver_module(int role)
 	return role == T ? "nvmet_tcp" : "nvme_tcp";
 }
 
-/* The BTF of MODULE ("vmlinux" or a module's), cached: parsed once. */
-static struct btf *module_btf(const char *module)
+static int in_sysfs(const char *module)
 {
-	static struct { char name[32]; struct btf *btf; } cache[8];
-	static struct btf *vmlinux;
 	char path[PATH_MAX];
 
-	if (!vmlinux)
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	return access(path, R_OK) == 0;
+}
+
+/* The types of MODULE ("vmlinux" or a module): the kernel's own from
+ * /sys/kernel/btf, else the --btf file CUSTOM. Parsed once. */
+static struct btf *module_btf(const char *module, const char *custom)
+{
+	static struct { char name[32]; struct btf *btf; } cache[8];
+	static struct btf *vmlinux, *file;
+	char path[PATH_MAX];
+
+	if (!vmlinux && in_sysfs("vmlinux"))
 		vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux || !strcmp(module, "vmlinux"))
+	if (!in_sysfs(module)) {
+		if (custom && !file && libbpf_get_error(file = btf__parse(custom, NULL)))
+			file = NULL;
+		return custom ? file : NULL;
+	}
+	if (!strcmp(module, "vmlinux"))
 		return vmlinux;
 	for (int i = 0; i < 8; i++) {
 		if (!strcmp(cache[i].name, module))
@@ -84,14 +104,40 @@ static struct btf *module_btf(const char *module)
 	return NULL;
 }
 
-int ntp_kern_hook_ok(const struct ntp_kern_hook *h, char *why, size_t whylen)
+const char *ntp_kern_kind(const struct ntp_kern_hook *h)
 {
-	struct btf *btf = module_btf(h->module);
+	int tp = !strcmp(h->kind, "tp_btf");
+
+	if (in_sysfs(h->module))
+		return tp ? "tp_btf" : "fentry";
+	return tp ? "raw_tp" : "kprobe";
+}
+
+const char *ntp_kern_prog(const struct ntp_kern_hook *h)
+{
+	static char name[64];
+	const char *kind = ntp_kern_kind(h);
+
+	snprintf(name, sizeof(name), "%s%s", h->prog,
+		 !strcmp(kind, "kprobe") ? "_kp" : !strcmp(kind, "raw_tp") ? "_raw" : "");
+	return name;
+}
+
+int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *why, size_t whylen)
+{
+	struct btf *btf = module_btf(h->module, custom);
+	const char *colon = strchr(h->func, ':'), *kind = ntp_kern_kind(h);
 	char name[128];
-	const char *colon = strchr(h->func, ':');
 
 	if (!btf)
-		return snprintf(why, whylen, "no BTF for %s", h->module), 0;
+		return snprintf(why, whylen, "no BTF for %s%s", h->module,
+				custom ? " in /sys/kernel/btf or the --btf file" : ""), 0;
+	if (!strcmp(kind, "raw_tp")) /* the loaded module's tracepoint */
+		return 1;
+	if (!strcmp(kind, "kprobe")) /* the --btf file need not have every module */
+		return ntp_probe_kprobe(h->func, NULL) ? 1 :
+		       (snprintf(why, whylen, "%s is not a function kprobes can take (inlined?)",
+				 h->func), 0);
 	if (colon) { /* tracepoint system:name -> typedef btf_trace_name */
 		snprintf(name, sizeof(name), "btf_trace_%s", colon + 1);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
@@ -115,17 +161,15 @@ int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
 	if (access(path, F_OK))
 		return ntp_fail(err, errlen, "module %s is not loaded: modprobe %s%s", mod, mod,
 				o->role == T ? " and configure the target" : " and connect");
-	if (o->btf)
-		return ntp_fail(err, errlen, "--btf: the kernel path takes types from "
-				"/sys/kernel/btf only in this version");
+	if (o->btf && access(o->btf, R_OK))
+		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
 	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
 		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
 
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", h->module);
-		if (h->role == o->role && strcmp(h->module, "vmlinux") && access(path, F_OK))
-			return ntp_fail(err, errlen, "no BTF for module %s (%s): this kernel was "
-					"built without CONFIG_DEBUG_INFO_BTF_MODULES", h->module,
-					path);
+		if (h->role == o->role && !in_sysfs(h->module) && !o->btf)
+			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "
+					"without CONFIG_DEBUG_INFO_BTF_MODULES): give --btf FILE "
+					"with the kernel's and %s's types", h->module, h->module);
 	}
 	return 0;
 }
@@ -136,7 +180,9 @@ int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t
 	char why[256];
 	int rc;
 
-	b->kern = ntprof_kern_bpf__open();
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
+
+	b->kern = ntprof_kern_bpf__open_opts(&opts);
 	if (!b->kern)
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
@@ -150,13 +196,13 @@ int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t
 
 		if (h->role != o->role)
 			continue;
-		if (!ntp_kern_hook_ok(h, why, sizeof(why))) {
+		if (!ntp_kern_hook_ok(h, o->btf, why, sizeof(why))) {
 			if (h->required)
 				return ntp_fail(err, errlen, "cannot hook %s: %s", h->func, why);
 			continue;
 		}
 		bpf_program__set_autoload(
-			bpf_object__find_program_by_name(b->kern->obj, h->prog), true);
+			bpf_object__find_program_by_name(b->kern->obj, ntp_kern_prog(h)), true);
 	}
 	rc = ntprof_kern_bpf__load(b->kern);
 	if (rc)
@@ -169,14 +215,15 @@ int ntp_kern_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size
 {
 	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
 		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-		struct bpf_program *p = bpf_object__find_program_by_name(b->kern->obj, h->prog);
+		const char *prog = ntp_kern_prog(h);
+		struct bpf_program *p = bpf_object__find_program_by_name(b->kern->obj, prog);
 
 		if (h->role != o->role || !bpf_program__autoload(p))
 			continue;
 		if (ntp_bpf_add_link(b, bpf_program__attach(p)))
-			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", h->prog,
+			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
 					h->func, strerror(errno));
-		ntp_bpf_note_hook(b, h->prog, h->func, h->kind, h->points);
+		ntp_bpf_note_hook(b, prog, h->func, ntp_kern_kind(h), h->points);
 	}
 	return 0;
 }

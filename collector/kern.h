@@ -19,7 +19,7 @@ struct ntp_db;
 struct ntp_kern_hook {
 	const char *prog;     /* program name in ntprof_kern.bpf.c */
 	int role;             /* enum ntp_role */
-	const char *kind;     /* "fentry" or "tp_btf" */
+	const char *kind;     /* "fentry" or "tp_btf" (kern_kind: the flavour taken) */
 	const char *module;   /* whose BTF has it: "vmlinux", "nvme_tcp", ... */
 	const char *func;     /* function, or tracepoint as system:name */
 	const char *points;   /* stage points it records */
@@ -29,8 +29,15 @@ struct ntp_kern_hook {
 extern const struct ntp_kern_hook ntp_kern_hooks[];
 extern const size_t ntp_kern_hooks_n;
 
-/* What the kernel has for hook H: 1 yes, 0 no (WHY says why). */
-int ntp_kern_hook_ok(const struct ntp_kern_hook *h, char *why, size_t whylen);
+/* What the kernel has for hook H (types from /sys/kernel/btf, or from the
+ * --btf file CUSTOM, may be NULL): 1 yes, 0 no (WHY says why). */
+int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *why,
+		     size_t whylen);
+
+/* How H is taken here: fentry or tp_btf with its module's BTF in
+ * /sys/kernel/btf, else kprobe or raw_tp; and that flavour's program name. */
+const char *ntp_kern_kind(const struct ntp_kern_hook *h);
+const char *ntp_kern_prog(const struct ntp_kern_hook *h);
 
 /* The driver module of ROLE is loaded and has BTF; -1 with ERR otherwise. */
 int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen);

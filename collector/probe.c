@@ -185,10 +185,12 @@ static void kernel_text(const struct found *f, const struct ntp_opts *o)
 
 		if (h->role != o->role)
 			continue;
-		if (ntp_kern_hook_ok(h, why, sizeof(why)))
-			printf("ok %s %s %s (%s)\n", h->prog, h->kind, h->func, h->points);
+		if (ntp_kern_hook_ok(h, o->btf, why, sizeof(why)))
+			printf("ok %s %s %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h), h->func,
+			       h->points);
 		else
-			printf("no %s %s %s: %s (%s)\n", h->prog, h->kind, h->func, why,
+			printf("no %s %s %s: %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h),
+			       h->func, why,
 			       h->required ? "required" : "optional: those points stay empty");
 	}
 	printf("load: %s\n", f->load);
@@ -209,11 +211,11 @@ static void kernel_json(const struct found *f, const struct ntp_opts *o)
 
 		if (h->role != o->role)
 			continue;
-		ok = ntp_kern_hook_ok(h, why, sizeof(why));
+		ok = ntp_kern_hook_ok(h, o->btf, why, sizeof(why));
 		printf("%s{\"prog\": \"%s\", \"kind\": \"%s\", \"target\": \"%s\", "
 		       "\"points\": \"%s\", \"required\": %s, \"ok\": %s}", n++ ? ", " : "",
-		       h->prog, h->kind, h->func, h->points, h->required ? "true" : "false",
-		       ok ? "true" : "false");
+		       ntp_kern_prog(h), ntp_kern_kind(h), h->func, h->points,
+		       h->required ? "true" : "false", ok ? "true" : "false");
 	}
 	printf("], \"load\": ");
 	json_str(f->load);
@@ -230,7 +232,7 @@ static int probe_kernel(const struct ntp_opts *o)
 	f.fhooks = function_hooks();
 	f.module = o->role == NTP_ROLE_TARGET ? "nvmet_tcp" : "nvme_tcp";
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
-	f.module_btf = access(path, R_OK) == 0;
+	f.module_btf = access(path, R_OK) == 0 || o->btf;
 	if (ntp_kern_check(o, f.load, sizeof(f.load)))
 		fail(&f, f.load);
 	else

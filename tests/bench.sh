@@ -1,7 +1,8 @@
 #!/bin/sh
 # make bench: the report and the join on 10 M sampled commands against a bare
 # scan of the same table, and the bytes each command takes on disk; then the
-# collector's figures (tests/bench_collect.sh, root). Writes
+# collector's figures (tests/bench_collect.sh, root) and the kernel path's in
+# two qemu guests (tests/vm/bench_kernel.sh). Writes
 # docs/performance.md (machine and date included). Not a test: no goal here
 # fails the build; the figures are for people to read.
 #
@@ -128,5 +129,6 @@ at the goal's edge.
   3 bytes; the first point is the rowid.
 EOF
 sh "$top/tests/bench_collect.sh" >> "$out"
+sh "$top/tests/vm/bench_kernel.sh" >> "$out"
 echo "bench: wrote $out" >&2
 cat "$out"

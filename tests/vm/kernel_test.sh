@@ -28,58 +28,13 @@ sh "$top/tests/vm/vm.sh" prepare || { bad "vm.sh prepare"; finish; }
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
 [ -n "${KEEP:-}" ] && echo "kernel_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
 
-# name rate fio-rw block-size
-CASES="read1 1 randread 4k
-write1 1 randwrite 8k
-read10 10 randread 4k
-write10 10 randwrite 4k"
-
-cat >"$d/target.sh" <<EOF
-TOP=$top
-. \$TOP/tests/vm/nvmf.sh
-guest_init target
-wire 10.0.0.2 || exit 1
-target_up 10.0.0.2 || exit 1
-touch target.up
-echo "$CASES" | while read -r name rate rw bs; do
-	rec target \$name-target -s \$rate || { echo "\$name: no recording" >&2; exit 1; }
-	touch \$name.t-ready
-	wait_file \$name.h-done 300 || exit 1
-	rec_stop \$name-target || exit 1
-done || exit 1
-"\$N" probe -r target -t tcp > probe-target.out 2>&1
-wait_file host.done 120
-EOF
-
-cat >"$d/host.sh" <<EOF
-TOP=$top
-. \$TOP/tests/vm/nvmf.sh
-guest_init host
-wire 10.0.0.1 || exit 1
-wait_file target.up 120 || exit 1
-host_up 10.0.0.2 || { echo "cannot connect" >&2; exit 1; }
-echo "$CASES" | while read -r name rate rw bs; do
-	wait_file \$name.t-ready 120 || exit 1
-	rec host \$name-host -s \$rate || { echo "\$name: no recording" >&2; exit 1; }
-	io \$name \$rw \$bs
-	rec_stop \$name-host || exit 1
-	touch \$name.h-done
-done || exit 1
-"\$N" probe -r host -t tcp > probe-host.out 2>&1
-"\$N" probe -r host -t tcp -j > probe-host.json 2>&1
-touch host.done
-nvme disconnect -n \$NQN
-EOF
+# name rate fio-rw block-size seconds
+printf '%s\n' "read1 1 randread 4k 3" "write1 1 randwrite 8k 3" "read10 10 randread 4k 3" \
+	"write10 10 randwrite 4k 3" >"$d/cases"
 
 echo "== two guests (about 3 minutes)"
-VM_SMP=1 VM_NAME=target VM_NET="40001 40002" VM_MAC=52:54:00:00:00:02 \
-	sh "$top/tests/vm/vm.sh" run "$d" 900 >"$d/target.vm" 2>&1 &
-tvm=$!
-VM_SMP=1 VM_NAME=host VM_NET="40002 40001" VM_MAC=52:54:00:00:00:01 \
-	sh "$top/tests/vm/vm.sh" run "$d" 900 >"$d/host.vm" 2>&1
-hrc=$?
-wait $tvm
-trc=$?
+. "$top/tests/vm/pair.sh"
+run_pair "$d" 900
 [ $hrc -eq 0 ] && ok || { bad "the host guest failed (exit $hrc):"; tail -20 "$d/host.vm" >&2; }
 [ $trc -eq 0 ] && ok || { bad "the target guest failed (exit $trc):"; tail -20 "$d/target.vm" >&2; }
 
@@ -156,12 +111,9 @@ check_case() {
 		'BEGIN { printf "  %s: ntprof end-to-end mean %.0f us = %.2f of fio'"'"'s mean latency %.0f us\n", n, m / 1000, m / l, l / 1000 }'
 }
 
-echo "$CASES" | {
-	while read -r name rate rw bs; do check_case "$name" "$rate" "$rw"; done
-	echo "$pass $fail" >"$d/counts"
-}
-read -r p f <"$d/counts"
-pass=$((pass + p)) fail=$((fail + f))
+while read -r name rate rw bs secs; do
+	check_case "$name" "$rate" "$rw" </dev/null
+done <"$d/cases"
 sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40
 
 echo "== probe in the guests"

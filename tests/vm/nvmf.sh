@@ -72,10 +72,10 @@ rec_stop() {
 	kill -INT $REC && wait $REC && cp $DB/$1.db .
 }
 
-# io NAME RW BS: 3 s of fio at queue depth 1 on $DEV, JSON into NAME.fio
+# io NAME RW BS SECS: fio at queue depth 1 on $DEV, JSON into NAME.fio
 io() {
 	fio --name="$1" --filename="$DEV" --rw="$2" --bs="$3" --iodepth=1 --ioengine=psync \
-		--direct=1 --runtime=3 --time_based --output-format=json >"$1.fio"
+		--direct=1 --runtime="$4" --time_based --output-format=json >"$1.fio"
 }
 
 # wait_file FILE SECS: until FILE exists (the other guest's signal)
@@ -83,4 +83,45 @@ wait_file() {
 	for _i in $(seq $(($2 * 10))); do [ -e "$1" ] && return 0; sleep 0.1; done
 	echo "no $1 after $2 s" >&2
 	return 1
+}
+
+# The two guests' parts of a run of cases, one per line of ./cases:
+# "NAME RATE RW BS SECS". Per case the target starts recording (RATE 0: no
+# collector), the host records fio's run, then the target stops. They keep
+# in step through files in the shared run directory.
+target_main() {
+	guest_init target
+	wire 10.0.0.2 || return 1
+	target_up 10.0.0.2 || return 1
+	touch target.up
+	while read -r name rate rw bs secs; do
+		if [ "$rate" != 0 ]; then
+			rec target "$name-target" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
+		fi
+		touch "$name.t-ready"
+		wait_file "$name.h-done" 300 || return 1
+		[ "$rate" = 0 ] || rec_stop "$name-target" || return 1
+	done <cases
+	"$N" probe -r target -t tcp >probe-target.out 2>&1
+	wait_file host.done 120
+}
+
+host_main() {
+	guest_init host
+	wire 10.0.0.1 || return 1
+	wait_file target.up 120 || return 1
+	host_up 10.0.0.2 || { echo "cannot connect" >&2; return 1; }
+	while read -r name rate rw bs secs; do
+		wait_file "$name.t-ready" 120 || return 1
+		if [ "$rate" != 0 ]; then
+			rec host "$name-host" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
+		fi
+		io "$name" "$rw" "$bs" "$secs" </dev/null
+		[ "$rate" = 0 ] || rec_stop "$name-host" || return 1
+		touch "$name.h-done"
+	done <cases
+	"$N" probe -r host -t tcp >probe-host.out 2>&1
+	"$N" probe -r host -t tcp -j >probe-host.json 2>&1
+	touch host.done
+	nvme disconnect -n $NQN
 }

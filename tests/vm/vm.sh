@@ -99,7 +99,7 @@ run() {
 	timeout "$secs" qemu-system-x86_64 -m 2048 -smp "${VM_SMP:-2}" -nographic -no-reboot \
 		-bios /usr/share/qemu/qboot.rom -kernel "$vm/vmlinux" -initrd "$vm/initrd.gz" \
 		-append "console=ttyS0 quiet tsc=reliable panic=-1 ntprof.guest=$name" "$@" \
-		-fsdev "local,id=host,path=/,security_model=none,readonly=on" \
+		-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
 		-device virtio-9p-pci,fsdev=host,mount_tag=host0 \
 		-fsdev "local,id=run,path=$dir,security_model=none" \
 		-device virtio-9p-pci,fsdev=run,mount_tag=run0 >"$dir/$name.console" 2>&1 || true
