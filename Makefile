@@ -39,7 +39,7 @@ SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/o
 GEN_OBJS := $(OUTPUT)/gen.o
 TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
 	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
-	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts
+	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts $(OUTPUT)/test_kern
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/btf_merge
@@ -157,6 +157,11 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
+$(OUTPUT)/test_kern.o: $(OUTPUT)/ntprof_kern.skel.h
+$(OUTPUT)/test_kern: $(OUTPUT)/test_kern.o $(OUTPUT)/kern_hooks.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+
 $(OUTPUT)/test_sock.o: $(OUTPUT)/ntprof_sock.skel.h
 $(OUTPUT)/test_sock: $(OUTPUT)/test_sock.o
 	$(call msg,LINK,$@)
@@ -176,7 +181,7 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 # The collector: libbpf, the database writer, and the report for its summary.
 COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
 	$(OUTPUT)/spdk.o $(OUTPUT)/sockpts.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o \
-	$(OUTPUT)/kern.o
+	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
 $(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h $(OUTPUT)/ntprof_sock.skel.h \
 	$(OUTPUT)/ntprof_kern.skel.h
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
@@ -247,8 +252,8 @@ check-cli: all
 check-collect: all
 	@sh tests/collect_test.sh
 
-# Linux guests under qemu for the kernel drivers (issue 4): the harness's
-# smoke test, NVMe/TCP on one guest's loopback.
+# Linux guests under qemu for the kernel drivers (issue 4): NVMe/TCP on one
+# guest's loopback (with --btf and kprobes), then a host and a target guest.
 check-vm: all
 	@sh tests/vm/smoke_test.sh
 	@sh tests/vm/kernel_test.sh
@@ -259,8 +264,9 @@ check-asan:
 		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
 		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_spdk_bpf \
 		.output-asan/test_native .output-asan/test_views \
-		.output-asan/test_join .output-asan/test_fixture .output-asan/test_sockpts
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture test_sockpts; do \
+		.output-asan/test_join .output-asan/test_fixture .output-asan/test_sockpts \
+		.output-asan/test_kern
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture test_sockpts test_kern; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

@@ -39,6 +39,7 @@ these ratios are an upper bound on the overhead, not a measure of it.
 
 What the collectors cost at any rate: the counting and hashing programs on
 every command, a map lookup on every TCP send of the guest, and the
-collector's wake-up every 20 ms on the guest's only vCPU. Which of these
-weighs most under TCG is not measured yet.
+collector's wake-up every 20 ms on the guest's only vCPU. Measured once
+(docs/collector.md, "The kernel path"): the BPF programs are the cost, the
+collector process is not.
 EOF

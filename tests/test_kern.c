@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The kernel path's hook table (collector/kern_hooks.c) against the BPF
+ * object it loads from (bpf/ntprof_kern.bpf.c): every row names programs
+ * that exist in both flavours, attached where the row says, and every
+ * program of the object has its row. Opening the object needs no kernel
+ * support, so this runs anywhere; loading needs the drivers (tests/vm).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <bpf/libbpf.h>
+
+#include "kern.h"
+#include "ntprof_abi.h"
+#include "ntprof_kern.skel.h"
+
+static struct ntprof_kern_bpf *skel;
+
+static int setup(void **state)
+{
+	(void)state;
+	libbpf_set_print(NULL);
+	skel = ntprof_kern_bpf__open();
+	return skel ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ntprof_kern_bpf__destroy(skel);
+	return 0;
+}
+
+/* PROG's section must be KIND/TARGET. */
+static void expect_section(const char *prog, const char *kind, const char *target)
+{
+	struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, prog);
+	char want[128];
+
+	if (!p)
+		fail_msg("no program %s in the BPF object", prog);
+	snprintf(want, sizeof(want), "%s/%s", kind, target);
+	assert_string_equal(bpf_program__section_name(p), want);
+}
+
+static void test_every_row_in_both_flavours(void **state)
+{
+	char name[96];
+
+	(void)state;
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+		const char *colon = strchr(h->func, ':');
+
+		if (colon) { /* system:name, attached by name */
+			assert_string_equal(h->kind, "tp_btf");
+			expect_section(h->prog, "tp_btf", colon + 1);
+			snprintf(name, sizeof(name), "%s_raw", h->prog);
+			expect_section(name, "raw_tp", colon + 1);
+		} else {
+			assert_string_equal(h->kind, "fentry");
+			expect_section(h->prog, "fentry", h->func);
+			snprintf(name, sizeof(name), "%s_kp", h->prog);
+			expect_section(name, "kprobe", h->func);
+		}
+		assert_true(h->role == NTP_ROLE_HOST || h->role == NTP_ROLE_TARGET);
+		assert_true(h->points[0] == 'h' || h->points[0] == 't');
+		assert_int_equal(h->points[0] == 't', h->role == NTP_ROLE_TARGET);
+	}
+}
+
+static void test_every_program_has_a_row(void **state)
+{
+	struct bpf_program *p;
+
+	(void)state;
+	bpf_object__for_each_program(p, skel->obj) {
+		char base[96];
+		size_t n;
+		int found = 0;
+
+		snprintf(base, sizeof(base), "%s", bpf_program__name(p));
+		n = strlen(base);
+		if (n > 3 && !strcmp(base + n - 3, "_kp"))
+			base[n - 3] = 0;
+		else if (n > 4 && !strcmp(base + n - 4, "_raw"))
+			base[n - 4] = 0;
+		for (size_t i = 0; i < ntp_kern_hooks_n; i++)
+			found |= !strcmp(ntp_kern_hooks[i].prog, base);
+		if (!found)
+			fail_msg("program %s has no row in ntp_kern_hooks", bpf_program__name(p));
+	}
+}
+
+/* Each role has every stage point of docs/stages.md's kernel TCP tables
+ * from some hook (t_free is not recorded on the kernel target). */
+static void test_every_point_covered(void **state)
+{
+	static const char *const host[] = { "h_start", "h_queue", "h_sent", "h_r2t_rx",
+		"h_data_sent", "h_rx", "h_rx_drv", "h_cqe", "h_complete", "h_end" };
+	static const char *const target[] = { "t_rx", "t_cmd", "t_r2t", "t_data_rx", "t_exec",
+		"t_stor", "t_resp", "t_sent" };
+
+	(void)state;
+	for (int role = 0; role < 2; role++) {
+		const char *const *pts = role ? target : host;
+		size_t npts = role ? sizeof(target) / sizeof(*target) : sizeof(host) / sizeof(*host);
+
+		for (size_t j = 0; j < npts; j++) {
+			int found = 0;
+
+			for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+				const char *at = strstr(ntp_kern_hooks[i].points, pts[j]);
+				size_t len = strlen(pts[j]);
+
+				found |= ntp_kern_hooks[i].role == role && at &&
+					 (at[len] == 0 || at[len] == ' ');
+			}
+			if (!found)
+				fail_msg("no %s hook records %s", role ? "target" : "host", pts[j]);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_row_in_both_flavours),
+		cmocka_unit_test(test_every_program_has_a_row),
+		cmocka_unit_test(test_every_point_covered),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
