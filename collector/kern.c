@@ -6,10 +6,11 @@
  * nvme_tcp helpers, so the driver functions used are those that survive
  * there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
  *
- * The flavour follows where the types are: a module with BTF in
- * /sys/kernel/btf gets fentry and tp_btf; one without (a kernel built
- * without module BTF) gets kprobes and raw_tp, with --btf FILE (the
- * kernel's and the module's types in one file) for CO-RE.
+ * The flavour follows the probes (ntp_kern_choose): a module with BTF in
+ * /sys/kernel/btf gets fentry, if the kernel allows it, and tp_btf; one
+ * without (a kernel built without module BTF) gets kprobes and raw_tp,
+ * with --btf FILE (the kernel's and the module's types in one file) for
+ * CO-RE.
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -77,13 +78,22 @@ static struct btf *module_btf(const char *module, const char *custom)
 	return NULL;
 }
 
+/* fentry, tried once for real on a function every kernel has. */
+static int fentry_allowed(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = ntp_probe_fentry("tcp_sendmsg", NULL);
+	return ok;
+}
+
 const char *ntp_kern_kind(const struct ntp_kern_hook *h)
 {
 	int tp = !strcmp(h->kind, "tp_btf");
 
-	if (in_sysfs(h->module))
-		return tp ? "tp_btf" : "fentry";
-	return tp ? "raw_tp" : "kprobe";
+	/* tracepoints need no probe: tp_btf goes where the BTF is */
+	return ntp_kern_choose(h, in_sysfs(h->module), tp || fentry_allowed());
 }
 
 const char *ntp_kern_prog(const struct ntp_kern_hook *h)
@@ -107,10 +117,15 @@ int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *wh
 				custom ? " in /sys/kernel/btf or the --btf file" : ""), 0;
 	if (!strcmp(kind, "raw_tp")) /* the loaded module's tracepoint */
 		return 1;
-	if (!strcmp(kind, "kprobe")) /* the --btf file need not have every module */
-		return ntp_probe_kprobe(h->func, NULL) ? 1 :
-		       (snprintf(why, whylen, "%s is not a function kprobes can take (inlined?)",
-				 h->func), 0);
+	if (!strcmp(kind, "kprobe")) { /* the --btf file need not have every module */
+		if (access("/sys/bus/event_source/devices/kprobe/type", R_OK))
+			return snprintf(why, whylen, "kprobes are not available here (and "
+					"fentry is not allowed)"), 0;
+		if (!ntp_probe_kprobe(h->func, NULL))
+			return snprintf(why, whylen, "%s is not in /proc/kallsyms (inlined?)",
+					h->func), 0;
+		return 1;
+	}
 	if (colon) { /* tracepoint system:name -> typedef btf_trace_name */
 		snprintf(name, sizeof(name), "btf_trace_%s", colon + 1);
 		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)

@@ -34,8 +34,13 @@ extern const size_t ntp_kern_hooks_n;
 int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *why,
 		     size_t whylen);
 
-/* How H is taken here: fentry or tp_btf with its module's BTF in
- * /sys/kernel/btf, else kprobe or raw_tp; and that flavour's program name. */
+/* How H is taken, as a pure function of what the kernel has: a function
+ * by fentry where its module has BTF and fentry is allowed, else by a
+ * kprobe; a tracepoint by tp_btf where its module has BTF, else raw_tp. */
+const char *ntp_kern_choose(const struct ntp_kern_hook *h, int module_btf, int fentry_ok);
+
+/* How H is taken here (the probes answered for ntp_kern_choose), and that
+ * flavour's program name. */
 const char *ntp_kern_kind(const struct ntp_kern_hook *h);
 const char *ntp_kern_prog(const struct ntp_kern_hook *h);
 

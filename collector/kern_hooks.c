@@ -4,6 +4,8 @@
  * bpf/ntprof_kern.bpf.c, on its own so the test of the table against the
  * BPF object (tests/test_kern.c) needs nothing else.
  */
+#include <string.h>
+
 #include "kern.h"
 #include "ntprof_abi.h"
 
@@ -35,3 +37,10 @@ const struct ntp_kern_hook ntp_kern_hooks[] = {
 	{ "ntp_k_req_complete", T, "tp_btf", "nvmet", "nvmet:nvmet_req_complete", "t_resp", 1 },
 };
 const size_t ntp_kern_hooks_n = sizeof(ntp_kern_hooks) / sizeof(ntp_kern_hooks[0]);
+
+const char *ntp_kern_choose(const struct ntp_kern_hook *h, int module_btf, int fentry_ok)
+{
+	if (!strcmp(h->kind, "tp_btf"))
+		return module_btf ? "tp_btf" : "raw_tp";
+	return module_btf && fentry_ok ? "fentry" : "kprobe";
+}

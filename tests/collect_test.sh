@@ -271,6 +271,12 @@ expect_fail "the kernel's RDMA" "NVMe/RDMA drivers are not supported yet" \
 	record -r host -t rdma -o "$d/e.db"
 expect_fail "probe: the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
 	probe -r host -t tcp
+# ... and says how it would hook this kernel: no fentry, no kprobes here, so
+# function hooks have no flavour, while block:block_rq_complete is tp_btf
+for want in "^no ntp_k_sendmsg_kp kprobe tcp_sendmsg: kprobes are not available here" \
+	"^ok ntp_k_rq_done tp_btf block:block_rq_complete (h_end)"; do
+	grep -q "$want" "$d/e.out" && ok || bad "kernel probe here: no line '$want'"
+done
 : >"$d/exists.db"
 "$COLLECT" record -r target -t tcp --spdk-target "$TGT" -o "$d/exists.db" >"$d/e.out" 2>"$d/e.err"
 if [ $? -eq 1 ] && grep -q "exists" "$d/e.err" && [ ! -s "$d/exists.db" ]; then ok; else

@@ -128,9 +128,34 @@ static void test_every_point_covered(void **state)
 	}
 }
 
+/* The flavour for every combination of what the kernel has. */
+static void test_choice(void **state)
+{
+	const struct ntp_kern_hook *fn = NULL, *tp = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
+		if (!strcmp(ntp_kern_hooks[i].kind, "fentry"))
+			fn = &ntp_kern_hooks[i];
+		else
+			tp = &ntp_kern_hooks[i];
+	}
+	assert_non_null(fn);
+	assert_non_null(tp);
+	assert_string_equal(ntp_kern_choose(fn, 1, 1), "fentry");
+	assert_string_equal(ntp_kern_choose(fn, 1, 0), "kprobe"); /* fentry forbidden */
+	assert_string_equal(ntp_kern_choose(fn, 0, 1), "kprobe"); /* no module BTF */
+	assert_string_equal(ntp_kern_choose(fn, 0, 0), "kprobe");
+	assert_string_equal(ntp_kern_choose(tp, 1, 1), "tp_btf");
+	assert_string_equal(ntp_kern_choose(tp, 1, 0), "tp_btf");
+	assert_string_equal(ntp_kern_choose(tp, 0, 1), "raw_tp");
+	assert_string_equal(ntp_kern_choose(tp, 0, 0), "raw_tp");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_choice),
 		cmocka_unit_test(test_every_row_in_both_flavours),
 		cmocka_unit_test(test_every_program_has_a_row),
 		cmocka_unit_test(test_every_point_covered),
