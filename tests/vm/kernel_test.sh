@@ -3,8 +3,9 @@
 #
 # The kernel path of ntprof-collect (issue 4) on Debian's 6.1 kernel in two
 # qemu guests, host and target, on a private wire (a qemu UDP socket): fio
-# 4 KiB random reads, 8 KiB writes (R2T) and 4 KiB writes (in-capsule) at
-# queue depth 1, recorded on both sides at -s 1 and -s 10. Asserts, per
+# 4 KiB random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and
+# 4 KiB writes each followed by a flush, at queue depth 1, recorded on both
+# sides at -s 1 and -s 10. Asserts, per
 # case: every record passes the sampling hash; at -s 1 each side recorded
 # exactly fio's I/Os, at -s 10 both sides the same commands; the exact
 # counts equal fio's I/Os; >= 99.5 % of the host's records matched; the
@@ -30,7 +31,7 @@ d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
 
 # name rate fio-rw block-size seconds
 printf '%s\n' "read1 1 randread 4k 3" "write1 1 randwrite 8k 3" "read10 10 randread 4k 3" \
-	"write10 10 randwrite 4k 3" >"$d/cases"
+	"write10 10 randwrite 4k 3" "flush1 1 randwrite 4k 3 fsync" >"$d/cases"
 
 echo "== two guests (about 3 minutes)"
 . "$top/tests/vm/pair.sh"
@@ -46,11 +47,13 @@ sql() {
 }
 expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 # fio NAME FIELD: from the case's JSON, the read or write side that ran
+# (ios: its commands, flushes included; lat: its mean latency)
 fio_val() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 side = j["read"] if j["read"]["total_ios"] else j["write"]
-v = {"ios": side["total_ios"], "lat": side["lat_ns"]["mean"]}[sys.argv[2]]
+flushes = j.get("sync", {}).get("lat_ns", {}).get("N", 0)
+v = {"ios": side["total_ios"] + flushes, "lat": side["lat_ns"]["mean"]}[sys.argv[2]]
 print(int(v) if sys.argv[2] == "ios" else v)' "$d/$1.fio" "$2" 2>/dev/null
 }
 
@@ -100,10 +103,16 @@ check_case() {
 		bad "$name: no report group named after the block device"
 	grep -q "network (TCP/IP, NICs, wire)" "$d/$name.report" && ok ||
 		bad "$name: the report has no network stage"
+	if [ "$name" = flush1 ]; then
+		grep -Eq "^== flush nvme[0-9]+n1: " "$d/$name.report" && ok ||
+			bad "$name: no flush group in the report"
+	fi
 	# ntprof's window (block layer to block layer) lies inside fio's (the
-	# system call): its mean can only be lower. How much lower is printed;
+	# system call): its mean can only be lower. How much lower is printed
+	# (reads and writes: fio's mean leaves the flushes out);
 	# issue 4 asks for 3 %, which under TCG this is not (docs/stages.md).
-	mean=$(sql "SELECT avg(e2e) FROM ntp_joined" "$h" "$t")
+	mean=$(sql "SELECT avg(e2e) FROM ntp_joined
+		WHERE grp IN (SELECT id FROM host.grp WHERE opcode IN (1, 2))" "$h" "$t")
 	lat=$(fio_val "$name" lat)
 	awk -v m="$mean" -v l="$lat" 'BEGIN { exit !(m > 0 && m <= l) }' && ok ||
 		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns"
@@ -111,7 +120,7 @@ check_case() {
 		'BEGIN { printf "  %s: ntprof end-to-end mean %.0f us = %.2f of fio'"'"'s mean latency %.0f us\n", n, m / 1000, m / l, l / 1000 }'
 }
 
-while read -r name rate rw bs secs; do
+while read -r name rate rw bs secs extra; do
 	check_case "$name" "$rate" "$rw" </dev/null
 done <"$d/cases"
 sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40

@@ -23,9 +23,11 @@ wire() {
 }
 
 # target_up ADDR: null_blk behind nvmet-tcp on ADDR:4420. In-capsule data
-# up to 4 KiB, so 8 KiB writes go through R2T and 4 KiB ones do not.
+# up to 4 KiB, so 8 KiB writes go through R2T and 4 KiB ones do not. The
+# null_blk has a volatile write cache, so the host sends flushes.
 target_up() {
-	modprobe null_blk nr_devices=1 && modprobe nvmet_tcp || return 1
+	modprobe null_blk nr_devices=1 memory_backed=1 cache_size=64 && modprobe nvmet_tcp ||
+		return 1
 	# configfs is a module too: its mount point exists once it is loaded
 	mount -t configfs none /sys/kernel/config 2>/dev/null
 	_c=/sys/kernel/config/nvmet _s=/sys/kernel/config/nvmet/subsystems/$NQN
@@ -72,10 +74,12 @@ rec_stop() {
 	kill -INT $REC && wait $REC && cp $DB/$1.db .
 }
 
-# io NAME RW BS SECS: fio at queue depth 1 on $DEV, JSON into NAME.fio
+# io NAME RW BS SECS [fsync]: fio at queue depth 1 on $DEV, JSON into
+# NAME.fio; with fsync, a flush after every write
 io() {
 	fio --name="$1" --filename="$DEV" --rw="$2" --bs="$3" --iodepth=1 --ioengine=psync \
-		--direct=1 --runtime="$4" --time_based --output-format=json >"$1.fio"
+		--direct=1 --runtime="$4" --time_based --output-format=json \
+		${5:+--fsync=1} >"$1.fio"
 }
 
 # wait_file FILE SECS: until FILE exists (the other guest's signal)
@@ -86,7 +90,7 @@ wait_file() {
 }
 
 # The two guests' parts of a run of cases, one per line of ./cases:
-# "NAME RATE RW BS SECS". Per case the target starts recording (RATE 0: no
+# "NAME RATE RW BS SECS [fsync]". Per case the target starts recording (RATE 0: no
 # collector), the host records fio's run, then the target stops. They keep
 # in step through files in the shared run directory.
 target_main() {
@@ -94,7 +98,7 @@ target_main() {
 	wire 10.0.0.2 || return 1
 	target_up 10.0.0.2 || return 1
 	touch target.up
-	while read -r name rate rw bs secs; do
+	while read -r name rate rw bs secs extra; do
 		if [ "$rate" != 0 ]; then
 			rec target "$name-target" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
 		fi
@@ -111,12 +115,12 @@ host_main() {
 	wire 10.0.0.1 || return 1
 	wait_file target.up 120 || return 1
 	host_up 10.0.0.2 || { echo "cannot connect" >&2; return 1; }
-	while read -r name rate rw bs secs; do
+	while read -r name rate rw bs secs extra; do
 		wait_file "$name.t-ready" 120 || return 1
 		if [ "$rate" != 0 ]; then
 			rec host "$name-host" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
 		fi
-		io "$name" "$rw" "$bs" "$secs" </dev/null
+		io "$name" "$rw" "$bs" "$secs" $extra </dev/null
 		[ "$rate" = 0 ] || rec_stop "$name-host" || return 1
 		touch "$name.h-done"
 	done <cases
