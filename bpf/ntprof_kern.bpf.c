@@ -75,6 +75,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* 1 in sample_n commands is recorded; 0: none. Written by the collector. */
 volatile __u32 sample_n;
+/* Commands not counted because `counts` was full: the collector says so. */
+__u64 uncounted;
 /* Set before load: the programs of a target (1) or of a host (0). */
 const volatile int role_target;
 
@@ -101,7 +103,7 @@ struct ntp_count_key {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 16384);
 	__type(key, struct ntp_count_key);
 	__type(value, __u64);
 } counts SEC(".maps");
@@ -185,8 +187,9 @@ static __always_inline void count_cmd(__u64 dev, __u8 opcode, __u32 nlb)
 
 	if (v)
 		*v += 1;
-	else
-		bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST);
+	else if (bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST) &&
+		 !bpf_map_lookup_elem(&counts, &k)) /* not a race with another CPU: full */
+		__sync_fetch_and_add(&uncounted, 1);
 }
 
 static __always_inline int device_seen(__u64 key)

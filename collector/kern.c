@@ -236,15 +236,17 @@ struct counted {
 	uint64_t n;
 };
 
+#define NTP_MAX_GROUPS 16384 /* the BPF map's size */
+
 static uint64_t *seen_of(const struct count_key *k)
 {
-	static struct counted seen[4096];
+	static struct counted seen[NTP_MAX_GROUPS];
 	static int nseen;
 
 	for (int i = 0; i < nseen; i++)
 		if (!memcmp(&seen[i].k, k, sizeof(*k)))
 			return &seen[i].n;
-	if (nseen == 4096)
+	if (nseen == NTP_MAX_GROUPS)
 		return NULL;
 	seen[nseen].k = *k;
 	return &seen[nseen++].n;
@@ -256,8 +258,16 @@ int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 	struct count_key k, next, *prev = NULL;
 	int rc = 0;
 
+	static uint64_t uncounted;
+
 	if (!b->kern || ncpu <= 0)
 		return 0;
+	if (b->kern->bss->uncounted != uncounted) {
+		uncounted = b->kern->bss->uncounted;
+		fprintf(stderr, "ntprof: %llu commands so far were not counted (more than %d "
+			"groups): cmds/s is too low\n", (unsigned long long)uncounted,
+			NTP_MAX_GROUPS);
+	}
 	fd = bpf_map__fd(b->kern->maps.counts);
 	uint64_t v[ncpu];
 
