@@ -12,14 +12,19 @@
 --    true pairs agree to within microseconds; pairs with other uses of a
 --    reused identity scatter over seconds. So the unambiguous pairs are the
 --    candidates near the most common difference (2 us buckets), and the
---    offset is their median. This needs no unique identity at all.
+--    offset is their median. This needs no unique identity at all. (Unless
+--    the candidates are noise: see the drift.)
 --    Clocks also drift apart (a few ppm is common, and 5 ppm moves a minute
 --    of recording by 300 us, more than half a wait). So the candidates also
 --    vote for a drift from -50 to +50 ppm (a Hough transform over a line
 --    offset = a + drift x time), and two least-squares fits, to the pairs
 --    near the winning line and then to those within 20 us of the first fit,
 --    give the drift. It is used when it moves the recording's ends by more
---    than 10 us; otherwise the offset is the constant median above.
+--    than 10 us; otherwise the offset is the constant median above. Where
+--    under a quarter of the unambiguous candidates (one per sample) lie
+--    near the winning line, the crossings vary by milliseconds (as between
+--    two emulated VMs) and both mode and line are noise: the offset is the
+--    median of the unambiguous candidates, and there is no drift.
 -- 3. Pairing, per host and target database (the prelude's ntp_joined
 --    arms): a target record's t is its first point, the rowid, so for each
 --    host command the records whose t falls inside the host's wait (mapped
@@ -94,6 +99,16 @@ WITH p AS MATERIALIZED (
     max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
   FROM r
   GROUP BY hdb, tdb, nqn, cntlid
+), single AS (
+  -- the unambiguous candidates (one per sample) and their median, for when
+  -- the mode is noise (see `noise` below)
+  SELECT hdb, tdb, nqn, cntlid, max(n) AS pairs,
+    max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
+  FROM (SELECT hdb, tdb, nqn, cntlid, diff,
+          row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid ORDER BY diff) AS rn,
+          count(*) OVER (PARTITION BY hdb, tdb, nqn, cntlid) AS n
+        FROM p WHERE nc = 1)
+  GROUP BY hdb, tdb, nqn, cntlid
 ),
 -- The drift. ref: the middle of the sampled time, and a bucket width of 4 us
 -- or what 0.5 ppm (half a drift step) moves over half the span.
@@ -141,6 +156,19 @@ ref AS MATERIALIZED (
   FROM near1 AS n
   JOIN fit1 AS g ON g.hdb = n.hdb AND g.tdb = n.tdb AND g.nqn = n.nqn AND g.cntlid = n.cntlid
   WHERE abs(n.y - (g.my + g.slope * (n.x - g.mx))) <= 20000
+), noise AS (
+  -- True pairs agree within microseconds, so most unambiguous candidates lie
+  -- on the winning line (near1). Where under a quarter (or under 3) do, the
+  -- crossings vary by far more (a slow or virtual network) and the line is
+  -- noise: the offset is then the median of the unambiguous candidates
+  -- (off by half the typical difference between the two directions'
+  -- crossings, well inside any wait), with no drift.
+  SELECT s.hdb, s.tdb, s.nqn, s.cntlid
+  FROM single AS s
+  LEFT JOIN (SELECT hdb, tdb, nqn, cntlid, count(*) AS n FROM near1
+             GROUP BY hdb, tdb, nqn, cntlid) AS l
+    ON l.hdb = s.hdb AND l.tdb = s.tdb AND l.nqn = s.nqn AND l.cntlid = s.cntlid
+  WHERE ifnull(l.n, 0) < 3 OR ifnull(l.n, 0) * 4 < s.pairs
 ), fit2 AS (
   SELECT hdb, tdb, nqn, cntlid, count(*) AS n,
     coalesce((sum(x * y) - sum(x) * sum(y) / count(*))
@@ -154,14 +182,18 @@ SELECT
   m.tdb AS tdb,              -- target database
   m.nqn AS nqn,              -- subsystem NQN
   m.cntlid AS cntlid,        -- controller id
-  CASE WHEN abs(g.slope * f.span / 2) > 10000 THEN g.n ELSE m.pairs END AS pairs,
+  CASE WHEN z.hdb IS NOT NULL THEN u.pairs
+    WHEN abs(g.slope * f.span / 2) > 10000 THEN g.n ELSE m.pairs END AS pairs,
   -- host clock - target clock at the host's start, after the wall-clock seed
-  CASE WHEN abs(g.slope * f.span / 2) > 10000
+  CASE WHEN z.hdb IS NOT NULL THEN u.offset_ns
+    WHEN abs(g.slope * f.span / 2) > 10000
     THEN CAST(round(k.bucket * f.w + g.my
                     + g.slope * (d.wall_start - f.t0 - g.mx)) AS INTEGER)
     ELSE m.offset_ns END AS offset_ns,
-  -- d(host - target) / d(host time); 0 when under 10 us over the recording
-  CASE WHEN abs(g.slope * f.span / 2) > 10000 THEN g.slope ELSE 0 END AS drift
+  -- d(host - target) / d(host time); 0 when under 10 us over the recording,
+  -- or when the candidates are noise
+  CASE WHEN z.hdb IS NULL AND abs(g.slope * f.span / 2) > 10000 THEN g.slope ELSE 0 END
+    AS drift
 FROM median AS m
 JOIN ntp_db AS d ON d.db = m.hdb
 LEFT JOIN ref AS f ON f.hdb = m.hdb AND f.tdb = m.tdb AND f.nqn = m.nqn
@@ -169,7 +201,11 @@ LEFT JOIN ref AS f ON f.hdb = m.hdb AND f.tdb = m.tdb AND f.nqn = m.nqn
 LEFT JOIN peak AS k ON k.hdb = m.hdb AND k.tdb = m.tdb AND k.nqn = m.nqn
   AND k.cntlid = m.cntlid
 LEFT JOIN fit2 AS g ON g.hdb = m.hdb AND g.tdb = m.tdb AND g.nqn = m.nqn
-  AND g.cntlid = m.cntlid;
+  AND g.cntlid = m.cntlid
+LEFT JOIN noise AS z ON z.hdb = m.hdb AND z.tdb = m.tdb AND z.nqn = m.nqn
+  AND z.cntlid = m.cntlid
+LEFT JOIN single AS u ON u.hdb = m.hdb AND u.tdb = m.tdb AND u.nqn = m.nqn
+  AND u.cntlid = m.cntlid;
 
 -- Group pairs with the same identity on both sides, and the clock mapping
 -- from a host CLOCK_MONOTONIC time x to the target's, with
