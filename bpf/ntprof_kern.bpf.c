@@ -180,6 +180,29 @@ static __always_inline __u64 sqe_slba(const struct sqe *s)
 	return 0;
 }
 
+/* The sampling rule of bpf/ntprof_abi.h on an SQE of queue QID. */
+static __always_inline int sqe_sampled(const struct sqe *s, __u16 qid)
+{
+	return ntp_sampled(ntp_sample_hash(qid, s->cid, s->opcode, s->nsid, sqe_slba(s),
+					   s->cdw12 & 0xffff), sample_n);
+}
+
+/* A new record of ROLE for the command with SQE S on queue QID. */
+static __always_inline void cmd_init(struct ntp_cmd_record *r, const struct sqe *s, __u16 qid,
+				     __u16 cntlid, __u8 role)
+{
+	r->slba = sqe_slba(s);
+	r->nsid = s->nsid;
+	r->nlb = s->cdw12 & 0xffff;
+	r->qid = qid;
+	r->cid = s->cid;
+	r->cntlid = cntlid;
+	r->opcode = s->opcode;
+	r->kind = NTP_KIND_CMD;
+	r->role = role;
+	r->version = NTP_ABI_VERSION;
+}
+
 static __always_inline void count_cmd(__u64 dev, __u8 opcode, __u32 nlb)
 {
 	struct ntp_count_key k = { .dev = dev, .nlb = nlb, .opcode = opcode };
@@ -192,15 +215,31 @@ static __always_inline void count_cmd(__u64 dev, __u8 opcode, __u32 nlb)
 		__sync_fetch_and_add(&uncounted, 1);
 }
 
-static __always_inline int device_seen(__u64 key)
+/* The device record of KEY, to fill and hand to device_end(); NULL when
+ * it went out already (or the ring is full: counted as lost). */
+static __always_inline struct ntp_device_record *device_begin(__u64 key)
 {
-	return bpf_map_lookup_elem(&devs_seen, &key) != NULL;
+	struct ntp_device_record *d;
+
+	if (bpf_map_lookup_elem(&devs_seen, &key))
+		return NULL;
+	d = bpf_ringbuf_reserve(&records, sizeof(*d), 0);
+	if (!d) {
+		count_lost(1);
+		return NULL;
+	}
+	__builtin_memset(d, 0, sizeof(*d));
+	d->dev = key;
+	d->kind = NTP_KIND_DEVICE;
+	d->version = NTP_ABI_VERSION;
+	return d;
 }
 
-static __always_inline void device_sent(__u64 key)
+static __always_inline void device_end(struct ntp_device_record *d, __u64 key)
 {
 	__u8 one = 1;
 
+	bpf_ringbuf_submit(d, NTP_SUBMIT_FLAGS);
 	bpf_map_update_elem(&devs_seen, &key, &one, BPF_ANY);
 }
 
@@ -280,35 +319,26 @@ static __always_inline __u64 host_sk(struct request *rq)
  * one, else the namespace's own disk. */
 static __always_inline void host_device(struct nvme_ns___ntp *ns, __u64 key)
 {
-	struct ntp_device_record *d;
+	struct ntp_device_record *d = device_begin(key);
+	struct nvme_ns_head___ntp *head;
 	struct gendisk *disk = NULL;
-	struct nvme_ns_head___ntp *head = BPF_CORE_READ(ns, head);
 
-	if (device_seen(key))
+	if (!d)
 		return;
-	d = bpf_ringbuf_reserve(&records, sizeof(*d), 0);
-	if (!d) {
-		count_lost(1);
-		return;
-	}
-	__builtin_memset(d, 0, sizeof(*d));
-	d->dev = key;
+	head = BPF_CORE_READ(ns, head);
 	d->nsid = BPF_CORE_READ(head, ns_id);
 	if (bpf_core_field_exists(ns->lba_shift))
 		d->lba_shift = BPF_CORE_READ(ns, lba_shift);
 	else
 		d->lba_shift = BPF_CORE_READ(head, lba_shift);
 	d->cntlid = BPF_CORE_READ(ns, ctrl, cntlid);
-	d->kind = NTP_KIND_DEVICE;
-	d->version = NTP_ABI_VERSION;
 	if (bpf_core_field_exists(head->disk))
 		disk = BPF_CORE_READ(head, disk);
 	if (!disk)
 		disk = BPF_CORE_READ(ns, disk);
 	bpf_probe_read_kernel_str(d->name, sizeof(d->name), BPF_CORE_READ(disk, disk_name));
 	bpf_probe_read_kernel_str(d->nqn, sizeof(d->nqn), BPF_CORE_READ(ns, ctrl, subsys, subnqn));
-	bpf_ringbuf_submit(d, NTP_SUBMIT_FLAGS);
-	device_sent(key);
+	device_end(d, key);
 }
 
 NTP_FN2(ntp_k_queue_rq, nvme_tcp_queue_rq, struct blk_mq_hw_ctx *, hctx,
@@ -348,22 +378,15 @@ NTP_TP2(ntp_k_setup_cmd, nvme_setup_cmd, struct request *, rq, void *, cmd)
 	dev = (__u64)ns;
 	host_device(ns, dev);
 	count_cmd(dev, s.opcode, s.cdw12 & 0xffff);
-	if (!ntp_sampled(ntp_sample_hash(qid, s.cid, s.opcode, s.nsid, sqe_slba(&s),
-					 s.cdw12 & 0xffff), sample_n))
+	if (!sqe_sampled(&s, qid)) {
+		/* a requeued request that was sampled before: its record is void */
+		bpf_map_delete_elem(&inflight, &key);
 		return 0;
+	}
+	cmd_init(&r, &s, qid, BPF_CORE_READ(ns, ctrl, cntlid), NTP_ROLE_HOST);
 	r.ts[NTP_H_START] = BPF_CORE_READ(rq, start_time_ns);
 	r.ts[NTP_H_QUEUE] = p->ts;
-	r.slba = sqe_slba(&s);
 	r.dev = dev;
-	r.nsid = s.nsid;
-	r.nlb = s.cdw12 & 0xffff;
-	r.qid = qid;
-	r.cid = s.cid;
-	r.cntlid = BPF_CORE_READ(ns, ctrl, cntlid);
-	r.opcode = s.opcode;
-	r.kind = NTP_KIND_CMD;
-	r.role = NTP_ROLE_HOST;
-	r.version = NTP_ABI_VERSION;
 	bpf_map_update_elem(&inflight, &key, &r, BPF_ANY);
 	return 0;
 }
@@ -404,24 +427,15 @@ static __always_inline __u64 target_dev(struct nvmet_ns___ntp *ns, __u16 cntlid)
 
 static __always_inline void target_device(struct nvmet_ns___ntp *ns, __u16 cntlid, __u64 key)
 {
-	struct ntp_device_record *d;
+	struct ntp_device_record *d = device_begin(key);
 	char path[64];
 	int n, base = 0;
 
-	if (device_seen(key))
+	if (!d)
 		return;
-	d = bpf_ringbuf_reserve(&records, sizeof(*d), 0);
-	if (!d) {
-		count_lost(1);
-		return;
-	}
-	__builtin_memset(d, 0, sizeof(*d));
-	d->dev = key;
 	d->nsid = BPF_CORE_READ(ns, nsid);
 	d->lba_shift = BPF_CORE_READ(ns, blksize_shift);
 	d->cntlid = cntlid;
-	d->kind = NTP_KIND_DEVICE;
-	d->version = NTP_ABI_VERSION;
 	/* the name is the backing device's: /dev/nullb0 -> nullb0 */
 	n = bpf_probe_read_kernel_str(path, sizeof(path), BPF_CORE_READ(ns, device_path));
 	/* from the end, stopping at the first '/': one state per position
@@ -434,8 +448,7 @@ static __always_inline void target_device(struct nvmet_ns___ntp *ns, __u16 cntli
 	}
 	bpf_probe_read_kernel_str(d->name, sizeof(d->name), &path[base & (sizeof(path) - 1)]);
 	bpf_probe_read_kernel_str(d->nqn, sizeof(d->nqn), BPF_CORE_READ(ns, subsys, subsysnqn));
-	bpf_ringbuf_submit(d, NTP_SUBMIT_FLAGS);
-	device_sent(key);
+	device_end(d, key);
 }
 
 /*
@@ -461,21 +474,11 @@ NTP_TP2(ntp_k_req_init, nvmet_req_init, struct nvmet_req___ntp *, req, void *, c
 	qid = BPF_CORE_READ(req, sq, qid);
 	if (!qid || s.opcode == NVME_OPC_FABRICS)
 		return 0;
-	if (!ntp_sampled(ntp_sample_hash(qid, s.cid, s.opcode, s.nsid, sqe_slba(&s),
-					 s.cdw12 & 0xffff), sample_n))
+	if (!sqe_sampled(&s, qid))
 		return 0;
+	cmd_init(&r, &s, qid, BPF_CORE_READ(req, sq, ctrl, cntlid), NTP_ROLE_TARGET);
 	r.ts[NTP_T_CMD] = bpf_ktime_get_ns();
 	r.ts[NTP_T_RX] = arrival_of(st, BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) - 1);
-	r.slba = sqe_slba(&s);
-	r.nsid = s.nsid;
-	r.nlb = s.cdw12 & 0xffff;
-	r.qid = qid;
-	r.cid = s.cid;
-	r.cntlid = BPF_CORE_READ(req, sq, ctrl, cntlid);
-	r.opcode = s.opcode;
-	r.kind = NTP_KIND_CMD;
-	r.role = NTP_ROLE_TARGET;
-	r.version = NTP_ABI_VERSION;
 	bpf_map_update_elem(&inflight, &key, &r, BPF_ANY);
 	return 0;
 }
@@ -590,7 +593,6 @@ static __always_inline void target_send(struct nvmet_tcp_queue___ntp *q)
 static __always_inline int sent(struct sock *sk)
 {
 	__u64 key = (__u64)sk;
-
 	void *q;
 
 	if (!bpf_map_lookup_elem(&socks, &key))
