@@ -32,14 +32,14 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql sql/live.sql
+	sql/native.sql sql/live.sql sql/live_gaps.sql
 
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
 SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
 TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
-	$(OUTPUT)/test_sock $(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
-	$(OUTPUT)/test_fixture $(OUTPUT)/test_sockpts $(OUTPUT)/test_kern
+	$(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
+	$(OUTPUT)/test_fixture $(OUTPUT)/test_kern
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/btf_merge
@@ -162,11 +162,6 @@ $(OUTPUT)/test_kern: $(OUTPUT)/test_kern.o $(OUTPUT)/kern_hooks.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
 
-$(OUTPUT)/test_sock.o: $(OUTPUT)/ntprof_sock.skel.h
-$(OUTPUT)/test_sock: $(OUTPUT)/test_sock.o
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
-
 # The USDT programs against a fixture that fires a batch like the patch.
 $(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -174,15 +169,16 @@ $(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
 
 $(OUTPUT)/test_spdk_bpf.o: $(OUTPUT)/ntprof_spdk.skel.h
 $(OUTPUT)/test_spdk_bpf.o: ALL_CFLAGS += -DOUTPUT='"$(OUTPUT)"'
-$(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
+$(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/hooks.o $(OUTPUT)/usdt_batch
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o -o $@ -lcmocka -lbpf -lelf -lz
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/hooks.o -o $@ \
+		-lcmocka -lbpf -lelf -lz
 
 # The collector: libbpf, the database writer, and the report for its summary.
 COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/sockpts.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o \
+	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o \
 	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
-$(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h $(OUTPUT)/ntprof_sock.skel.h \
+$(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
 	$(OUTPUT)/ntprof_kern.skel.h
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
 	$(call msg,LINK,$@)
@@ -206,17 +202,13 @@ $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
-$(OUTPUT)/test_sockpts: $(OUTPUT)/test_sockpts.o $(OUTPUT)/sockpts.o
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
-
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
 
-$(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o
+$(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(OUTPUT)/sql_embed.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka $(LIBS_SQL)
 
 $(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) $(SHELL_OBJS)
 	$(call msg,LINK,$@)
@@ -262,11 +254,11 @@ check-vm: all
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
-		.output-asan/test_hooks .output-asan/test_sock .output-asan/test_spdk_bpf \
+		.output-asan/test_hooks .output-asan/test_spdk_bpf \
 		.output-asan/test_native .output-asan/test_views \
-		.output-asan/test_join .output-asan/test_fixture .output-asan/test_sockpts \
+		.output-asan/test_join .output-asan/test_fixture \
 		.output-asan/test_kern
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_sock test_spdk_bpf test_native test_views test_join test_fixture test_sockpts test_kern; do \
+	@set -e; for t in test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_join test_fixture test_kern; do \
 		echo "== asan $$t"; .output-asan/$$t; done
 
 demo: deps

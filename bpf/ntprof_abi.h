@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define NTP_ABI_VERSION 3 /* 2: struct ntp_sock_event; 3: its seq */
+#define NTP_ABI_VERSION 4 /* 4: arrivals by stream position (rx_pos, rx_fd), causes */
 
 /* Largest NVMe Qualified Name is 223 bytes (NVMe base spec 4.5), plus NUL. */
 #define NTP_NQN_LEN 224
@@ -70,7 +70,31 @@ enum ntp_target_point {
 enum ntp_kind {
 	NTP_KIND_CMD = 1,    /* struct ntp_cmd_record */
 	NTP_KIND_DEVICE = 2, /* struct ntp_device_record */
-	NTP_KIND_SOCK = 3,   /* struct ntp_sock_event */
+};
+
+/*
+ * Why a record, or one point of a record, is missing: stored per interval
+ * in the recording's `lost` and `gap` tables (sql/vocab.sql, table cause,
+ * names and explains each code). BPF and the collector set them; nothing is
+ * missing without one.
+ */
+enum ntp_cause {
+	NTP_CAUSE_NONE = 0,
+	/* a whole record */
+	NTP_CAUSE_RING_FULL = 1,      /* the record ring buffer was full */
+	NTP_CAUSE_BATCH_OVERFLOW = 2, /* more records in one probe hit than BPF copies */
+	NTP_CAUSE_UNREADABLE = 3,     /* BPF could not read it from the process */
+	NTP_CAUSE_NO_DEVICE = 4,      /* its device record was lost (collector) */
+	NTP_CAUSE_ABI_VERSION = 5,    /* written by another ABI version (collector) */
+	/* one point of a stored record */
+	NTP_CAUSE_NOT_RECORDED = 8,   /* the driver's hook did not record it (collector) */
+	NTP_CAUSE_NO_POSITION = 9,    /* no stream position to find the arrival by */
+	NTP_CAUSE_NEW_SOCKET = 10,    /* the bytes arrived before the socket was watched */
+	NTP_CAUSE_FORGOTTEN = 11,     /* more arrivals followed than are kept per socket */
+	NTP_CAUSE_NO_SOCKET = 12,     /* the descriptor no longer named the TCP socket */
+	NTP_CAUSE_NOT_SEEN = 13,      /* no arrival hook saw the bytes arrive */
+	NTP_CAUSE_NOT_HOOKED = 14,    /* no arrival hook attached (--no-socket-hooks) */
+	NTP_CAUSE_MAX = 16,
 };
 
 /*
@@ -80,11 +104,23 @@ enum ntp_kind {
  * In SPDK (and the test fixture) the key is the user-space address of that
  * ntp_device_record, which stays valid for the life of the process: the BPF
  * program reads it from there the first time it sees the key.
+ *
+ * The arrival point (t_rx on a target, h_rx on a host) of SPDK over TCP is
+ * not taken by SPDK: the bytes reach the kernel's socket before SPDK can
+ * see them. SPDK gives their place in the connection's byte stream instead,
+ * `rx_pos` (bytes it had read from the connection once the PDU header was
+ * complete: the capsule's on a target, the response's or first C2H data's on
+ * a host), and the connection, `rx_conn` (ntp_conn_key() of its ports and
+ * peer address); the BPF program that copies the record looks the position
+ * up among the socket's arrivals and fills the point, or says in `rx_cause`
+ * why it could not.
  */
 struct ntp_cmd_record {
 	__u64 ts[NTP_MAX_POINTS]; /* CLOCK_MONOTONIC ns, 0 = no such point */
 	__u64 slba;               /* starting LBA, from the SQE */
 	__u64 dev;                /* device key, see ntp_device_record */
+	__u64 rx_pos;             /* stream position of the arrival point, 0: none */
+	__u64 rx_conn;            /* connection of rx_pos: ntp_conn_key() */
 	__u32 nsid;               /* namespace id, from the SQE */
 	__u32 nlb;                /* number of logical blocks, 0-based as in the SQE */
 	__u16 qid;                /* queue id (0 = admin) */
@@ -94,7 +130,8 @@ struct ntp_cmd_record {
 	__u8 kind;                /* NTP_KIND_CMD */
 	__u8 role;                /* enum ntp_role */
 	__u8 version;             /* NTP_ABI_VERSION */
-	__u8 pad[6];
+	__u8 rx_cause;            /* enum ntp_cause: why the arrival point is 0 */
+	__u8 pad[5];
 };
 
 /* What a device key names: sent once per key before its first command. */
@@ -110,35 +147,8 @@ struct ntp_device_record {
 	char nqn[NTP_NQN_LEN];       /* subsystem NQN */
 };
 
-/* What a socket hook saw (the SPDK path's TCP stack, docs/collector.md). */
-enum ntp_sock_op {
-	NTP_SOCK_READY = 1, /* data queued to the socket (skb arrival) */
-	NTP_SOCK_RECV = 2,  /* recvmsg returned len bytes to the process */
-	NTP_SOCK_SEND = 3,  /* len bytes handed to TCP */
-};
-
-/*
- * `seq` places the event in the socket's byte stream, so a receive can be
- * tied to the arrival of the bytes it returned: READY carries rcv_nxt (the
- * stream position just past the data that arrived), RECV carries copied_seq
- * after the copy (just past the data returned), SEND the send queue's
- * write_seq after the call. TCP sequence numbers: compare modulo 2^32.
- */
-struct ntp_sock_event {
-	__u64 ts;     /* CLOCK_MONOTONIC ns */
-	__u64 sk;     /* the socket (kernel address: identity only) */
-	__u32 tgid;   /* process */
-	__s32 len;    /* bytes, or a negative error */
-	__u8 kind;    /* NTP_KIND_SOCK */
-	__u8 op;      /* enum ntp_sock_op */
-	__u8 version; /* NTP_ABI_VERSION */
-	__u8 pad;
-	__u32 seq;    /* TCP stream position, see above */
-};
-
 #ifndef __cplusplus
-_Static_assert(sizeof(struct ntp_sock_event) == 32, "ntp_sock_event ABI size");
-_Static_assert(sizeof(struct ntp_cmd_record) == 120, "ntp_cmd_record ABI size");
+_Static_assert(sizeof(struct ntp_cmd_record) == 136, "ntp_cmd_record ABI size");
 _Static_assert(sizeof(struct ntp_device_record) == 280, "ntp_device_record ABI size");
 _Static_assert(NTP_H_NPOINTS <= NTP_MAX_POINTS, "host points fit");
 _Static_assert(NTP_T_NPOINTS <= NTP_MAX_POINTS, "target points fit");
@@ -177,6 +187,35 @@ static inline __u32 ntp_sample_hash(__u16 qid, __u16 cid, __u8 opcode, __u32 nsi
 static inline int ntp_sampled(__u32 hash, __u32 n)
 {
 	return n != 0 && hash % n == 0;
+}
+
+/*
+ * A TCP connection as one machine sees it, the same in the SPDK patch (from
+ * the socket's addresses) and in BPF (from struct sock): its local and peer
+ * ports (host order) and its peer address folded to 32 bits. The peer
+ * address is given as the bytes of sin_addr or sin6_addr; an IPv4-mapped
+ * IPv6 address folds like the IPv4 address it holds. Unique among one
+ * process's connections unless two peers' addresses fold alike and share
+ * both ports.
+ */
+static inline __u32 ntp_addr_fold(const void *addr, int len)
+{
+	const __u8 *b = (const __u8 *)addr;
+	__u32 w[4];
+
+	if (len == 4) {
+		__builtin_memcpy(&w[0], b, 4);
+		return w[0];
+	}
+	__builtin_memcpy(w, b, 16);
+	if (!w[0] && !w[1] && !b[8] && !b[9] && b[10] == 0xff && b[11] == 0xff)
+		return w[3]; /* ::ffff:a.b.c.d */
+	return w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+static inline __u64 ntp_conn_key(__u16 local_port, __u16 peer_port, __u32 peer_addr_fold)
+{
+	return (__u64)local_port | ((__u64)peer_port << 16) | ((__u64)peer_addr_fold << 32);
 }
 
 #endif /* NTPROF_ABI_H */

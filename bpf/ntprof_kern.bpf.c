@@ -224,10 +224,8 @@ static __always_inline struct ntp_device_record *device_begin(__u64 key)
 	if (bpf_map_lookup_elem(&devs_seen, &key))
 		return NULL;
 	d = bpf_ringbuf_reserve(&records, sizeof(*d), 0);
-	if (!d) {
-		count_lost(1);
+	if (!d) /* tried again with the next command; one without it is counted then */
 		return NULL;
-	}
 	__builtin_memset(d, 0, sizeof(*d));
 	d->dev = key;
 	d->kind = NTP_KIND_DEVICE;
@@ -247,7 +245,7 @@ static __always_inline void device_end(struct ntp_device_record *d, __u64 key)
 static __always_inline void emit(__u64 key, struct ntp_cmd_record *r)
 {
 	if (bpf_ringbuf_output(&records, r, sizeof(*r), NTP_SUBMIT_FLAGS))
-		count_lost(1);
+		count_lost(NTP_CAUSE_RING_FULL, 1);
 	bpf_map_delete_elem(&inflight, &key);
 }
 
@@ -479,6 +477,8 @@ NTP_TP2(ntp_k_req_init, nvmet_req_init, struct nvmet_req___ntp *, req, void *, c
 	cmd_init(&r, &s, qid, BPF_CORE_READ(req, sq, ctrl, cntlid), NTP_ROLE_TARGET);
 	r.ts[NTP_T_CMD] = bpf_ktime_get_ns();
 	r.ts[NTP_T_RX] = arrival_of(st, BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) - 1);
+	if (!r.ts[NTP_T_RX])
+		r.rx_cause = NTP_CAUSE_FORGOTTEN;
 	bpf_map_update_elem(&inflight, &key, &r, BPF_ANY);
 	return 0;
 }
@@ -699,6 +699,8 @@ NTP_FN1(ntp_k_cqe, blk_mq_complete_request_remote, struct request *, rq)
 		r->ts[NTP_H_CQE] = bpf_ktime_get_ns();
 		r->ts[NTP_H_RX_DRV] = own ? st->start_drv : st->cur_drv;
 		r->ts[NTP_H_RX] = own ? st->start_arr : st->cur_arr;
+		if (!r->ts[NTP_H_RX])
+			r->rx_cause = NTP_CAUSE_FORGOTTEN;
 	}
 	st->fresh = 1; /* the next receive starts the next response */
 	return 0;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Loading and attaching (attach.h). The socket hooks exist in this build
- * as tracepoints only (bpf/ntprof_sock.bpf.c); the choice still asks the
- * kernel about fentry and kprobes first, and takes them only for a flavour
- * this build has a program for.
+ * Loading and attaching (attach.h). The SPDK path is one object
+ * (bpf/ntprof_spdk.bpf.c): the USDT batch programs, the connection probe's
+ * program and the arrival hook in three flavours, of which the one the
+ * kernel allows best is loaded (hooks.h).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "attach.h"
 #include "ntp_db.h"
@@ -18,7 +19,6 @@
 #include "ntprof_abi.h"
 #include "kern.h"
 #include "ntprof_kern.skel.h"
-#include "ntprof_sock.skel.h"
 #include "ntprof_spdk.skel.h"
 
 /* The choice for one family: the kernel must allow the flavour and this
@@ -54,9 +54,15 @@ const char *ntp_usdt_points(int role)
 				       : "h_queue h_sent h_r2t_rx h_data_sent h_rx_drv h_cqe h_complete";
 }
 
+/* The connection probe of ROLE: it makes a new socket watched. */
+const char *ntp_conn_probe(int role)
+{
+	return role == NTP_ROLE_TARGET ? "nvmf_tcp_conn" : "nvme_tcp_conn";
+}
+
 /* Choose each socket hook; autoload only the chosen programs. Returns how
  * many families have a hook. */
-static int choose_sock_hooks(struct ntp_bpf *b)
+static int choose_sock_hooks(struct ntp_bpf *b, int off)
 {
 	struct ntp_caps caps;
 	struct bpf_program *p;
@@ -66,17 +72,19 @@ static int choose_sock_hooks(struct ntp_bpf *b)
 	caps.fentry_ok = fentry_ok;
 	caps.kprobe_ok = kprobe_ok;
 	caps.tracepoint_ok = tp_ok;
-	bpf_object__for_each_program(p, b->sock->obj)
-		bpf_program__set_autoload(p, false);
 	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
-		struct choice c = { &ntp_sock_hooks[i], b->sock->obj };
+		const struct ntp_hook_family *f = &ntp_sock_hooks[i];
+		struct choice c = { f, b->spdk->obj };
+		const char *progs[] = { f->fentry, f->kprobe, f->tp_prog };
 
+		for (size_t k = 0; k < 3; k++)
+			if (progs[k] && (p = bpf_object__find_program_by_name(b->spdk->obj, progs[k])))
+				bpf_program__set_autoload(p, false);
 		caps.ctx = &c;
-		b->kind[i] = ntp_hook_choose(&ntp_sock_hooks[i], &caps);
+		b->kind[i] = off ? NTP_HOOK_NONE : ntp_hook_choose(f, &caps);
 		if (b->kind[i] == NTP_HOOK_NONE)
 			continue;
-		p = bpf_object__find_program_by_name(b->sock->obj,
-						     ntp_hook_prog(&ntp_sock_hooks[i], b->kind[i]));
+		p = bpf_object__find_program_by_name(b->spdk->obj, ntp_hook_prog(f, b->kind[i]));
 		bpf_program__set_autoload(p, true);
 		n++;
 	}
@@ -102,20 +110,12 @@ int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t 
 	}
 	if (o->ring_kb)
 		bpf_map__set_max_entries(b->spdk->maps.records, o->ring_kb * 1024);
+	/* arrivals exist over TCP only (RDMA's come from the patch's polls) */
+	b->spdk->rodata->arrivals_on =
+		choose_sock_hooks(b, o->no_sock || strcmp(o->transport, "tcp")) > 0;
 	rc = ntprof_spdk_bpf__load(b->spdk);
 	if (rc)
 		return ntp_fail(err, errlen, "failed to load the USDT programs: %s", strerror(-rc));
-	b->sock = ntprof_sock_bpf__open();
-	if (!b->sock)
-		return ntp_fail(err, errlen, "failed to open the socket hooks: %s", strerror(errno));
-	if (o->no_sock || !choose_sock_hooks(b)) { /* nothing to load: go on without */
-		ntprof_sock_bpf__destroy(b->sock);
-		b->sock = NULL;
-		return 0;
-	}
-	rc = ntprof_sock_bpf__load(b->sock);
-	if (rc)
-		return ntp_fail(err, errlen, "failed to load the socket hooks: %s", strerror(-rc));
 	return 0;
 }
 
@@ -181,21 +181,45 @@ struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b)
 	return b->kern ? b->kern->maps.records : b->spdk->maps.records;
 }
 
+/* The connection probe, where the build has it: sockets are then watched
+ * from their first byte rather than from their first batch. */
+static int attach_conn(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
+		       char *err, size_t errlen)
+{
+	struct bpf_program *p = b->spdk->progs.ntp_u_tcp_conn;
+	const char *probe = ntp_conn_probe(o->role);
+	char what[PATH_MAX + 64];
+
+	if (!b->spdk->rodata->arrivals_on)
+		return 0;
+	for (int i = 0; i < s->nobjs; i++) {
+		if (!ntp_usdt_count(s->objs[i].sites, s->objs[i].nsites, "ntprof", probe))
+			continue;
+		if (ntp_bpf_add_link(b, bpf_program__attach_usdt(p, -1, s->objs[i].path, "ntprof",
+								 probe, NULL)))
+			return ntp_fail(err, errlen, "failed to attach to USDT ntprof:%s in %s: %s",
+					probe, s->objs[i].path, strerror(errno));
+		snprintf(what, sizeof(what), "USDT ntprof:%s in %s", probe, s->objs[i].path);
+		ntp_bpf_note_hook(b, "ntp_u_tcp_conn", what, "usdt", "");
+	}
+	return 0;
+}
+
 int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
 		   char *err, size_t errlen)
 {
 	if (b->kern)
 		return ntp_kern_attach(b, o, err, errlen);
-	if (attach_usdt(b, o, s, err, errlen))
+	if (attach_usdt(b, o, s, err, errlen) || attach_conn(b, o, s, err, errlen))
 		return -1;
-	for (size_t i = 0; b->sock && i < ntp_sock_hooks_n; i++) {
+	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
 		const struct ntp_hook_family *f = &ntp_sock_hooks[i];
 		const char *prog = ntp_hook_prog(f, b->kind[i]);
 
 		if (b->kind[i] == NTP_HOOK_NONE)
 			continue;
 		if (ntp_bpf_add_link(b, bpf_program__attach(
-				   bpf_object__find_program_by_name(b->sock->obj, prog))))
+				   bpf_object__find_program_by_name(b->spdk->obj, prog))))
 			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
 					ntp_hook_target(f, b->kind[i]), strerror(errno));
 		ntp_bpf_note_hook(b, prog, ntp_hook_target(f, b->kind[i]), ntp_hook_kind_name(b->kind[i]),
@@ -204,43 +228,50 @@ int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp
 	return 0;
 }
 
-int ntp_bpf_watch(struct ntp_bpf *b, pid_t pid, int on)
+int ntp_bpf_watch_process(struct ntp_bpf *b, pid_t pid)
 {
-	uint32_t key = (uint32_t)pid;
-	uint8_t one = 1;
+	struct bpf_link *link;
+	char buf[64];
+	int fd, rc = 0;
 
-	if (!b->sock)
+	if (!b->spdk || !b->spdk->rodata->arrivals_on)
 		return 0;
-	if (on)
-		return bpf_map__update_elem(b->sock->maps.procs, &key, sizeof(key), &one,
-					    sizeof(one), BPF_ANY);
-	bpf_map__delete_elem(b->sock->maps.procs, &key, sizeof(key), 0);
-	return 0;
+	b->spdk->bss->watch_tgid = (uint32_t)pid;
+	link = bpf_program__attach_iter(b->spdk->progs.ntp_i_watch, NULL);
+	if (!link)
+		return -1;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0)
+		rc = -1;
+	while (fd >= 0 && (rc = (int)read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (fd >= 0)
+		close(fd);
+	bpf_link__destroy(link);
+	return rc < 0 ? -1 : 0;
 }
 
-static uint64_t sum_lost(const struct bpf_map *m)
+/* Add each cause's count over all CPUs of the per-CPU `lost` map M to OUT. */
+static void sum_lost(const struct bpf_map *m, uint64_t out[NTP_CAUSE_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
-	uint32_t zero = 0;
+	uint64_t v[ncpu > 0 ? ncpu : 1];
 
-	if (ncpu <= 0 || bpf_map__lookup_elem(m, &zero, sizeof(zero), v, sizeof(v), 0))
-		return 0;
-	for (int i = 0; i < ncpu; i++)
-		sum += v[i];
-	return sum;
+	for (uint32_t c = 0; ncpu > 0 && c < NTP_CAUSE_MAX; c++) {
+		if (bpf_map__lookup_elem(m, &c, sizeof(c), v, sizeof(v), 0))
+			continue;
+		for (int i = 0; i < ncpu; i++)
+			out[c] += v[i];
+	}
 }
 
-uint64_t ntp_bpf_lost(const struct ntp_bpf *b)
+void ntp_bpf_lost(const struct ntp_bpf *b, uint64_t out[NTP_CAUSE_MAX])
 {
+	memset(out, 0, NTP_CAUSE_MAX * sizeof(out[0]));
 	if (b->kern)
-		return sum_lost(b->kern->maps.lost);
-	return b->spdk ? sum_lost(b->spdk->maps.lost) : 0;
-}
-
-uint64_t ntp_bpf_sock_lost(const struct ntp_bpf *b)
-{
-	return b->sock ? sum_lost(b->sock->maps.lost) : 0;
+		sum_lost(b->kern->maps.lost, out);
+	else if (b->spdk)
+		sum_lost(b->spdk->maps.lost, out);
 }
 
 void ntp_bpf_close(struct ntp_bpf *b)
@@ -248,10 +279,8 @@ void ntp_bpf_close(struct ntp_bpf *b)
 	for (int i = 0; i < b->nlinks; i++)
 		bpf_link__destroy(b->links[i]);
 	b->nlinks = 0;
-	ntprof_sock_bpf__destroy(b->sock);
 	ntprof_spdk_bpf__destroy(b->spdk);
 	ntprof_kern_bpf__destroy(b->kern);
 	b->kern = NULL;
-	b->sock = NULL;
 	b->spdk = NULL;
 }

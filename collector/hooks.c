@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The socket hooks of the SPDK path and the choice among fentry, kprobe and
- * tracepoint for each (hooks.h). The program names follow the tutorial's
+ * The socket hook of the SPDK path and the choice among fentry, kprobe and
+ * tracepoint for it (hooks.h). The program names follow the tutorial's
  * probe output: ntp_s_<hook>_fe / _kp / _tp.
  */
 #include <bpf/bpf.h>
@@ -15,15 +15,9 @@
 #include "hooks.h"
 
 const struct ntp_hook_family ntp_sock_hooks[] = {
-	{ "receive: skb arrival", "h_rx t_rx",
-	  "skb_copy_datagram_iter", "ntp_s_copy_fe", "ntp_s_copy_kp",
+	{ "arrival: a socket's stream grew (its data-ready callback)", "h_rx t_rx",
+	  "sock_def_readable", "ntp_s_ready_fe", "ntp_s_ready_kp",
 	  "sock:sk_data_ready", "ntp_s_ready_tp", 0 },
-	{ "receive: data handed to SPDK (ties arrivals to commands)", "h_rx t_rx",
-	  "tcp_recvmsg", "ntp_s_recvmsg_fe", "ntp_s_recvmsg_kp",
-	  "sock:sock_recv_length", "ntp_s_recvmsg_tp", 0 },
-	{ "send: makes the socket known before its first receive", "",
-	  "tcp_sendmsg", "ntp_s_sendmsg_fe", "ntp_s_sendmsg_kp",
-	  "tcp:tcp_sendmsg_locked", "ntp_s_sendmsg_tp", 0 },
 };
 const size_t ntp_sock_hooks_n = sizeof(ntp_sock_hooks) / sizeof(ntp_sock_hooks[0]);
 

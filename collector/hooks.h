@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Hook choice by feature probes, never by kernel version. Each socket hook
- * of the SPDK path can be taken three ways: fentry/fexit on a kernel
+ * Hook choice by feature probes, never by kernel version. The socket hook
+ * of the SPDK path (the arrivals) can be taken three ways: fentry/fexit on a kernel
  * function, a kprobe on it, or a tracepoint through BTF (tp_btf, which needs
  * no tracefs). The choice is a pure function of what the kernel allows,
  * so every combination is unit-tested; the probes that find out what it

@@ -37,11 +37,19 @@ struct grp_entry {
 struct ntp_db {
 	sqlite3 *sql;
 	int role;
+	int npoints;             /* points of the role */
 	int64_t mono_start;
+	char point_name[NTP_MAX_POINTS][16]; /* point.name by enum value */
+	uint32_t need_always;    /* points every command should have (bit = enum value) */
+	uint32_t need_r2t;       /* points of a command that has any of them */
+	uint64_t gaps[NTP_MAX_POINTS][NTP_CAUSE_MAX]; /* this interval's */
+	uint64_t lost[NTP_CAUSE_MAX];                 /* this interval's */
 	sqlite3_stmt *ins_cmd;   /* INSERT INTO cmd */
 	sqlite3_stmt *ins_grp;   /* INSERT INTO grp */
 	sqlite3_stmt *ins_dev;   /* INSERT INTO device */
 	sqlite3_stmt *ins_igrp;  /* INSERT INTO interval_grp */
+	sqlite3_stmt *ins_lost;  /* INSERT INTO lost */
+	sqlite3_stmt *ins_gap;   /* INSERT INTO gap */
 	struct dev_entry *devs;
 	size_t ndevs;
 	struct grp_entry *grps;
@@ -170,7 +178,41 @@ static int prepare_all(struct ntp_db *db)
 		       "VALUES (?, ?, ?, ?, ?)") ||
 	       prepare(db, &db->ins_igrp,
 		       "INSERT INTO interval_grp (interval, grp, total, sampled) "
-		       "VALUES (?, ?, ?, ?)") ? -1 : 0;
+		       "VALUES (?, ?, ?, ?)") ||
+	       prepare(db, &db->ins_lost, "INSERT INTO lost (interval, cause, n) VALUES (?, ?, ?)") ||
+	       prepare(db, &db->ins_gap,
+		       "INSERT INTO gap (interval, point, cause, n) VALUES (?, ?, ?, ?)") ? -1 : 0;
+}
+
+/* The role's points and which of them the configuration records, from the
+ * vocabulary just written (point, point_need): the one home of that fact. */
+static int load_needs(struct ntp_db *db, const struct ntp_meta *m)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT p.ord, p.name, n.need FROM point AS p "
+				       "LEFT JOIN point_need AS n ON n.point = p.name AND n.driver = ?1 "
+				       "AND n.transport = ?2 WHERE p.role = ?3", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_text(st, 1, m->driver, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->transport, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, m->role == NTP_ROLE_HOST ? "host" : "target", -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int ord = sqlite3_column_int(st, 0);
+		const char *need = (const char *)sqlite3_column_text(st, 2);
+
+		if (ord < 0 || ord >= NTP_MAX_POINTS)
+			continue;
+		snprintf(db->point_name[ord], sizeof(db->point_name[ord]), "%s",
+			 (const char *)sqlite3_column_text(st, 1));
+		if (need && !strcmp(need, "always"))
+			db->need_always |= 1u << ord;
+		else if (need && !strcmp(need, "r2t"))
+			db->need_r2t |= 1u << ord;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int flags,
@@ -186,13 +228,14 @@ struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int 
 		return NULL;
 	}
 	db->role = meta->role;
+	db->npoints = meta->role == NTP_ROLE_HOST ? NTP_H_NPOINTS : NTP_T_NPOINTS;
 	db->mono_start = meta->mono_start;
 	if (sqlite3_open_v2(path, &db->sql,
 			    /* one thread per writer: no connection mutex (it cost
 			     * 11 % of the collector's time at 500k records/s) */
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK ||
-	    write_schema(db, meta) || prepare_all(db)) {
+	    write_schema(db, meta) || prepare_all(db) || load_needs(db, meta)) {
 		snprintf(err, errlen, "%s: cannot write the database: %s", path,
 			 ntp_db_errmsg(db));
 		ntp_db_close(db, 0, 0);
@@ -334,9 +377,40 @@ static uint64_t bind_points(sqlite3_stmt *st, const struct ntp_cmd_record *r, in
 	return first;
 }
 
+/* Count the points R lacks that its configuration records, with their
+ * causes: the arrival point's comes with the record, any other point was
+ * not recorded by the driver's hooks. */
+static void count_gaps(struct ntp_db *db, const struct ntp_cmd_record *r)
+{
+	int rx = db->role == NTP_ROLE_HOST ? NTP_H_RX : NTP_T_RX;
+	uint32_t have = 0, need;
+
+	for (int i = 0; i < db->npoints; i++)
+		if (r->ts[i])
+			have |= 1u << i;
+	need = db->need_always | (have & db->need_r2t ? db->need_r2t : 0);
+	for (int i = 0; i < db->npoints; i++) {
+		int cause = NTP_CAUSE_NOT_RECORDED;
+
+		if (!(need & ~have & (1u << i)))
+			continue;
+		if (i == rx && r->rx_cause > NTP_CAUSE_NOT_RECORDED && r->rx_cause < NTP_CAUSE_MAX)
+			cause = r->rx_cause;
+		db->gaps[i][cause]++;
+	}
+}
+
+int ntp_db_add_lost(struct ntp_db *db, int cause, uint64_t n)
+{
+	if (cause <= NTP_CAUSE_NONE || cause >= NTP_CAUSE_MAX)
+		return -1;
+	db->lost[cause] += n;
+	return 0;
+}
+
 int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 {
-	int npoints = db->role == NTP_ROLE_HOST ? NTP_H_NPOINTS : NTP_T_NPOINTS;
+	int npoints = db->npoints;
 	sqlite3_stmt *st = db->ins_cmd;
 	struct dev_entry *d = find_dev(db, r->dev);
 	struct grp_entry *g;
@@ -370,6 +444,7 @@ int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 	if (rc != SQLITE_DONE)
 		return -1;
 	g->sampled++;
+	count_gaps(db, r);
 	return 0;
 }
 
@@ -389,16 +464,45 @@ int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t
 	return 0;
 }
 
-int ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop, uint64_t lost)
+/* The interval's lost records and gaps, then clear the counters. */
+static int write_losses(struct ntp_db *db, int64_t id)
+{
+	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
+		if (!db->lost[c])
+			continue;
+		sqlite3_reset(db->ins_lost);
+		sqlite3_bind_int64(db->ins_lost, 1, id);
+		sqlite3_bind_int(db->ins_lost, 2, c);
+		sqlite3_bind_int64(db->ins_lost, 3, (int64_t)db->lost[c]);
+		if (sqlite3_step(db->ins_lost) != SQLITE_DONE)
+			return -1;
+		db->lost[c] = 0;
+	}
+	for (int i = 0; i < db->npoints; i++)
+		for (int c = 0; c < NTP_CAUSE_MAX; c++) {
+			if (!db->gaps[i][c])
+				continue;
+			sqlite3_reset(db->ins_gap);
+			sqlite3_bind_int64(db->ins_gap, 1, id);
+			sqlite3_bind_text(db->ins_gap, 2, db->point_name[i], -1, SQLITE_STATIC);
+			sqlite3_bind_int(db->ins_gap, 3, c);
+			sqlite3_bind_int64(db->ins_gap, 4, (int64_t)db->gaps[i][c]);
+			if (sqlite3_step(db->ins_gap) != SQLITE_DONE)
+				return -1;
+			db->gaps[i][c] = 0;
+		}
+	return 0;
+}
+
+int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop)
 {
 	char *sql;
 	int64_t id;
 
 	if (begin(db))
 		return -1;
-	sql = sqlite3_mprintf("INSERT INTO interval (start, stop, lost) VALUES "
-			      "(%lld, %lld, %llu)", (long long)(start - db->mono_start),
-			      (long long)(stop - db->mono_start), (unsigned long long)lost);
+	sql = sqlite3_mprintf("INSERT INTO interval (start, stop) VALUES (%lld, %lld)",
+			      (long long)(start - db->mono_start), (long long)(stop - db->mono_start));
 	if (!sql || exec(db, sql)) {
 		sqlite3_free(sql);
 		return -1;
@@ -424,7 +528,9 @@ int ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop, uint64_t
 		g->sampled = g->total = 0;
 		g->counted = 0;
 	}
-	return ntp_db_commit(db);
+	if (write_losses(db, id) || ntp_db_commit(db))
+		return -1;
+	return id;
 }
 
 static int write_stop(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
@@ -451,6 +557,8 @@ int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 	sqlite3_finalize(db->ins_grp);
 	sqlite3_finalize(db->ins_dev);
 	sqlite3_finalize(db->ins_igrp);
+	sqlite3_finalize(db->ins_lost);
+	sqlite3_finalize(db->ins_gap);
 	/* Fold the WAL back so the file stands alone for scp and sqlite3 -readonly. */
 	if (db->sql)
 		sqlite3_exec(db->sql, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);

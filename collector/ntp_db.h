@@ -45,15 +45,24 @@ int ntp_db_add_hook(struct ntp_db *db, const char *name, const char *attach_to,
 /* Learn what a device key names. Returns 0 or -1. */
 int ntp_db_add_device(struct ntp_db *db, const struct ntp_device_record *d);
 
-/* Add a sampled command. Returns 0, or -1 (unknown device key, SQL error). */
+/*
+ * Add a sampled command. The points it lacks that its configuration records
+ * (vocab.sql, point_need) are counted as gaps of the current interval, by
+ * cause: the record's rx_cause for its arrival point, else not recorded.
+ * Returns 0, or -1 (unknown device key, SQL error).
+ */
 int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r);
 
+/* Count N records lost for CAUSE (enum ntp_cause) in the current interval. */
+int ntp_db_add_lost(struct ntp_db *db, int cause, uint64_t n);
+
 /*
- * Close an interval [start, stop) (CLOCK_MONOTONIC ns) with LOST records lost.
- * Per-group counts come from ntp_db_count_group beforehand; commands added
- * since the previous interval count as sampled automatically.
+ * Close an interval [start, stop) (CLOCK_MONOTONIC ns) and write what was
+ * lost and missing in it. Per-group counts come from ntp_db_count_group
+ * beforehand; commands added since the previous interval count as sampled
+ * automatically. Returns the interval's id, or -1.
  */
-int ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop, uint64_t lost);
+int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop);
 
 /* Add TOTAL commands seen for (dev, opcode, nlb) in the current interval. */
 int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t nlb,

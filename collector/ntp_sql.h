@@ -15,5 +15,6 @@ extern const char ntp_sql_join[];         /* TEMP views joining hosts and target
 extern const char ntp_sql_report[];       /* TEMP views the report prints */
 extern const char ntp_sql_native[];       /* TEMP views using native aggregates */
 extern const char ntp_sql_live[];         /* ntprof-collect's live lines (a query) */
+extern const char ntp_sql_live_gaps[];    /* its lost records and gaps (a query) */
 
 #endif

@@ -90,7 +90,7 @@ static void print_text(const struct found *f, const struct ntp_opts *o, const st
 	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
 	       f->module_btf ? "present" : "absent");
 	printf("USDT probes in %s%s:\n", o->spdk, in_libraries(f) ? " and the libraries it loads" : "");
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < NTP_SPDK_NPROBES; i++) {
 		int n = ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]);
 
 		printf("%s %s %d site%s\n", n ? "ok" : "no", ntp_spdk_probes[i], n, n == 1 ? "" : "s");
@@ -108,12 +108,19 @@ static void print_text(const struct found *f, const struct ntp_opts *o, const st
 	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
 		const struct ntp_hook_family *h = &ntp_sock_hooks[i];
 
-		if (b->kind[i] == NTP_HOOK_NONE)
+		if (b->kind[i] == NTP_HOOK_NONE && (o->no_sock || strcmp(o->transport, "tcp")))
+			printf("off %s (%s)\n", h->what, o->no_sock ? "--no-socket-hooks" :
+			       "RDMA: the patch takes the arrivals at its polls");
+		else if (b->kind[i] == NTP_HOOK_NONE)
 			printf("no %s: no fentry, kprobe or tracepoint for it (%s stays empty)\n",
 			       h->what, o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
 		else
 			printf("ok %s %s\n", ntp_hook_prog(h, b->kind[i]), ntp_hook_target(h, b->kind[i]));
 	}
+	if (!strcmp(o->transport, "tcp") && !o->no_sock)
+		printf("%s ntp_u_tcp_conn USDT ntprof:%s (optional: %s)\n",
+		       ntp_spdk_sites(&f->spdk, ntp_conn_probe(o->role)) ? "ok" : "no",
+		       ntp_conn_probe(o->role), "watches a connection's socket from its first byte");
 	printf("%s %s USDT ntprof:%s (required)\n",
 	       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
 	       b->usdt_prog ? b->usdt_prog : "ntp_u_?", ntp_required_probe(o));
@@ -147,7 +154,7 @@ static void print_json(const struct found *f, const struct ntp_opts *o, const st
 		json_str(f->spdk.objs[i].path);
 	}
 	printf("], \"usdt\": {");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NTP_SPDK_NPROBES; i++)
 		printf("%s\"%s\": %d", i ? ", " : "", ntp_spdk_probes[i],
 		       ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]));
 	printf("}, \"processes\": [");
@@ -162,6 +169,11 @@ static void print_json(const struct found *f, const struct ntp_opts *o, const st
 		       i ? ", " : "", h->what, ntp_hook_kind_name(b->kind[i]),
 		       ntp_hook_prog(h, b->kind[i]) ?: "", ntp_hook_target(h, b->kind[i]) ?: "");
 	}
+	if (!strcmp(o->transport, "tcp") && !o->no_sock)
+		printf(", {\"what\": \"new connections\", \"kind\": \"usdt\", "
+		       "\"prog\": \"ntp_u_tcp_conn\", \"target\": \"ntprof:%s\", \"present\": %s}",
+		       ntp_conn_probe(o->role),
+		       ntp_spdk_sites(&f->spdk, ntp_conn_probe(o->role)) ? "true" : "false");
 	printf(", {\"what\": \"command records\", \"kind\": \"usdt\", \"prog\": \"%s\", "
 	       "\"target\": \"ntprof:%s\", \"required\": true}",
 	       b->usdt_prog ? b->usdt_prog : "", ntp_required_probe(o));

@@ -9,9 +9,10 @@
  *
  * Nothing that reached user space is dropped: records go into the
  * database's open transaction, which is committed twice a second
- * (so `kill -9` loses at most the last second), and a stop drains both
- * rings first. What BPF could not hand over is counted per interval as
- * lost, and printed.
+ * (so `kill -9` loses at most the last second), and a stop drains the
+ * ring first. What BPF could not hand over is counted per interval and
+ * cause as lost, the points stored records lack as gaps, and both are
+ * printed.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -31,9 +32,7 @@
 #include "ntp_shell.h"
 #include "ntp_sql.h"
 #include "ntprof_abi.h"
-#include "ntprof_sock.skel.h"
 #include "ntprof_spdk.skel.h"
-#include "sockpts.h"
 
 #define NS 1000000000LL
 
@@ -52,15 +51,9 @@ struct rec {
 	struct ntp_bpf bpf;
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
-	struct ring_buffer *sock_rb;  /* socket events; NULL: no socket hooks */
-	struct ntp_sockpts *pts;
-	int64_t sock_read_at;         /* CLOCK_MONOTONIC of the last socket drain */
 	uint64_t records;             /* commands written */
-	uint64_t rejected;            /* records that reached us unusable */
-	uint64_t bad_version;         /* of those: another ABI version */
-	uint64_t lost_seen;           /* BPF's lost count at the last interval */
-	uint64_t sock_lost_seen;
-	uint64_t rejected_seen;
+	uint64_t bad_version;         /* records of another ABI version */
+	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
 	int64_t interval_start;
 	int live_header;              /* printed the live header */
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
@@ -76,51 +69,21 @@ static int64_t now_ns(clockid_t clk)
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
-/* Socket events: fed to the arrival tracker. */
-static int on_sock(void *ctx, void *data, size_t len)
+/* A record that cannot be stored is counted as lost, with its cause. */
+static void reject(struct rec *r, int cause)
 {
-	struct rec *r = ctx;
-
-	if (len == sizeof(struct ntp_sock_event))
-		ntp_sockpts_event(r->pts, data);
-	return 0;
+	r->bad_version += cause == NTP_CAUSE_ABI_VERSION;
+	ntp_db_add_lost(r->db, cause, 1);
 }
 
-/* Read the socket events up to now, unless already read past time T: a
- * record's socket events all happened before its last point. */
-static void read_sock_until(struct rec *r, uint64_t t)
+static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
 {
-	if (!r->sock_rb || (int64_t)t < r->sock_read_at)
-		return;
-	r->sock_read_at = now_ns(CLOCK_MONOTONIC);
-	ring_buffer__consume(r->sock_rb);
-}
-
-static uint64_t last_point(const struct ntp_cmd_record *c)
-{
-	uint64_t t = 0;
-
-	for (int i = 0; i < NTP_MAX_POINTS; i++)
-		if (c->ts[i] > t)
-			t = c->ts[i];
-	return t;
-}
-
-static int on_cmd(struct rec *r, const struct ntp_cmd_record *in)
-{
-	struct ntp_cmd_record c = *in;
-
-	if (c.kind != NTP_KIND_CMD || c.version != NTP_ABI_VERSION) {
-		r->bad_version += c.version != NTP_ABI_VERSION;
-		r->rejected++;
+	if (c->kind != NTP_KIND_CMD || c->version != NTP_ABI_VERSION) {
+		reject(r, NTP_CAUSE_ABI_VERSION);
 		return 0;
 	}
-	if (r->sock_rb) { /* SPDK: arrivals from the socket hooks */
-		read_sock_until(r, last_point(&c));
-		ntp_sockpts_fill(r->pts, &c);
-	}
-	if (ntp_db_add_cmd(r->db, &c)) {
-		r->rejected++; /* its device record was lost */
+	if (ntp_db_add_cmd(r->db, c)) {
+		reject(r, NTP_CAUSE_NO_DEVICE); /* its device record was lost */
 		return 0;
 	}
 	r->records++;
@@ -140,8 +103,7 @@ static int on_record(void *ctx, void *data, size_t len)
 				ntp_db_errmsg(r->db));
 		return 0;
 	}
-	r->bad_version++;
-	r->rejected++;
+	reject(r, NTP_CAUSE_ABI_VERSION);
 	return 0;
 }
 
@@ -174,7 +136,9 @@ static void follow_processes(struct rec *r, int first)
 			now[n++] = pid;
 			continue;
 		}
-		ntp_bpf_watch(&r->bpf, pid, 1);
+		if (ntp_bpf_watch_process(&r->bpf, pid))
+			fprintf(stderr, "ntprof: cannot watch the sockets of process %d: %s\n",
+				(int)pid, strerror(errno));
 		if (ntp_spdk_set_rate(&r->spdk, pid, r->o->rate, &addr, r->err, sizeof(r->err)) <= 0) {
 			fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
 			continue;
@@ -184,10 +148,8 @@ static void follow_processes(struct rec *r, int first)
 		now[n++] = pid;
 	}
 	for (int i = 0; i < r->npids; i++)
-		if (kill(r->pids[i], 0) && errno == ESRCH) {
+		if (kill(r->pids[i], 0) && errno == ESRCH)
 			printf("ntprof: process %d of %s exited\n", (int)r->pids[i], r->o->spdk);
-			ntp_bpf_watch(&r->bpf, r->pids[i], 0);
-		}
 	memcpy(r->pids, now, sizeof(now[0]) * (size_t)n);
 	r->npids = n;
 }
@@ -216,18 +178,27 @@ static void live_header(struct rec *r)
 	r->live_header = 1;
 }
 
-/* The live lines of interval ID: sql/live.sql on the writer's connection. */
-static void live_lines(struct rec *r, int64_t id)
+/* Query SQL (sql/live*.sql) for interval ID on the writer's connection:
+ * NULL, or a statement to step through and finalize. */
+static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
 {
 	sqlite3 *db = ntp_db_handle(r->db);
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, ntp_sql_live, -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
 		fprintf(stderr, "ntprof: live view: %s\n", sqlite3_errmsg(db));
-		return;
+		return NULL;
 	}
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":interval"), id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	return st;
+}
+
+/* The live lines of interval ID: sql/live.sql. */
+static void live_lines(struct rec *r, int64_t id)
+{
+	sqlite3_stmt *st = interval_query(r, ntp_sql_live, id);
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		if (!r->live_header)
 			live_header(r);
 		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
@@ -241,29 +212,55 @@ static void live_lines(struct rec *r, int64_t id)
 	sqlite3_finalize(st);
 }
 
-/* Close the interval ending now: its lost records, then its live lines. */
+/* What the interval ID lost and lacks, each with its cause: one line per
+ * row of sql/live_gaps.sql. */
+static void gap_lines(struct rec *r, int64_t id)
+{
+	sqlite3_stmt *st = interval_query(r, ntp_sql_live_gaps, id);
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *point = (const char *)sqlite3_column_text(st, 0);
+
+		if (point)
+			printf("ntprof: %lld records lack %s in this interval: %s\n",
+			       (long long)sqlite3_column_int64(st, 1), point, sqlite3_column_text(st, 2));
+		else
+			printf("ntprof: %lld records lost in this interval: %s\n",
+			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+}
+
+/* The records BPF could not hand over since the last interval, per cause. */
+static void count_bpf_lost(struct rec *r)
+{
+	uint64_t lost[NTP_CAUSE_MAX];
+
+	ntp_bpf_lost(&r->bpf, lost);
+	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
+		if (lost[c] > r->lost_seen[c])
+			ntp_db_add_lost(r->db, c, lost[c] - r->lost_seen[c]);
+		r->lost_seen[c] = lost[c];
+	}
+}
+
+/* Close the interval ending now: its counts, then its live lines and what
+ * it lost or lacks. */
 static int end_interval(struct rec *r, int64_t now, int print)
 {
-	uint64_t lost = ntp_bpf_lost(&r->bpf), sock_lost = ntp_bpf_sock_lost(&r->bpf);
-	uint64_t l = (lost - r->lost_seen) + (r->rejected - r->rejected_seen);
+	int64_t id;
 
+	count_bpf_lost(r);
 	ntp_kern_counts(&r->bpf, r->db); /* the kernel path counts every command */
-	if (ntp_db_end_interval(r->db, r->interval_start, now, l)) {
+	id = ntp_db_end_interval(r->db, r->interval_start, now);
+	if (id < 0) {
 		fprintf(stderr, "ntprof: failed to write an interval: %s\n", ntp_db_errmsg(r->db));
 		return -1;
 	}
 	if (print && !r->o->quiet)
-		live_lines(r, sqlite3_last_insert_rowid(ntp_db_handle(r->db)));
-	if (l)
-		printf("ntprof: %llu records lost in this interval (ring buffer full: try a larger "
-		       "-s or --ring-kb)\n", (unsigned long long)l);
-	if (sock_lost != r->sock_lost_seen)
-		printf("ntprof: %llu socket events lost: some arrival points are missing\n",
-		       (unsigned long long)(sock_lost - r->sock_lost_seen));
+		live_lines(r, id);
+	gap_lines(r, id);
 	fflush(stdout);
-	r->lost_seen = lost;
-	r->sock_lost_seen = sock_lost;
-	r->rejected_seen = r->rejected;
 	r->interval_start = now;
 	return 0;
 }
@@ -307,15 +304,11 @@ static int create_db(struct rec *r)
 	return 0;
 }
 
-static int open_rings(struct rec *r)
+static int open_ring(struct rec *r)
 {
 	r->rec_rb = ring_buffer__new(bpf_map__fd(ntp_bpf_records(&r->bpf)), on_record, r, NULL);
-	if (r->bpf.sock)
-		r->sock_rb = ring_buffer__new(bpf_map__fd(r->bpf.sock->maps.events), on_sock, r,
-					      NULL);
-	r->pts = ntp_sockpts_new(1 << 16);
-	if (!r->rec_rb || (r->bpf.sock && !r->sock_rb) || !r->pts) {
-		snprintf(r->err, sizeof(r->err), "failed to open the ring buffers: %s",
+	if (!r->rec_rb) {
+		snprintf(r->err, sizeof(r->err), "failed to open the ring buffer: %s",
 			 strerror(errno));
 		return -1;
 	}
@@ -360,7 +353,7 @@ static int setup(struct rec *r)
 	if (o->spdk ? setup_spdk(r) : ntp_kern_check(o, r->err, sizeof(r->err)))
 		return -1;
 	/* the database last: a failed start leaves no file behind */
-	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_rings(r) ||
+	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
 	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
 		return -1;
 	if (ntp_bpf_write_hooks(&r->bpf, r->db))
@@ -399,7 +392,6 @@ static void poll_until_stopped(struct rec *r)
 			break;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
-		read_sock_until(r, (uint64_t)now); /* keep its ring from filling */
 		if (end && now >= end)
 			break;
 		if (now >= next) {
@@ -415,17 +407,16 @@ static void poll_until_stopped(struct rec *r)
 	}
 }
 
-/* Sampling off, then what is still on the way: the patch flushes its
- * batches at the end of each poller pass, so a short wait drains them. */
+/* Sampling off, then what is still on the way: the patch hands its
+ * batches over within a few milliseconds, so a short wait drains them. */
 static void drain(struct rec *r)
 {
-	sampling_off(r);
 	struct timespec ts = { 0, 100000000 };
 
+	sampling_off(r);
 	for (int i = 0; i < 3; i++) {
 		nanosleep(&ts, NULL);
 		ring_buffer__consume(r->rec_rb);
-		read_sock_until(r, (uint64_t)now_ns(CLOCK_MONOTONIC));
 	}
 	ring_buffer__consume(r->rec_rb);
 }
@@ -491,8 +482,6 @@ cleanup:
 	if (r.db)
 		ntp_db_close(r.db, 0, 0);
 	ring_buffer__free(r.rec_rb);
-	ring_buffer__free(r.sock_rb);
-	ntp_sockpts_free(r.pts);
 	ntp_bpf_close(&r.bpf);
 	ntp_spdk_close(&r.spdk);
 	return rc;

@@ -17,8 +17,9 @@
 #include "proc.h"
 #include "spdk.h"
 
-const char *const ntp_spdk_probes[4] = {
-	"nvmf_tcp_done", "nvmf_rdma_done", "nvme_tcp_done", "nvme_rdma_done",
+const char *const ntp_spdk_probes[NTP_SPDK_NPROBES] = {
+	"nvmf_tcp_done", "nvmf_rdma_done", "nvmf_tcp_conn",
+	"nvme_tcp_done", "nvme_rdma_done", "nvme_tcp_conn",
 };
 
 #define MAX_LIBS 512

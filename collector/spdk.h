@@ -32,8 +32,10 @@ struct ntp_spdk {
 	int npids;
 };
 
-/* The four probe names of the patch, in the order `probe` lists them. */
-extern const char *const ntp_spdk_probes[4];
+/* The probe names of the patch, in the order `probe` lists them: per side,
+ * the batches of TCP and RDMA and the TCP connection probe. */
+#define NTP_SPDK_NPROBES 6
+extern const char *const ntp_spdk_probes[NTP_SPDK_NPROBES];
 
 /*
  * Read BINARY and the shared libraries it needs (transitively, through

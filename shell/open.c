@@ -21,7 +21,7 @@
 #include "ntp_sql.h"
 
 #define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
-#define NTP_SCHEMA_VERSION 2 /* sql/schema.sql; tests/schema.sha256 */
+#define NTP_SCHEMA_VERSION 3 /* sql/schema.sql; tests/schema.sha256 */
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -413,20 +413,22 @@ static char *union_view(const struct ntp_session *s, const char *name, const cha
  * per-pair join arms, then report.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
-	char *v[6] = {
+	char *v[8] = {
 		union_view(s, "ntp_db", NULL, NULL),
 		union_view(s, "ntp_grp_all", NULL, NULL),
 		union_view(s, "ntp_host_grp", "host", NULL),
 		union_view(s, "ntp_host_cmd", "host", NULL),
 		union_view(s, "ntp_target_cmd", "target", "ntp_target_cmd_none"),
+		union_view(s, "ntp_lost", NULL, NULL),
+		union_view(s, "ntp_gap", NULL, NULL),
 		joined_view(s),
 	};
 	char *sql = NULL;
 
-	if (v[0] && v[1] && v[2] && v[3] && v[4] && v[5])
-		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2], v[3],
-				      v[4], ntp_sql_join, v[5], ntp_sql_report);
-	for (int i = 0; i < 6; i++)
+	if (v[0] && v[1] && v[2] && v[3] && v[4] && v[5] && v[6] && v[7])
+		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2],
+				      v[3], v[4], v[5], v[6], ntp_sql_join, v[7], ntp_sql_report);
+	for (int i = 0; i < 8; i++)
 		sqlite3_free(v[i]);
 	return sql;
 }

@@ -238,6 +238,51 @@ static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errle
 	return 0;
 }
 
+/* How many of the session's databases have ROLE. */
+static int count_role(const struct ntp_session *s, const char *role)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ndbs; i++)
+		n += !strcmp(s->dbs[i].role, role);
+	return n;
+}
+
+/*
+ * What the recordings lost or lack, one line each (ntp_report_missing):
+ *   lost: 12 host records (12: the ring buffer was full ...)
+ *   gaps: 1565 of 254878 host records lack h_rx (1500: ...; 65: ...)
+ */
+static int print_missing(struct ntp_session *s, FILE *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT role, hostname, point, n, records, causes"
+			       " FROM ntp_report_missing", -1, &st, NULL) != SQLITE_OK)
+		return sql_error(s->db, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *role = (const char *)sqlite3_column_text(st, 0);
+		const char *host = (const char *)sqlite3_column_text(st, 1);
+		const char *point = (const char *)sqlite3_column_text(st, 2);
+		char who[160];
+
+		snprintf(who, sizeof(who), "%s records%s%s%s", role,
+			 count_role(s, role) > 1 ? " (" : "", count_role(s, role) > 1 ? host : "",
+			 count_role(s, role) > 1 ? ")" : "");
+		if (point)
+			fprintf(f, "gaps: %lld of %lld %s lack %s (%s)\n",
+				(long long)sqlite3_column_int64(st, 3),
+				(long long)sqlite3_column_int64(st, 4), who, point,
+				sqlite3_column_text(st, 5));
+		else
+			fprintf(f, "lost: %lld %s (%s)\n", (long long)sqlite3_column_int64(st, 3),
+				who, sqlite3_column_text(st, 5));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(s->db, err, errlen);
+}
+
 static void free_groups(struct group *g, int n)
 {
 	for (int i = 0; i < n; i++) {
@@ -309,6 +354,8 @@ int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, ch
 		rc = print_group(s->db, f, &g[i], detail, err, errlen);
 	if (!rc)
 		rc = print_records(s, f, err, errlen);
+	if (!rc)
+		rc = print_missing(s, f, err, errlen);
 	free_groups(g, n);
 	return rc;
 }

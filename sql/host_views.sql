@@ -86,3 +86,35 @@ SELECT t, grp, 'e2e', e2e FROM cmd_span;
 -- ns.
 CREATE VIEW cmd_e2e AS
 SELECT t, grp, e2e AS ns FROM cmd_span;
+
+-- Per point this configuration records (point_need): how many stored
+-- commands lack it, counted from cmd itself. The gap table says why; this
+-- view is the check that every gap was counted. An 'r2t' point is missing
+-- where the command has the other R2T point but not this one.
+CREATE VIEW point_missing AS
+WITH s AS (
+  SELECT
+    count(*) AS cmds,
+    sum(h_start IS NULL) AS h_start, sum(h_queue IS NULL) AS h_queue,
+    sum(h_sent IS NULL) AS h_sent,
+    sum(h_r2t_rx IS NULL AND h_data_sent IS NOT NULL) AS h_r2t_rx,
+    sum(h_data_sent IS NULL AND h_r2t_rx IS NOT NULL) AS h_data_sent,
+    sum(h_rx IS NULL) AS h_rx, sum(h_rx_drv IS NULL) AS h_rx_drv,
+    sum(h_cqe IS NULL) AS h_cqe, sum(h_complete IS NULL) AS h_complete,
+    sum(h_end IS NULL) AS h_end
+  FROM cmd
+)
+SELECT
+  n.point AS point,        -- point.name
+  s.cmds AS cmds,          -- stored commands
+  coalesce(CASE n.point WHEN 'h_start' THEN s.h_start WHEN 'h_queue' THEN s.h_queue
+    WHEN 'h_sent' THEN s.h_sent WHEN 'h_r2t_rx' THEN s.h_r2t_rx
+    WHEN 'h_data_sent' THEN s.h_data_sent WHEN 'h_rx' THEN s.h_rx
+    WHEN 'h_rx_drv' THEN s.h_rx_drv WHEN 'h_cqe' THEN s.h_cqe
+    WHEN 'h_complete' THEN s.h_complete WHEN 'h_end' THEN s.h_end END, 0)
+    AS missing             -- commands that lack it
+FROM point_need AS n
+JOIN meta AS m ON m.driver = n.driver AND m.transport = n.transport
+JOIN point AS p ON p.name = n.point AND p.role = 'host'
+CROSS JOIN s
+ORDER BY p.ord;

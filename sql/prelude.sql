@@ -13,6 +13,8 @@
 --                 no target database is open)
 -- ntp_joined:     one arm per host and target database, @h@ and @t@ replaced
 --                 by their schema names (ntp_joined_none: no target open)
+-- ntp_lost:       every database's lost records, per cause
+-- ntp_gap:        every database's missing points, per point and cause
 
 -- @ntp_db
 SELECT
@@ -29,6 +31,23 @@ SELECT
   r.records AS records,         -- sampled commands stored
   r.lost AS lost                -- records lost
 FROM "@db@".meta AS m, "@db@".recording AS r
+-- @ntp_lost
+SELECT
+  '@db@' AS db,              -- database
+  l.cause AS cause,          -- cause.name
+  l.description AS description, -- what happened
+  l.n AS n                   -- records lost
+FROM "@db@".lost_by_cause AS l
+-- @ntp_gap
+SELECT
+  '@db@' AS db,              -- database
+  g.point AS point,          -- the missing point
+  p.ord AS ord,              -- its path order
+  g.cause AS cause,          -- cause.name
+  g.description AS description, -- why it is missing
+  g.n AS n                   -- commands that lack it for this cause
+FROM "@db@".gap_by_cause AS g
+JOIN "@db@".point AS p ON p.name = g.point
 -- @ntp_grp_all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.opcode, g.nlb
 FROM "@db@".grp_info AS g

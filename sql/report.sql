@@ -159,3 +159,29 @@ SELECT
 FROM ntp_host_grp
 GROUP BY op
 ORDER BY op;
+
+-- What is missing from the recordings, one line per recording and point:
+-- the records lost (point NULL) or the stored commands that lack a point,
+-- with the count per cause, largest first. No row: nothing is missing.
+CREATE TEMP VIEW ntp_report_missing AS
+SELECT * FROM (
+  SELECT
+    l.db AS db,                -- database
+    d.role AS role,            -- host or target
+    d.hostname AS hostname,    -- machine
+    NULL AS point,             -- NULL: whole records lost
+    -1 AS ord,                 -- report order within the database
+    sum(l.n) AS n,             -- records lost, or commands lacking the point
+    d.records AS records,      -- commands stored
+    group_concat(l.n || ': ' || l.description, '; ') AS causes -- per cause
+  FROM (SELECT * FROM ntp_lost ORDER BY n DESC) AS l
+  JOIN ntp_db AS d ON d.db = l.db
+  GROUP BY l.db
+  UNION ALL
+  SELECT g.db, d.role, d.hostname, g.point, g.ord, sum(g.n), d.records,
+    group_concat(g.n || ': ' || g.description, '; ')
+  FROM (SELECT * FROM ntp_gap ORDER BY ord, n DESC) AS g
+  JOIN ntp_db AS d ON d.db = g.db
+  GROUP BY g.db, g.point
+)
+ORDER BY role, db, ord;

@@ -9,7 +9,7 @@
 -- followed by host.sql or target.sql and then views.sql.
 
 PRAGMA application_id = 1853124710; -- 0x6E747066, 'ntpf'
-PRAGMA user_version = 2;            -- schema version; also meta.schema_version
+PRAGMA user_version = 3;            -- schema version; also meta.schema_version
 
 -- One row: what was recorded, where, how and when.
 CREATE TABLE meta (
@@ -79,15 +79,40 @@ CREATE TABLE grp (
   UNIQUE (device, opcode, nlb)
 );
 
--- The recording in intervals (the -i option): how much was lost in each.
+-- The recording in intervals (the -i option).
 CREATE TABLE interval (
   id INTEGER PRIMARY KEY,
   -- Interval bounds, ns since meta.mono_start.
   start INTEGER NOT NULL,
-  stop INTEGER NOT NULL,
-  -- Records that could not be handed over (ring buffer full), all groups.
-  lost INTEGER NOT NULL DEFAULT 0
+  stop INTEGER NOT NULL
 );
+
+-- Sampled commands whose record never reached this file, per interval and
+-- cause (vocab.sql, cause.code; kind 'record'). No row: none lost.
+CREATE TABLE lost (
+  -- interval.id: the interval in which the loss was counted.
+  interval INTEGER NOT NULL REFERENCES interval (id),
+  -- cause.code: why (ring buffer full, ...).
+  cause INTEGER NOT NULL,
+  -- Records lost.
+  n INTEGER NOT NULL,
+  PRIMARY KEY (interval, cause)
+) WITHOUT ROWID;
+
+-- Stored commands that lack a point their configuration has
+-- (vocab.sql, point_need), per interval, point and cause (cause.code; kind
+-- 'point'). No row: no point missing.
+CREATE TABLE gap (
+  -- interval.id: the interval in which the record was stored.
+  interval INTEGER NOT NULL REFERENCES interval (id),
+  -- point.name: the missing point (h_rx, t_rx, ...).
+  point TEXT NOT NULL,
+  -- cause.code: why it is missing.
+  cause INTEGER NOT NULL,
+  -- Commands that lack it for this cause.
+  n INTEGER NOT NULL,
+  PRIMARY KEY (interval, point, cause)
+) WITHOUT ROWID;
 
 -- Per interval and group: all commands where counted, and the sampled ones.
 CREATE TABLE interval_grp (

@@ -68,3 +68,34 @@ SELECT t, grp, 't_e2e', t_e2e FROM cmd_span;
 -- ns.
 CREATE VIEW cmd_e2e AS
 SELECT t, grp, t_e2e AS ns FROM cmd_span;
+
+-- Per point this configuration records (point_need): how many stored
+-- commands lack it, counted from cmd itself. The gap table says why; this
+-- view is the check that every gap was counted. An 'r2t' point is missing
+-- where the command has the other R2T point but not this one.
+CREATE VIEW point_missing AS
+WITH s AS (
+  SELECT
+    count(*) AS cmds,
+    sum(t_rx IS NULL) AS t_rx, sum(t_cmd IS NULL) AS t_cmd,
+    sum(t_r2t IS NULL AND t_data_rx IS NOT NULL) AS t_r2t,
+    sum(t_data_rx IS NULL AND t_r2t IS NOT NULL) AS t_data_rx,
+    sum(t_exec IS NULL) AS t_exec, sum(t_stor IS NULL) AS t_stor,
+    sum(t_resp IS NULL) AS t_resp, sum(t_sent IS NULL) AS t_sent,
+    sum(t_free IS NULL) AS t_free
+  FROM cmd
+)
+SELECT
+  n.point AS point,        -- point.name
+  s.cmds AS cmds,          -- stored commands
+  coalesce(CASE n.point WHEN 't_rx' THEN s.t_rx WHEN 't_cmd' THEN s.t_cmd
+    WHEN 't_r2t' THEN s.t_r2t WHEN 't_data_rx' THEN s.t_data_rx
+    WHEN 't_exec' THEN s.t_exec WHEN 't_stor' THEN s.t_stor
+    WHEN 't_resp' THEN s.t_resp WHEN 't_sent' THEN s.t_sent
+    WHEN 't_free' THEN s.t_free END, 0)
+    AS missing             -- commands that lack it
+FROM point_need AS n
+JOIN meta AS m ON m.driver = n.driver AND m.transport = n.transport
+JOIN point AS p ON p.name = n.point AND p.role = 'target'
+CROSS JOIN s
+ORDER BY p.ord;

@@ -48,7 +48,8 @@ SELECT
            (SELECT max(stop) FROM interval),
            (SELECT max(t) FROM cmd), 0) AS duration_ns,
   (SELECT count(*) FROM cmd) AS records,                  -- sampled commands stored
-  (SELECT coalesce(sum(lost), 0) FROM interval) AS lost,  -- records lost
+  (SELECT coalesce(sum(n), 0) FROM lost) AS lost,         -- records lost
+  (SELECT coalesce(sum(n), 0) FROM gap) AS gaps,          -- points missing from stored ones
   m.mono_stop IS NOT NULL AS complete                     -- 1: stopped cleanly
 FROM meta AS m;
 
@@ -149,10 +150,36 @@ SELECT
   ig.sampled AS sampled,        -- sampled commands in the interval
   ig.total AS total,            -- all commands, NULL: not counted
   1e9 * coalesce(ig.total, ig.sampled * m.sample_rate) / (i.stop - i.start) AS rate, -- cmds/s
-  i.lost AS lost,               -- records lost in the interval (all groups)
+  (SELECT coalesce(sum(l.n), 0) FROM lost AS l WHERE l.interval = i.id)
+    AS lost,                    -- records lost in the interval (all groups)
   (SELECT avg(x.ns) FROM cmd_e2e AS x
    WHERE x.t >= i.start AND x.t < i.stop AND x.grp = ig.grp) AS mean_ns -- mean latency, ns
 FROM interval AS i
 JOIN interval_grp AS ig ON ig.interval = i.id
 CROSS JOIN meta AS m
 WHERE i.stop > i.start;
+
+-- Records lost while recording, per cause, over the whole recording.
+CREATE VIEW lost_by_cause AS
+SELECT
+  c.name AS cause,              -- cause.name
+  c.description AS description, -- what happened
+  sum(l.n) AS n                 -- records lost
+FROM lost AS l
+JOIN cause AS c ON c.code = l.cause
+GROUP BY c.code
+ORDER BY n DESC, c.code;
+
+-- Points missing from stored commands, per point and cause, over the whole
+-- recording: every gap the collector counted (docs/stages.md).
+CREATE VIEW gap_by_cause AS
+SELECT
+  g.point AS point,             -- the missing point
+  c.name AS cause,              -- cause.name
+  c.description AS description, -- why it is missing
+  sum(g.n) AS n                 -- commands that lack it for this cause
+FROM gap AS g
+JOIN cause AS c ON c.code = g.cause
+JOIN point AS p ON p.name = g.point
+GROUP BY g.point, c.code
+ORDER BY p.ord, n DESC, c.code;

@@ -123,3 +123,71 @@ INSERT INTO component VALUES
   ('h_handoff',  14, 'host',   'host_driver', 'host_driver', 0, 0, 'handoff to nvme_complete_rq'),
   ('e2e',        15, 'host',   NULL,          NULL,          1, 0, 'end to end'),
   ('t_e2e',      16, 'target', NULL,          NULL,          1, 0, 'end to end (target residence)');
+
+-- Why a record or a point is missing (the lost and gap tables). The codes
+-- are enum ntp_cause of bpf/ntprof_abi.h.
+CREATE TABLE cause (
+  -- enum ntp_cause value.
+  code INTEGER PRIMARY KEY,
+  -- Short name: ring_full, forgotten, ...
+  name TEXT NOT NULL UNIQUE,
+  -- 'record': the whole record is lost; 'point': one point is missing.
+  kind TEXT NOT NULL CHECK (kind IN ('record', 'point')),
+  -- What happened, as reports print it.
+  description TEXT NOT NULL
+);
+
+INSERT INTO cause VALUES
+  (1, 'ring_full', 'record', 'the ring buffer was full (try a larger -s or --ring-kb)'),
+  (2, 'batch_overflow', 'record', 'more records in one probe hit than ntprof copies (64)'),
+  (3, 'unreadable', 'record', 'its batch could not be read from the process'),
+  (4, 'no_device', 'record', 'its device record was lost'),
+  (5, 'abi_version', 'record', 'written by another ABI version (rebuild SPDK with this ntprof''s patch)'),
+  (8, 'not_recorded', 'point', 'not recorded by the driver''s hooks'),
+  (9, 'no_position', 'point', 'the driver gave no stream position to find its arrival by'),
+  (10, 'new_socket', 'point', 'it arrived before ntprof watched the connection'),
+  (11, 'forgotten', 'point', 'more arrivals followed on the connection than ntprof keeps'),
+  (12, 'no_socket', 'point', 'the connection was gone when the record was handed over'),
+  (13, 'not_seen', 'point', 'no arrival hook saw its bytes arrive'),
+  (14, 'not_hooked', 'point', 'no arrival hook was attached (--no-socket-hooks)');
+
+-- The points each configuration records (docs/stages.md, "Which points
+-- exist"): a stored command that lacks one has a gap, which the recording
+-- counts with its cause. A point not listed is not expected.
+CREATE TABLE point_need (
+  -- 'kernel' or 'spdk'.
+  driver TEXT NOT NULL,
+  -- 'tcp' or 'rdma'.
+  transport TEXT NOT NULL,
+  -- point.name.
+  point TEXT NOT NULL,
+  -- 'always', or 'r2t': in commands that have one of their machine's R2T
+  -- points (writes with R2T, or with an RDMA READ of the data).
+  need TEXT NOT NULL CHECK (need IN ('always', 'r2t')),
+  PRIMARY KEY (driver, transport, point)
+) WITHOUT ROWID;
+
+INSERT INTO point_need
+SELECT d.driver, t.transport, p.point, p.need
+FROM (SELECT 'kernel' AS driver UNION ALL SELECT 'spdk') AS d,
+     (SELECT 'tcp' AS transport UNION ALL SELECT 'rdma') AS t,
+     (SELECT 'h_start' AS point, 'always' AS need, 'kernel' AS only, NULL AS tcp
+      UNION ALL SELECT 'h_queue', 'always', NULL, NULL
+      UNION ALL SELECT 'h_sent', 'always', NULL, NULL
+      UNION ALL SELECT 'h_r2t_rx', 'r2t', NULL, 1
+      UNION ALL SELECT 'h_data_sent', 'r2t', NULL, 1
+      UNION ALL SELECT 'h_rx', 'always', NULL, NULL
+      UNION ALL SELECT 'h_rx_drv', 'always', NULL, NULL
+      UNION ALL SELECT 'h_cqe', 'always', NULL, NULL
+      UNION ALL SELECT 'h_complete', 'always', NULL, NULL
+      UNION ALL SELECT 'h_end', 'always', 'kernel', NULL
+      UNION ALL SELECT 't_rx', 'always', NULL, NULL
+      UNION ALL SELECT 't_cmd', 'always', NULL, NULL
+      UNION ALL SELECT 't_r2t', 'r2t', NULL, NULL
+      UNION ALL SELECT 't_data_rx', 'r2t', NULL, NULL
+      UNION ALL SELECT 't_exec', 'always', NULL, NULL
+      UNION ALL SELECT 't_stor', 'always', NULL, NULL
+      UNION ALL SELECT 't_resp', 'always', NULL, NULL
+      UNION ALL SELECT 't_sent', 'always', NULL, NULL
+      UNION ALL SELECT 't_free', 'always', 'spdk', NULL) AS p
+WHERE (p.only IS NULL OR p.only = d.driver) AND (p.tcp IS NULL OR t.transport = 'tcp');

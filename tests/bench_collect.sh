@@ -128,7 +128,7 @@ kill -INT "$fcol"
 wait "$fcol" || true
 fired=$(sed -n 's/.*fired=\([0-9]*\).*/\1/p' "$dir/flood.log")
 stored=$(sqlite3 "$dir/flood.db" 'SELECT count(*) FROM cmd')
-lost=$(sqlite3 "$dir/flood.db" 'SELECT ifnull(sum(lost), 0) FROM interval')
+lost=$(sqlite3 "$dir/flood.db" 'SELECT ifnull(sum(n), 0) FROM lost')
 span=$(sqlite3 "$dir/flood.db" 'SELECT (max(t) - min(t)) / 1e9 FROM cmd')
 rate=$(echo "$stored / $secs" | bc)
 cpu=$(echo "scale=2; $ticks / $(getconf CLK_TCK)" | bc)

@@ -185,11 +185,17 @@ check_pair() {
 		FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
 		WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")
 	expect "$case: joined components sum to end to end" "$diff" 0
-	# every command has its arrival point from the socket hooks
+	# every command has its arrival point, found by its stream position
 	noarr=$(sql "SELECT count(*) FROM host.cmd WHERE h_rx IS NULL" "$h" "$t")
 	expect "$case: host commands without h_rx" "$noarr" 0
 	noarr=$(sql "SELECT count(*) FROM target.cmd WHERE t_rx IS NULL" "$h" "$t")
 	expect "$case: target commands without t_rx" "$noarr" 0
+	# and every point missing anywhere is counted with its cause
+	for db in "$h" "$t"; do
+		expect "$case: $(basename "$db"): gaps counted = points missing" "$(sqlite3 "$db" \
+			"SELECT (SELECT coalesce(sum(missing), 0) FROM point_missing) =
+			 (SELECT coalesce(sum(n), 0) FROM gap)")" 1
+	done
 	# the joined mean against the fixture's own, over the same commands
 	# (at -s 1 that is every command)
 	mean=$(sql "SELECT avg(e2e) FROM ntp_joined" "$h" "$t")
@@ -216,6 +222,8 @@ r2t=$(sql "SELECT count(*) FROM target.cmd WHERE t_r2t IS NULL OR t_data_rx IS N
 	"$d/write-qd1-host.db" "$d/write-qd1-target.db")
 expect "write-qd1: target commands without their R2T points" "$r2t" 0
 run_pair write-qd4 10 -q 4 -o 4096 -w randwrite -t 3
+# a 70/30 mix at depth 8: many PDUs per receive, arrivals found by position
+run_pair mix-qd8 10 -q 8 -o 4096 -w randrw -M 70 -t 3
 
 # probe, with the target running: sites, processes, hooks, load.
 echo "== probe"
@@ -224,7 +232,8 @@ start_target || bad "probe: target did not start"
 expect "probe: exit status" $? 0
 for want in "^kernel BTF: yes" "^spdk_tcp_target " "^ok nvmf_tcp_done 1 site" \
 	"^running processes: $tgt (sampling variable at 0x[0-9a-f]*)" \
-	"^ok ntp_s_ready_tp sock:sk_data_ready" "^ok ntp_s_recvmsg_tp sock:sock_recv_length" \
+	"^ok ntp_s_ready_tp sock:sk_data_ready" "^ok nvmf_tcp_conn 1 site" \
+	"^ok ntp_u_tcp_conn USDT ntprof:nvmf_tcp_conn (optional" \
 	"^ok ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done (required)" "^load: ok"; do
 	grep -q "$want" "$d/probe.out" && ok || bad "probe: no line '$want'"
 done
@@ -353,7 +362,7 @@ kill -USR1 "$perf"
 wait_exit "$perf" 30
 kill -INT "$col"
 wait_exit "$col" 20
-lost=$(sqlite3 "$d/ring.db" 'SELECT sum(lost) FROM interval')
+lost=$(sqlite3 "$d/ring.db" 'SELECT sum(n) FROM lost')
 n=$("$CHECK" "$d/ring.db" 1)
 [ "${lost:-0}" -gt 0 ] && ok || bad "tiny ring: no records counted as lost"
 grep -q "records lost in this interval" "$d/ring.log" && ok || bad "tiny ring: loss not printed"

@@ -182,7 +182,7 @@ static int tick(struct machine *m, int64_t tau, const struct gen_config *cfg)
 					return -1;
 		memset(m->totals, 0, sizeof(m->totals));
 		if (ntp_db_end_interval(m->db, m->mono_base + stop - (int64_t)NS,
-					m->mono_base + stop, 0))
+					m->mono_base + stop) < 0)
 			return -1;
 		m->next_interval += (int64_t)NS;
 	}

@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sqlite3.h>
+
+#include "ntp_sql.h"
 
 #include "ntprof_abi.h"
 
@@ -67,12 +70,74 @@ static void test_hash_uses_every_field(void **state)
 
 static void test_layout(void **state)
 {
-	assert_int_equal(sizeof(struct ntp_cmd_record), 120);
+	assert_int_equal(sizeof(struct ntp_cmd_record), 136);
 	assert_int_equal(offsetof(struct ntp_cmd_record, slba), 80);
-	assert_int_equal(offsetof(struct ntp_cmd_record, opcode), 110);
+	assert_int_equal(offsetof(struct ntp_cmd_record, rx_pos), 96);
+	assert_int_equal(offsetof(struct ntp_cmd_record, rx_conn), 104);
+	assert_int_equal(offsetof(struct ntp_cmd_record, opcode), 126);
+	assert_int_equal(offsetof(struct ntp_cmd_record, rx_cause), 130);
 	assert_int_equal(sizeof(struct ntp_device_record), 280);
 	assert_int_equal(offsetof(struct ntp_device_record, nqn), 56);
 	assert_true(NTP_H_NPOINTS <= NTP_MAX_POINTS && NTP_T_NPOINTS <= NTP_MAX_POINTS);
+}
+
+/* Connection keys: ports in place, IPv4-mapped IPv6 folds like IPv4. */
+static void test_conn_key(void **state)
+{
+	const __u8 v4[4] = { 10, 1, 2, 3 };
+	const __u8 mapped[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 1, 2, 3 };
+	const __u8 v6[16] = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	__u64 k = ntp_conn_key(4420, 51234, ntp_addr_fold(v4, 4));
+
+	assert_int_equal(k & 0xffff, 4420);
+	assert_int_equal((k >> 16) & 0xffff, 51234);
+	assert_int_equal(ntp_addr_fold(mapped, 16), ntp_addr_fold(v4, 4));
+	assert_int_not_equal(ntp_addr_fold(v6, 16), 0);
+	assert_int_not_equal(ntp_conn_key(4420, 51234, ntp_addr_fold(v6, 16)), k);
+}
+
+/* The causes: each enum value the programs set has its row in the
+ * vocabulary (sql/vocab.sql, table cause) under the same name, and the
+ * vocabulary names no other code. */
+static void test_causes(void **state)
+{
+	static const struct { int code; const char *name, *kind; } abi[] = {
+		{ NTP_CAUSE_RING_FULL, "ring_full", "record" },
+		{ NTP_CAUSE_BATCH_OVERFLOW, "batch_overflow", "record" },
+		{ NTP_CAUSE_UNREADABLE, "unreadable", "record" },
+		{ NTP_CAUSE_NO_DEVICE, "no_device", "record" },
+		{ NTP_CAUSE_ABI_VERSION, "abi_version", "record" },
+		{ NTP_CAUSE_NOT_RECORDED, "not_recorded", "point" },
+		{ NTP_CAUSE_NO_POSITION, "no_position", "point" },
+		{ NTP_CAUSE_NEW_SOCKET, "new_socket", "point" },
+		{ NTP_CAUSE_FORGOTTEN, "forgotten", "point" },
+		{ NTP_CAUSE_NO_SOCKET, "no_socket", "point" },
+		{ NTP_CAUSE_NOT_SEEN, "not_seen", "point" },
+		{ NTP_CAUSE_NOT_HOOKED, "not_hooked", "point" },
+	};
+	size_t n = sizeof(abi) / sizeof(abi[0]);
+	sqlite3_stmt *st;
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, ntp_sql_schema, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, ntp_sql_vocab, NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(abi[i].code > NTP_CAUSE_NONE && abi[i].code < NTP_CAUSE_MAX);
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT name, kind FROM cause WHERE code = ?",
+						    -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_int(st, 1, abi[i].code);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal(sqlite3_column_text(st, 0), abi[i].name);
+		assert_string_equal(sqlite3_column_text(st, 1), abi[i].kind);
+		sqlite3_finalize(st);
+	}
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM cause", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), (int)n);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
 }
 
 int main(void)
@@ -82,6 +147,8 @@ int main(void)
 		cmocka_unit_test(test_sampling_rule),
 		cmocka_unit_test(test_hash_uses_every_field),
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_causes),
+		cmocka_unit_test(test_conn_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -154,13 +154,14 @@ static int setup(void **state)
 	for (int i = 0; i < 3; i++) /* H1 (grp 1), H2 (grp 2), H3 */
 		add_cmd(db, &host_cmds[i], NTP_ROLE_HOST, H_DEV);
 	assert_int_equal(ntp_db_count_group(db, H_DEV, 2, 7, 2000), 0);
-	assert_int_equal(ntp_db_end_interval(db, H_MONO, H_MONO + NS, 0), 0);
+	assert_int_equal(ntp_db_end_interval(db, H_MONO, H_MONO + NS), 1);
 	for (int i = 3; i < 5; i++) /* H4, H5 (grp 3) */
 		add_cmd(db, &host_cmds[i], NTP_ROLE_HOST, H_DEV);
 	assert_int_equal(ntp_db_count_group(db, H_DEV, 2, 7, 3000), 0);
 	assert_int_equal(ntp_db_count_group(db, H_DEV, 2, 15, 1000), 0);
 	assert_int_equal(ntp_db_count_group(db, H_DEV, 0, 0, 5), 0); /* flush: grp 4 */
-	assert_int_equal(ntp_db_end_interval(db, H_MONO + NS, H_MONO + 2 * NS, 3), 0);
+	assert_int_equal(ntp_db_add_lost(db, NTP_CAUSE_RING_FULL, 3), 0);
+	assert_int_equal(ntp_db_end_interval(db, H_MONO + NS, H_MONO + 2 * NS), 2);
 	assert_int_equal(ntp_db_close(db, H_WALL + 2 * NS, H_MONO + 2 * NS), 0);
 
 	db = create(target_path, NTP_ROLE_TARGET, "fixture-target", T_WALL, T_MONO, T_DEV,
@@ -169,11 +170,11 @@ static int setup(void **state)
 		add_cmd(db, &target_cmds[i], NTP_ROLE_TARGET, T_DEV);
 	assert_int_equal(ntp_db_count_group(db, T_DEV, 2, 7, 2000), 0);
 	assert_int_equal(ntp_db_count_group(db, T_DEV, 1, 31, 1000), 0);
-	assert_int_equal(ntp_db_end_interval(db, T_MONO, T_MONO + NS, 0), 0);
+	assert_int_equal(ntp_db_end_interval(db, T_MONO, T_MONO + NS), 1);
 	for (int i = 3; i < 5; i++) /* T4, T6 (grp 3) */
 		add_cmd(db, &target_cmds[i], NTP_ROLE_TARGET, T_DEV);
 	assert_int_equal(ntp_db_count_group(db, T_DEV, 2, 7, 3500), 0);
-	assert_int_equal(ntp_db_end_interval(db, T_MONO + NS, T_MONO + 2500000000LL, 0), 0);
+	assert_int_equal(ntp_db_end_interval(db, T_MONO + NS, T_MONO + 2500000000LL), 2);
 	assert_int_equal(ntp_db_close(db, T_WALL + 2500000000LL, T_MONO + 2500000000LL), 0);
 	*state = NULL;
 	return 0;
@@ -297,6 +298,8 @@ static void check_rows(sqlite3 *db, const char *what, const char *sql, const cha
 
 /* Components in path order (component.ord), for readable expected rows. */
 #define CORD(col) "(SELECT k.ord FROM component AS k WHERE k.name = " col ")"
+/* The same for a point: its path order. */
+#define PORD(col) "(SELECT p.ord FROM point AS p WHERE p.name = " col ")"
 
 /* ---- host database, per-machine views ----------------------------------- */
 
@@ -375,8 +378,32 @@ static const char *const host_grp_info[] = {
 };
 
 static const char *const host_recording[] = {
-	"role,driver,transport,hostname,kernel,sample_rate,duration_ns,records,lost,complete",
-	"host,kernel,tcp,fixture-host,6.1.0-test,4,2000000000,5,3,1",
+	"role,driver,transport,hostname,kernel,sample_rate,duration_ns,records,lost,gaps,complete",
+	/* gaps: H3 lacks h_start and h_end, H4 h_rx_drv (kernel TCP has all three) */
+	"host,kernel,tcp,fixture-host,6.1.0-test,4,2000000000,5,3,3,1",
+	NULL
+};
+
+static const char *const host_lost_by_cause[] = {
+	"cause,description,n",
+	"ring_full,the ring buffer was full (try a larger -s or --ring-kb),3",
+	NULL
+};
+
+static const char *const host_gap_by_cause[] = {
+	"point,cause,description,n",
+	"h_start,not_recorded,not recorded by the driver's hooks,1",
+	"h_rx_drv,not_recorded,not recorded by the driver's hooks,1",
+	"h_end,not_recorded,not recorded by the driver's hooks,1",
+	NULL
+};
+
+/* kernel TCP host: every point but the R2T pair always; no write has only
+ * one of the pair */
+static const char *const host_point_missing[] = {
+	"point,cmds,missing",
+	"h_start,5,1", "h_queue,5,0", "h_sent,5,0", "h_r2t_rx,5,0", "h_data_sent,5,0",
+	"h_rx,5,0", "h_rx_drv,5,1", "h_cqe,5,0", "h_complete,5,0", "h_end,5,1",
 	NULL
 };
 
@@ -545,9 +572,28 @@ static const char *const target_grp_info[] = {
 	NULL
 };
 
+static const char *const target_lost_by_cause[] = {
+	"cause,description,n",
+	NULL
+};
+
+static const char *const target_gap_by_cause[] = {
+	"point,cause,description,n",
+	"t_resp,not_recorded,not recorded by the driver's hooks,1",  /* T4 */
+	NULL
+};
+
+/* kernel TCP target: no t_free */
+static const char *const target_point_missing[] = {
+	"point,cmds,missing",
+	"t_rx,5,0", "t_cmd,5,0", "t_r2t,5,0", "t_data_rx,5,0", "t_exec,5,0", "t_stor,5,0",
+	"t_resp,5,1", "t_sent,5,0",
+	NULL
+};
+
 static const char *const target_recording[] = {
-	"role,driver,transport,hostname,kernel,sample_rate,duration_ns,records,lost,complete",
-	"target,kernel,tcp,fixture-target,6.1.0-test,4,2500000000,5,0,1",
+	"role,driver,transport,hostname,kernel,sample_rate,duration_ns,records,lost,gaps,complete",
+	"target,kernel,tcp,fixture-target,6.1.0-test,4,2500000000,5,0,1,1",
 	NULL
 };
 
@@ -667,6 +713,9 @@ static void test_host_views(void **state)
 		{ "stage_stats", "grp, ord", host_stage_stats },
 		{ "throughput", "op", host_throughput },
 		{ "timeline", "interval, grp", host_timeline },
+		{ "lost_by_cause", "cause", host_lost_by_cause },
+		{ "gap_by_cause", PORD("v.point") ", v.cause", host_gap_by_cause },
+		{ "point_missing", PORD("v.point"), host_point_missing },
 	};
 
 	check_machine(host_path, v, sizeof(v) / sizeof(v[0]));
@@ -686,6 +735,9 @@ static void test_target_views(void **state)
 		{ "stage_stats", "grp, ord", target_stage_stats },
 		{ "throughput", "op", target_throughput },
 		{ "timeline", "interval, grp", target_timeline },
+		{ "lost_by_cause", "cause", target_lost_by_cause },
+		{ "gap_by_cause", PORD("v.point") ", v.cause", target_gap_by_cause },
+		{ "point_missing", PORD("v.point"), target_point_missing },
 	};
 
 	check_machine(target_path, v, sizeof(v) / sizeof(v[0]));
@@ -1107,12 +1159,92 @@ static void test_session_views(void **state)
 		fail_msg("%d view check(s) differ from the expected rows", failures);
 }
 
+/*
+ * The writer's gap accounting on an SPDK TCP host (no h_start, no h_end):
+ * the arrival point takes the cause its record carries, any other point is
+ * "not recorded", an R2T point only counts where its pair is there, and
+ * what is lost goes to its own table.
+ */
+static const char *const gaps_gap_by_cause[] = {
+	"point,cause,description,n",
+	"h_data_sent,not_recorded,not recorded by the driver's hooks,1",   /* G4 */
+	"h_rx,forgotten,more arrivals followed on the connection than ntprof keeps,1", /* G1 */
+	"h_rx,not_recorded,not recorded by the driver's hooks,1",          /* G2 */
+	"h_rx_drv,not_recorded,not recorded by the driver's hooks,1",      /* G3 */
+	NULL
+};
+
+static const char *const gaps_lost_by_cause[] = {
+	"cause,description,n",
+	"no_device,its device record was lost,2",
+	NULL
+};
+
+static void test_gap_causes(void **state)
+{
+	static const struct fx_cmd g[] = {
+		/* G1 */ { H_MONO + 1000, 2, 7, 1, 1, 8, { X, 0, 100, X, X, X, 900, 950, 990, X } },
+		/* G2 */ { H_MONO + 2000, 2, 7, 1, 2, 16, { X, 0, 100, X, X, X, 900, 950, 990, X } },
+		/* G3 */ { H_MONO + 3000, 2, 7, 1, 3, 24, { X, 0, 100, X, X, 800, X, 950, 990, X } },
+		/* G4 */ { H_MONO + 4000, 1, 7, 1, 4, 32, { X, 0, 100, 300, X, 800, 900, 950, 990, X } },
+		/* G5 */ { H_MONO + 5000, 2, 7, 1, 5, 40, { X, 0, 100, X, X, 800, 900, 950, 990, X } },
+	};
+	static const uint8_t cause[] = { NTP_CAUSE_FORGOTTEN, 0, NTP_CAUSE_FORGOTTEN, 0, 0 };
+	static const struct view_case v[] = {
+		{ "gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
+		{ "lost_by_cause", "cause", gaps_lost_by_cause },
+	};
+	const char *path = tl_file("gaps.db");
+	struct ntp_meta m = {
+		.role = NTP_ROLE_HOST, .driver = "spdk", .transport = "tcp", .hostname = "h",
+		.kernel = "k", .sample_rate = 1, .wall_start = H_WALL, .mono_start = H_MONO,
+		.command_line = "",
+	};
+	struct ntp_device_record d = { .dev = H_DEV, .nsid = 1, .lba_shift = 9, .cntlid = 1,
+				       .kind = NTP_KIND_DEVICE, .version = NTP_ABI_VERSION };
+	struct ntp_db *db;
+	char err[512];
+
+	db = ntp_db_create(path, &m, 0, err, sizeof(err));
+	assert_non_null(db);
+	assert_int_equal(ntp_db_add_device(db, &d), 0);
+	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
+		struct ntp_cmd_record r = {
+			.slba = g[i].slba, .dev = H_DEV, .nsid = 1, .nlb = g[i].nlb,
+			.qid = g[i].qid, .cid = g[i].cid, .cntlid = 1, .opcode = g[i].opcode,
+			.kind = NTP_KIND_CMD, .role = NTP_ROLE_HOST, .version = NTP_ABI_VERSION,
+			.rx_cause = cause[i],
+		};
+
+		for (int k = 0; k < NTP_MAX_POINTS; k++)
+			r.ts[k] = g[i].p[k] == X ? 0 : (uint64_t)(g[i].at + g[i].p[k]);
+		assert_int_equal(ntp_db_add_cmd(db, &r), 0);
+	}
+	assert_int_equal(ntp_db_add_lost(db, NTP_CAUSE_NO_DEVICE, 2), 0);
+	assert_int_equal(ntp_db_add_lost(db, NTP_CAUSE_NONE, 1), -1);
+	assert_int_equal(ntp_db_end_interval(db, H_MONO, H_MONO + NS), 1);
+	assert_int_equal(ntp_db_close(db, H_WALL + NS, H_MONO + NS), 0);
+	check_machine(path, v, sizeof(v) / sizeof(v[0]));
+	{
+		sqlite3 *sq;
+
+		assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+		failures = 0;
+		check_rows(sq, "gaps counted = points missing",
+			   "SELECT (SELECT sum(missing) FROM point_missing) AS x,"
+			   " (SELECT sum(n) FROM gap) AS y", (const char *const[]){ "x,y", "4,4", NULL });
+		sqlite3_close(sq);
+		assert_int_equal(failures, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_host_views),
 		cmocka_unit_test(test_target_views),
 		cmocka_unit_test(test_session_views),
+		cmocka_unit_test(test_gap_causes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -56,16 +56,17 @@ static void test_tracepoint_only_family(void **state)
 	assert_int_equal(ntp_hook_choose(&f, &c), NTP_HOOK_NONE);
 }
 
-/* Names as the tutorial's probe output prints them. */
+/* Names as probe prints them. */
 static void test_names(void **state)
 {
-	const struct ntp_hook_family *recv = &ntp_sock_hooks[1];
+	const struct ntp_hook_family *ready = &ntp_sock_hooks[0];
 
-	assert_string_equal(ntp_hook_prog(recv, NTP_HOOK_FENTRY), "ntp_s_recvmsg_fe");
-	assert_string_equal(ntp_hook_prog(recv, NTP_HOOK_KPROBE), "ntp_s_recvmsg_kp");
-	assert_string_equal(ntp_hook_target(recv, NTP_HOOK_KPROBE), "tcp_recvmsg");
-	assert_string_equal(ntp_hook_target(recv, NTP_HOOK_TRACEPOINT), "sock:sock_recv_length");
-	assert_null(ntp_hook_prog(recv, NTP_HOOK_NONE));
+	assert_int_equal(ntp_sock_hooks_n, 1);
+	assert_string_equal(ntp_hook_prog(ready, NTP_HOOK_FENTRY), "ntp_s_ready_fe");
+	assert_string_equal(ntp_hook_prog(ready, NTP_HOOK_KPROBE), "ntp_s_ready_kp");
+	assert_string_equal(ntp_hook_target(ready, NTP_HOOK_KPROBE), "sock_def_readable");
+	assert_string_equal(ntp_hook_target(ready, NTP_HOOK_TRACEPOINT), "sock:sk_data_ready");
+	assert_null(ntp_hook_prog(ready, NTP_HOOK_NONE));
 	assert_string_equal(ntp_hook_kind_name(NTP_HOOK_TRACEPOINT), "tp_btf");
 }
 

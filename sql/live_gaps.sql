@@ -1,0 +1,20 @@
+-- ntprof-collect's live account of what is missing: for the interval
+-- :interval that has just ended, the records lost and the points stored
+-- records lack, each with its cause. A query the collector runs on its own
+-- connection after the live lines; the stored views lost_by_cause and
+-- gap_by_cause give the same over the whole recording.
+--
+-- Columns, as printed ("ntprof: N records lost in this interval: WHY",
+-- "ntprof: N records lack POINT in this interval: WHY"):
+--   point   NULL for lost records, else the missing point (h_rx, ...)
+--   n       how many
+--   why     cause.description
+SELECT NULL AS point, l.n AS n, c.description AS why
+FROM lost AS l
+JOIN cause AS c ON c.code = l.cause
+WHERE l.interval = :interval
+UNION ALL
+SELECT g.point, g.n, c.description
+FROM gap AS g
+JOIN cause AS c ON c.code = g.cause
+WHERE g.interval = :interval;
