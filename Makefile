@@ -42,7 +42,7 @@ TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/te
 	$(OUTPUT)/test_fixture $(OUTPUT)/test_kern
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
-	$(OUTPUT)/btf_merge
+	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check check-unit check-asan check-cli check-collect check-vm demo bench install clean
@@ -126,6 +126,12 @@ $(OUTPUT)/proc_target_lib: tests/proc_target.c $(OUTPUT)/libproc_target.so
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -DPROC_PROGRAM_ONLY $< -o $@ -L$(OUTPUT) -lproc_target \
 		-Wl,-rpath,'$$ORIGIN'
+
+# Holds up the loading of libproc_target.so (collect_test: --wait while a
+# process still loads the library with the variable).
+$(OUTPUT)/slow_audit.so: tests/slow_audit.c | $(OUTPUT)
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -O2 -fPIC -shared $< -o $@
 
 $(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_target \
 		$(OUTPUT)/proc_target_lib

@@ -66,6 +66,10 @@ enum ntp_target_point {
 
 #define NTP_MAX_POINTS 10
 
+/* The NVMe opcode of fabrics commands (Connect, Property Get, ...); their
+ * command type (fctype) is the low byte of the SQE's NSID dword. */
+#define NTP_OPC_FABRICS 0x7f
+
 /* Record kinds on the ring buffer / in an SPDK batch. */
 enum ntp_kind {
 	NTP_KIND_CMD = 1,    /* struct ntp_cmd_record */

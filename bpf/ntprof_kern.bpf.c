@@ -171,7 +171,6 @@ struct sqe {
 
 #define NVME_OPC_WRITE 0x01
 #define NVME_OPC_READ 0x02
-#define NVME_OPC_FABRICS 0x7f
 
 static __always_inline __u64 sqe_slba(const struct sqe *s)
 {
@@ -369,7 +368,7 @@ NTP_TP2(ntp_k_setup_cmd, nvme_setup_cmd, struct request *, rq, void *, cmd)
 	ns = BPF_CORE_READ(rq, q, queuedata);
 	if (!ns || bpf_probe_read_kernel(&s, sizeof(s), cmd))
 		return 0; /* admin queue: I/O commands only */
-	if (s.opcode == NVME_OPC_FABRICS)
+	if (s.opcode == NTP_OPC_FABRICS)
 		return 0;
 	qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
 	learn(host_sk(rq)); /* its first command may go out before any data came in */
@@ -470,7 +469,7 @@ NTP_TP2(ntp_k_req_init, nvmet_req_init, struct nvmet_req___ntp *, req, void *, c
 		return 0;
 	bpf_map_delete_elem(&inflight, &key); /* a request that never ended */
 	qid = BPF_CORE_READ(req, sq, qid);
-	if (!qid || s.opcode == NVME_OPC_FABRICS)
+	if (!qid || s.opcode == NTP_OPC_FABRICS)
 		return 0;
 	if (!sqe_sampled(&s, qid))
 		return 0;

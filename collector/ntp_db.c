@@ -26,7 +26,9 @@ struct dev_entry {
 
 struct grp_entry {
 	int64_t device;    /* device.id */
+	uint8_t admin;     /* queue 0 */
 	uint8_t opcode;
+	uint8_t fctype;    /* fabrics command type (opcode 0x7f), else 0 */
 	uint32_t nlb;
 	int64_t id;        /* grp.id */
 	uint64_t sampled;  /* commands added in the current interval */
@@ -172,7 +174,7 @@ static int prepare_all(struct ntp_db *db)
 
 	return prepare(db, &db->ins_cmd, cmd_sql) ||
 	       prepare(db, &db->ins_grp,
-		       "INSERT INTO grp (device, opcode, nlb) VALUES (?, ?, ?)") ||
+		       "INSERT INTO grp (device, admin, opcode, fctype, nlb) VALUES (?, ?, ?, ?, ?)") ||
 	       prepare(db, &db->ins_dev,
 		       "INSERT INTO device (name, nqn, cntlid, nsid, lba_shift) "
 		       "VALUES (?, ?, ?, ?, ?)") ||
@@ -268,7 +270,27 @@ static struct dev_entry *find_dev(struct ntp_db *db, uint64_t key)
 	return NULL;
 }
 
-/* Find or insert the device row for D; returns its id or -1. */
+/* A logical block is at least 512 bytes: a smaller shift (0, before the
+ * namespace was identified) means the size is not known yet. */
+#define NTP_MIN_LBA_SHIFT 9
+
+/* Device row ID learns its block size from a later record, if it had none. */
+static int learn_lba_shift(struct ntp_db *db, int64_t id, uint32_t lba_shift)
+{
+	char *sql;
+	int rc;
+
+	if (lba_shift < NTP_MIN_LBA_SHIFT)
+		return 0;
+	sql = sqlite3_mprintf("UPDATE device SET lba_shift = %u WHERE id = %lld AND lba_shift < %d",
+			      lba_shift, (long long)id, NTP_MIN_LBA_SHIFT);
+	rc = sql ? exec(db, sql) : -1;
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Find or insert the device row for D; returns its id or -1. A device named
+ * again with its block size known replaces an unknown one. */
 static int64_t device_row(struct ntp_db *db, const struct ntp_device_record *d)
 {
 	char name[NTP_DEV_NAME_LEN + 1], nqn[NTP_NQN_LEN + 1];
@@ -290,7 +312,7 @@ static int64_t device_row(struct ntp_db *db, const struct ntp_device_record *d)
 		id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (id >= 0)
-		return id;
+		return learn_lba_shift(db, id, d->lba_shift) ? -1 : id;
 
 	st = db->ins_dev;
 	sqlite3_reset(st);
@@ -327,19 +349,37 @@ int ntp_db_add_device(struct ntp_db *db, const struct ntp_device_record *d)
 	return 0;
 }
 
-static struct grp_entry *group(struct ntp_db *db, int64_t device, uint8_t opcode, uint32_t nlb)
+/* What makes a group: the device, the queue kind, the operation and size. */
+struct grp_key {
+	int64_t device;
+	uint8_t admin, opcode, fctype;
+	uint32_t nlb;
+};
+
+/* The group key of command R on device DEVICE. A fabrics command's type is
+ * in the low byte of the SQE's NSID dword, which the record carries. */
+static struct grp_key cmd_key(int64_t device, const struct ntp_cmd_record *r)
+{
+	return (struct grp_key){ device, r->qid == 0, r->opcode,
+				 r->opcode == NTP_OPC_FABRICS ? (uint8_t)r->nsid : 0, r->nlb };
+}
+
+static struct grp_entry *group(struct ntp_db *db, struct grp_key k)
 {
 	struct grp_entry *g;
 
 	for (size_t i = 0; i < db->ngrps; i++) {
 		g = &db->grps[i];
-		if (g->device == device && g->opcode == opcode && g->nlb == nlb)
+		if (g->device == k.device && g->admin == k.admin && g->opcode == k.opcode &&
+		    g->fctype == k.fctype && g->nlb == k.nlb)
 			return g;
 	}
 	sqlite3_reset(db->ins_grp);
-	sqlite3_bind_int64(db->ins_grp, 1, device);
-	sqlite3_bind_int(db->ins_grp, 2, opcode);
-	sqlite3_bind_int64(db->ins_grp, 3, nlb);
+	sqlite3_bind_int64(db->ins_grp, 1, k.device);
+	sqlite3_bind_int(db->ins_grp, 2, k.admin);
+	sqlite3_bind_int(db->ins_grp, 3, k.opcode);
+	sqlite3_bind_int(db->ins_grp, 4, k.fctype);
+	sqlite3_bind_int64(db->ins_grp, 5, k.nlb);
 	if (sqlite3_step(db->ins_grp) != SQLITE_DONE)
 		return NULL;
 	g = realloc(db->grps, (db->ngrps + 1) * sizeof(*g));
@@ -348,9 +388,11 @@ static struct grp_entry *group(struct ntp_db *db, int64_t device, uint8_t opcode
 	db->grps = g;
 	g = &db->grps[db->ngrps++];
 	memset(g, 0, sizeof(*g));
-	g->device = device;
-	g->opcode = opcode;
-	g->nlb = nlb;
+	g->device = k.device;
+	g->admin = k.admin;
+	g->opcode = k.opcode;
+	g->fctype = k.fctype;
+	g->nlb = k.nlb;
 	g->id = sqlite3_last_insert_rowid(db->sql);
 	return g;
 }
@@ -420,7 +462,7 @@ int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 
 	if (!d || begin(db))
 		return -1;
-	g = group(db, d->id, r->opcode, r->nlb);
+	g = group(db, cmd_key(d->id, r));
 	if (!g)
 		return -1;
 	sqlite3_reset(st);
@@ -456,7 +498,7 @@ int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t
 
 	if (!d || begin(db))
 		return -1;
-	g = group(db, d->id, opcode, nlb);
+	g = group(db, (struct grp_key){ d->id, 0, opcode, 0, nlb });
 	if (!g)
 		return -1;
 	g->total += total;

@@ -184,6 +184,44 @@ int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *add
 	return rc;
 }
 
+int ntp_elf_defines(const char *path, const char *name)
+{
+	GElf_Sym sym;
+	Elf *elf;
+	int fd, found = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	found = elf && elf_kind(elf) == ELF_K_ELF && !find_symbol(elf, name, &sym);
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+int ntp_proc_alive(pid_t pid)
+{
+	char name[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the state follows the last ')', comm may hold any */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
+}
+
 int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size_t errlen)
 {
 	char name[64];

@@ -32,6 +32,13 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
 int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *addr, char *err,
 		    size_t errlen);
 
+/* 1 if the ELF file PATH defines symbol NAME (.symtab or .dynsym). */
+int ntp_elf_defines(const char *path, const char *name);
+
+/* 1 if process PID runs: it exists and has not exited (a zombie, not yet
+ * reaped by its parent, has). */
+int ntp_proc_alive(pid_t pid);
+
 /* Write the 32-bit VALUE at ADDR in process PID (/proc/PID/mem). */
 int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size_t errlen);
 

@@ -31,6 +31,7 @@
 #include "ntp_db.h"
 #include "ntp_shell.h"
 #include "ntp_sql.h"
+#include "proc.h"
 #include "ntprof_abi.h"
 #include "ntprof_spdk.skel.h"
 
@@ -58,6 +59,9 @@ struct rec {
 	int live_header;              /* printed the live header */
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
 	int npids;
+	pid_t pending[NTP_SPDK_MAX_PIDS]; /* found, their variable not loaded yet */
+	int64_t pending_since[NTP_SPDK_MAX_PIDS];
+	int npending;
 	char err[1024];
 };
 
@@ -107,20 +111,78 @@ static int on_record(void *ctx, void *data, size_t len)
 	return 0;
 }
 
-static int was_sampling(const struct rec *r, pid_t pid)
+static int in_list(const pid_t *list, int n, pid_t pid)
 {
-	for (int i = 0; i < r->npids; i++)
-		if (r->pids[i] == pid)
+	for (int i = 0; i < n; i++)
+		if (list[i] == pid)
 			return 1;
 	return 0;
 }
 
-/* Switch sampling on in processes that appeared, note those that went. */
+/*
+ * Start sampling in process PID: watch its sockets, write the rate.
+ * Returns 1 when it samples, 0 when it has not loaded the library with the
+ * variable yet (a process still starting: try again soon), -1 when it
+ * cannot (said on stderr).
+ */
+static int start_sampling(struct rec *r, pid_t pid)
+{
+	uint64_t addr;
+	int rc;
+
+	rc = ntp_spdk_set_rate(&r->spdk, pid, r->o->rate, &addr, r->err, sizeof(r->err));
+	if (rc == 0 && ntp_spdk_has_var(&r->spdk))
+		return 0;
+	if (rc <= 0) {
+		fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
+		return -1;
+	}
+	if (ntp_bpf_watch_process(&r->bpf, pid))
+		fprintf(stderr, "ntprof: cannot watch the sockets of process %d: %s\n", (int)pid,
+			strerror(errno));
+	return 1;
+}
+
+static void sampling_started(struct rec *r, pid_t pid, int first)
+{
+	if (!first)
+		printf("ntprof: process %d of %s started; sampling it\n", (int)pid, r->o->spdk);
+	if (r->npids < NTP_SPDK_MAX_PIDS)
+		r->pids[r->npids++] = pid;
+}
+
+/* The processes still loading their libraries, tried at every poll (20 ms):
+ * sampling starts as soon as the variable is there. */
+static void retry_pending(struct rec *r)
+{
+	int64_t now = now_ns(CLOCK_MONOTONIC);
+	int n = 0;
+
+	for (int i = 0; i < r->npending; i++) {
+		pid_t pid = r->pending[i];
+		int rc = ntp_proc_alive(pid) ? start_sampling(r, pid) : -1;
+
+		if (rc == 1)
+			sampling_started(r, pid, 0);
+		if (rc != 0)
+			continue;
+		if (now - r->pending_since[i] > 2 * NS && r->pending_since[i] > 0) {
+			printf("ntprof: process %d of %s has not loaded the library with the "
+			       "sampling variable yet; waiting for it\n", (int)pid, r->o->spdk);
+			r->pending_since[i] = -1; /* said once */
+		}
+		r->pending_since[n] = r->pending_since[i];
+		r->pending[n++] = pid;
+	}
+	r->npending = n;
+}
+
+/* Switch sampling on in processes that appeared, note those that went (also
+ * those that exited and wait for their parent to reap them). */
 static void follow_processes(struct rec *r, int first)
 {
-	pid_t now[NTP_SPDK_MAX_PIDS];
-	int n = 0;
-	uint64_t addr;
+	pid_t was[NTP_SPDK_MAX_PIDS];
+	int nwas = r->npids;
 
 	if (!r->o->spdk) { /* the kernel path: one switch in the BPF programs */
 		if (first)
@@ -129,29 +191,29 @@ static void follow_processes(struct rec *r, int first)
 	}
 	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
 		return;
+	memcpy(was, r->pids, sizeof(was[0]) * (size_t)nwas);
+	r->npids = 0;
 	for (int i = 0; i < r->spdk.npids; i++) {
 		pid_t pid = r->spdk.pids[i];
+		int rc;
 
-		if (was_sampling(r, pid)) {
-			now[n++] = pid;
+		if (!ntp_proc_alive(pid) || in_list(r->pending, r->npending, pid))
+			continue;
+		if (in_list(was, nwas, pid)) {
+			r->pids[r->npids++] = pid;
 			continue;
 		}
-		if (ntp_bpf_watch_process(&r->bpf, pid))
-			fprintf(stderr, "ntprof: cannot watch the sockets of process %d: %s\n",
-				(int)pid, strerror(errno));
-		if (ntp_spdk_set_rate(&r->spdk, pid, r->o->rate, &addr, r->err, sizeof(r->err)) <= 0) {
-			fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
-			continue;
+		rc = start_sampling(r, pid);
+		if (rc == 1)
+			sampling_started(r, pid, first);
+		else if (rc == 0 && r->npending < NTP_SPDK_MAX_PIDS) {
+			r->pending_since[r->npending] = now_ns(CLOCK_MONOTONIC);
+			r->pending[r->npending++] = pid;
 		}
-		if (!first)
-			printf("ntprof: process %d of %s started; sampling it\n", (int)pid, r->o->spdk);
-		now[n++] = pid;
 	}
-	for (int i = 0; i < r->npids; i++)
-		if (kill(r->pids[i], 0) && errno == ESRCH)
-			printf("ntprof: process %d of %s exited\n", (int)r->pids[i], r->o->spdk);
-	memcpy(r->pids, now, sizeof(now[0]) * (size_t)n);
-	r->npids = n;
+	for (int i = 0; i < nwas; i++)
+		if (!in_list(r->pids, r->npids, was[i]))
+			printf("ntprof: process %d of %s exited\n", (int)was[i], r->o->spdk);
 }
 
 static void sampling_off(struct rec *r)
@@ -161,7 +223,7 @@ static void sampling_off(struct rec *r)
 	ntp_kern_set_rate(&r->bpf, 0);
 	for (int i = 0; i < r->npids; i++)
 		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, &addr, r->err, sizeof(r->err)) < 0 &&
-		    kill(r->pids[i], 0) == 0)
+		    ntp_proc_alive(r->pids[i]))
 			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", r->err);
 }
 
@@ -399,6 +461,8 @@ static void poll_until_stopped(struct rec *r)
 			follow_processes(r, 0);
 			next += (int64_t)(r->o->interval * NS);
 		}
+		if (r->npending)
+			retry_pending(r);
 		if (now >= commit) {
 			ntp_db_commit(r->db);
 			commit = now + NS / 2; /* twice a second: kill -9 loses < 1 s */

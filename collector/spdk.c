@@ -287,10 +287,23 @@ static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate,
 			*addr = a;
 		written++;
 	}
-	if (!written)
+	if (!written && ntp_spdk_has_var(s))
+		ntp_fail(err, errlen, "process %d has not loaded the library with %s yet",
+			 (int)pid, NTP_SAMPLE_VAR);
+	else if (!written)
 		ntp_fail(err, errlen, "process %d: no %s in %s or its libraries (is it built with "
 			 "ntprof's SPDK patch?)", (int)pid, NTP_SAMPLE_VAR, s->binary);
 	return written;
+}
+
+int ntp_spdk_has_var(const struct ntp_spdk *s)
+{
+	if (ntp_elf_defines(s->binary, NTP_SAMPLE_VAR))
+		return 1;
+	for (int i = 0; i < s->nobjs; i++)
+		if (ntp_elf_defines(s->objs[i].path, NTP_SAMPLE_VAR))
+			return 1;
+	return 0;
 }
 
 int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint64_t *addr,

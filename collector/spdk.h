@@ -63,6 +63,10 @@ int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen);
 int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint64_t *addr,
 		      char *err, size_t errlen);
 
+/* 1 if the binary or one of the objects with probes defines the sampling
+ * variable: a process without it has then only not loaded it yet. */
+int ntp_spdk_has_var(const struct ntp_spdk *s);
+
 /* The same without writing: where the first variable of PID is. */
 int ntp_spdk_find_var(const struct ntp_spdk *s, pid_t pid, uint64_t *addr, char *err,
 		      size_t errlen);

@@ -80,10 +80,15 @@ struct ntp_out {
  * Returns 0, or -1 with the SQLite error in err. */
 int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
 
+/* What ntp_report prints besides the groups' stage tables. */
+#define NTP_REPORT_DETAIL 1 /* the components table */
+#define NTP_REPORT_ALL 2    /* admin and fabrics groups, not one line for them */
+
 /* Print the report (seed layout) for the session: host-only or joined per
- * group; DETAIL adds the components table; GROUP, if not NULL, limits it to
- * groups whose name contains it. Returns 0, or -1 with err set. */
-int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, char *err,
+ * group, I/O groups first; FLAGS (NTP_REPORT_*) add the components table and
+ * the admin groups; GROUP, if not NULL, limits it to groups whose name
+ * contains it. Returns 0, or -1 with err set. */
+int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
 
 /* Register ntprof's native SQL functions (shell/native.c) on DB. */

@@ -26,11 +26,12 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-g TEXT] [-p] HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
+		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"examples:\n"
@@ -43,6 +44,7 @@ static int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "detail", no_argument, NULL, 'd' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
@@ -50,14 +52,15 @@ static int do_report(int argc, char **argv)
 	};
 	struct ntp_session s;
 	const char *group = NULL;
-	int detail = 0, flags = 0, opt, rc;
+	int report = 0, flags = 0, opt, rc;
 	char err[1024];
 
 	optind = 1;
 	argv[0] = "ntprof report"; /* getopt's messages name it */
-	while ((opt = getopt_long(argc, argv, "dg:ph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "dag:ph", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'd': detail = 1; break;
+		case 'd': report |= NTP_REPORT_DETAIL; break;
+		case 'a': report |= NTP_REPORT_ALL; break;
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'h': report_usage(stdout); return 0;
@@ -73,7 +76,7 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
-	rc = ntp_report(&s, stdout, detail, group, err, sizeof(err));
+	rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof report: %s\n", err);
 	ntp_session_close(&s);

@@ -367,23 +367,26 @@ static char *add_arm(char *sql, char *a, int first)
 	return n;
 }
 
-/* CREATE TEMP VIEW ntp_joined AS one arm per host and target pair. */
-static char *joined_view(const struct ntp_session *s)
+/* CREATE TEMP VIEW NAME AS one arm per host and target pair (NAME_none
+ * when there is no pair). */
+static char *pair_view(const struct ntp_session *s, const char *name)
 {
-	char *sql = sqlite3_mprintf("CREATE TEMP VIEW ntp_joined AS\n"), *n;
+	char *sql = sqlite3_mprintf("CREATE TEMP VIEW %s AS\n", name), *n;
+	char none[64];
 	int first = 1;
 
 	for (int h = 0; h < s->ndbs; h++) {
 		for (int t = 0; t < s->ndbs; t++) {
 			if (strcmp(s->dbs[h].role, "host") || strcmp(s->dbs[t].role, "target"))
 				continue;
-			sql = add_arm(sql, arm2("ntp_joined", "", s->dbs[h].schema,
-						s->dbs[t].schema), first);
+			sql = add_arm(sql, arm2(name, "", s->dbs[h].schema, s->dbs[t].schema),
+				      first);
 			first = 0;
 		}
 	}
+	snprintf(none, sizeof(none), "%s_none", name);
 	if (first)
-		sql = add_arm(sql, arm("ntp_joined_none", ""), 1);
+		sql = add_arm(sql, arm(none, ""), 1);
 	n = sql ? sqlite3_mprintf("%s;\n", sql) : NULL;
 	sqlite3_free(sql);
 	return n;
@@ -413,7 +416,7 @@ static char *union_view(const struct ntp_session *s, const char *name, const cha
  * per-pair join arms, then report.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
-	char *v[8] = {
+	char *v[9] = {
 		union_view(s, "ntp_db", NULL, NULL),
 		union_view(s, "ntp_grp_all", NULL, NULL),
 		union_view(s, "ntp_host_grp", "host", NULL),
@@ -421,14 +424,19 @@ static char *setup_sql(const struct ntp_session *s)
 		union_view(s, "ntp_target_cmd", "target", "ntp_target_cmd_none"),
 		union_view(s, "ntp_lost", NULL, NULL),
 		union_view(s, "ntp_gap", NULL, NULL),
-		joined_view(s),
+		pair_view(s, "ntp_joined"),
+		pair_view(s, "ntp_unmatched_pair"),
 	};
 	char *sql = NULL;
+	int ok = 1;
 
-	if (v[0] && v[1] && v[2] && v[3] && v[4] && v[5] && v[6] && v[7])
-		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2],
-				      v[3], v[4], v[5], v[6], ntp_sql_join, v[7], ntp_sql_report);
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < 9; i++)
+		ok &= v[i] != NULL;
+	if (ok)
+		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2],
+				      v[3], v[4], v[5], v[6], ntp_sql_join, v[7], v[8],
+				      ntp_sql_report);
+	for (int i = 0; i < 9; i++)
 		sqlite3_free(v[i]);
 	return sql;
 }

@@ -20,6 +20,7 @@ struct group {
 	int exact;        /* rate counted, not estimated */
 	int64_t matched;  /* with the target's side */
 	int joined;       /* reported over matched commands */
+	int io;           /* an I/O group (not admin or fabrics) */
 };
 
 static char *dup_text(sqlite3_stmt *st, int col)
@@ -195,6 +196,26 @@ static int print_components(sqlite3 *db, FILE *f, const struct group *g, char *e
 	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
 }
 
+/* admin and fabrics commands: 7 sampled in 3 groups (keep-alive, identify,
+ * connect); --all shows them */
+static int print_admin(sqlite3 *db, FILE *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sum(sampled), sum(groups), group_concat(ops, ', ')"
+			       " FROM ntp_report_admin HAVING sum(sampled) > 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_error(db, err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fprintf(f, "admin and fabrics commands: %lld sampled in %lld groups (%s); --all "
+			"shows them\n", (long long)sqlite3_column_int64(st, 0),
+			(long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
 static int print_group(sqlite3 *db, FILE *f, const struct group *g, int detail, char *err,
 		       size_t errlen)
 {
@@ -204,10 +225,28 @@ static int print_group(sqlite3 *db, FILE *f, const struct group *g, int detail, 
 	       (detail && print_components(db, f, g, err, errlen)) ? -1 : 0;
 }
 
+/* ", not matched: 3 without a target record in time, 2 ambiguous" */
+static int print_unmatched(sqlite3 *db, FILE *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, first = 1;
+
+	if (sqlite3_prepare_v2(db, "SELECT n, label FROM ntp_report_unmatched", -1, &st,
+			       NULL) != SQLITE_OK)
+		return sql_error(db, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fprintf(f, "%s %lld %s", first ? ", not matched:" : ",",
+			(long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1));
+		first = 0;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+}
+
 /* records: 2435 host, 3616 target; 2435 matched (100 % of the host's) */
 static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errlen)
 {
-	int64_t lost = 0;
+	int64_t lost = 0, unmatched;
 	sqlite3_stmt *st;
 
 	fprintf(f, "records: ");
@@ -222,7 +261,8 @@ static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errle
 				       " sum(host_records) AND 100.0 * sum(matched) /"
 				       " sum(host_records) >= 99.5 THEN printf('%.1f', floor(1000.0 *"
 				       " sum(matched) / sum(host_records)) / 10) ELSE printf('%.0f',"
-				       " 100.0 * sum(matched) / max(sum(host_records), 1)) END"
+				       " 100.0 * sum(matched) / max(sum(host_records), 1)) END,"
+				       " sum(host_records) - sum(matched)"
 				       " FROM ntp_match_stats", -1, &st, NULL) != SQLITE_OK ||
 		    sqlite3_step(st) != SQLITE_ROW) {
 			sqlite3_finalize(st);
@@ -230,7 +270,10 @@ static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errle
 		}
 		fprintf(f, "; %lld matched (%s %% of the host's)",
 			(long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1));
+		unmatched = sqlite3_column_int64(st, 2);
 		sqlite3_finalize(st);
+		if (unmatched && print_unmatched(s->db, f, err, errlen))
+			return -1;
 	}
 	if (lost)
 		fprintf(f, "; %lld lost while recording", (long long)lost);
@@ -305,7 +348,7 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 	if (sqlite3_prepare_v2(db, "SELECT hdb, grp, name, sampled, CASE WHEN rate < 1e3 THEN"
 				   " printf('%.0f', rate) WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)"
 				   " ELSE printf('%.1fM', rate / 1e6) END, exact, matched, "
-				   "mode = 'joined' FROM ntp_report_group"
+				   "mode = 'joined', queue = 'io' FROM ntp_report_group"
 				   " WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'", -1, &st,
 			       NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
@@ -321,7 +364,8 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 					.rate = dup_text(st, 4),
 					.exact = sqlite3_column_int(st, 5),
 					.matched = sqlite3_column_int64(st, 6),
-					.joined = sqlite3_column_int(st, 7) };
+					.joined = sqlite3_column_int(st, 7),
+					.io = sqlite3_column_int(st, 8) };
 		(*n)++;
 	}
 	sqlite3_finalize(st);
@@ -333,9 +377,10 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 	return 0;
 }
 
-int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, char *err,
+int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen)
 {
+	int detail = flags & NTP_REPORT_DETAIL, all = flags & NTP_REPORT_ALL || group;
 	struct group *g = NULL;
 	int n = 0, rc = 0;
 
@@ -351,7 +396,10 @@ int ntp_report(struct ntp_session *s, FILE *f, int detail, const char *group, ch
 	if (!s->ntargets)
 		rc = print_throughput(s->db, f, err, errlen);
 	for (int i = 0; i < n && !rc; i++)
-		rc = print_group(s->db, f, &g[i], detail, err, errlen);
+		if (g[i].io || all)
+			rc = print_group(s->db, f, &g[i], detail, err, errlen);
+	if (!rc && !all)
+		rc = print_admin(s->db, f, err, errlen);
 	if (!rc)
 		rc = print_records(s, f, err, errlen);
 	if (!rc)

@@ -266,13 +266,15 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 {
 	const char *group = NULL;
 	char err[1024];
-	int detail = 0;
+	int flags = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--detail")) {
-			detail = 1;
+			flags |= NTP_REPORT_DETAIL;
+		} else if (!strcmp(argv[i], "--all")) {
+			flags |= NTP_REPORT_ALL;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail)", argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all)", argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -282,7 +284,7 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 		}
 	}
 	if (ntp_session_prepare(s, err, sizeof(err)) ||
-	    ntp_report(s, sh->out.f, detail, group, err, sizeof(err))) {
+	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err))) {
 		err_msg(sh, ".report: %s", err);
 		return -1;
 	}
@@ -402,7 +404,8 @@ static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **a
 {
 	return run_sql(sh, ".match", sqlite3_mprintf(
 		"SELECT * FROM ntp_match_stats;\n"
-		"SELECT hdb, tdb, nqn, cntlid, pairs, offset_ns FROM ntp_offset;"));
+		"SELECT hdb, tdb, pairs, offset_ns, drift, window_ns FROM ntp_offset;\n"
+		"SELECT reason, n FROM ntp_report_unmatched;"));
 }
 
 static int cmd_dbs(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -618,7 +621,7 @@ static const struct dot_cmd cmds[] = {
 	{ "percentiles", 1, "[GROUP]", "per group and component: p50, p99, p99.9 (us)",
 	  cmd_percentiles },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 2, "[--detail] [GROUP]", "the text report (ntprof report)", cmd_report },
+	{ "report", 2, "[--detail] [--all] [GROUP]", "the text report (ntprof report)", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },
 	{ "sql", 0, "", "the SQL that sets this session up in plain sqlite3", cmd_sql },

@@ -45,6 +45,8 @@ SELECT
     + ifnull(c.h_sent, 0) AS sent_ns,
   -- ns from h_sent to h_rx: what the host waited for network and target.
   ifnull(c.h_r2t_rx, 0) + ifnull(c.h_data_sent, 0) + ifnull(c.h_rx, 0) AS wait_ns,
+  -- 1 when both ends of that wait, h_sent and h_rx, were recorded.
+  c.h_sent IS NOT NULL AND c.h_rx IS NOT NULL AS waited,
   ifnull(c.h_queue, 0) AS h_blk_sub,    -- h_start -> h_queue
   ifnull(c.h_sent, 0) AS h_drv_sub,     -- h_queue -> h_sent
   c.h_data_sent AS h_r2t,               -- h_r2t_rx -> h_data_sent, NULL: no R2T

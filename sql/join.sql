@@ -3,17 +3,18 @@
 -- views (a stored view cannot reach another database) over the prelude's
 -- ntp_host_cmd and ntp_target_cmd. docs/sql.md explains the method:
 --
--- 1. Identity: subsystem NQN, cntlid, nsid, opcode, nlb, qid, cid, slba.
---    Command ids are reused all the time, so an identity can repeat.
--- 2. Clock offset, per target database and controller. Mids start on each
---    machine's wall clock (the seed). For a sample of about 200 host
---    commands per host database, every target record of the same identity
---    within 5 s gives a candidate difference (host mid - target mid). The
---    true pairs agree to within microseconds; pairs with other uses of a
---    reused identity scatter over seconds. So the unambiguous pairs are the
---    candidates near the most common difference (2 us buckets), and the
---    offset is their median. This needs no unique identity at all. (Unless
---    the candidates are noise: see the drift.)
+-- 1. Identity: subsystem NQN, cntlid, nsid, admin queue or not, opcode,
+--    fabrics type, nlb, qid, cid, slba. Command ids are reused all the time,
+--    so an identity can repeat.
+-- 2. Clock offset, per host and target database (one host clock, one
+--    target clock). Mids start on each machine's wall clock (the seed). For
+--    a sample of about 200 host commands per host database, every target
+--    record of the same identity within 5 s gives a candidate difference
+--    (host mid - target mid). The true pairs agree to within microseconds;
+--    pairs with other uses of a reused identity scatter over seconds. So the
+--    unambiguous pairs are the candidates near the most common difference (2
+--    us buckets), and the offset is their median. This needs no unique
+--    identity at all. (Unless the candidates are noise: see the drift.)
 --    Clocks also drift apart (a few ppm is common, and 5 ppm moves a minute
 --    of recording by 300 us, more than half a wait). So the candidates also
 --    vote for a drift from -50 to +50 ppm (a Hough transform over a line
@@ -25,13 +26,22 @@
 --    near the winning line, the crossings vary by milliseconds (as between
 --    two emulated VMs) and both mode and line are noise: the offset is the
 --    median of the unambiguous candidates, and there is no drift.
+--    Then each sampled host command's candidate nearest that correction:
+--    where the candidates were noise their median refines the offset, and
+--    how far they scatter around it (their median absolute deviation) sets
+--    the window of step 3's second rule.
 -- 3. Pairing, per host and target database (the prelude's ntp_joined
 --    arms): a target record's t is its first point, the rowid, so for each
 --    host command the records whose t falls inside the host's wait (mapped
---    to the target's clock, 20 us of slack) are one range seek away; of
---    those, the one with the same identity whose middle lies inside the
---    host's wait is the pair. Two uses of one identity never overlap in
---    time, so at most one qualifies. No sort of either file is needed.
+--    to the target's clock) are one range seek away.
+--    a. Of those, the one with the same identity whose middle lies inside
+--       the host's wait is the pair. Two uses of one identity never overlap
+--       in time, so at most one qualifies.
+--    b. Else, by identity: if the wait widened by the window on each side
+--       holds exactly one target record of the same identity, and no other
+--       host command of that identity is that close, it is the pair. Time
+--       only tells repeated identities apart; a network whose crossings vary
+--       by more than a command's own margin no longer breaks the pair.
 -- Network time is then the host's wait less the target's residence: no
 -- clock is trusted for any duration.
 
@@ -68,93 +78,92 @@ JOIN ts ON ts.nqn = hs.nqn AND ts.cntlid = hs.cntlid AND ts.nsid = hs.nsid
   AND ts.slba = hs.slba
 WHERE abs(hs.mid - ts.mid) <= 5000000000;
 
--- Clock correction per target database and controller: a target mid plus
+-- Clock correction per host and target database: a target mid plus
 -- offset_ns + drift x (host time - host wall_start) is on its host's clock
 -- (host time on the seeded clock).
 CREATE TEMP VIEW ntp_offset AS
 WITH p AS MATERIALIZED (
-  SELECT hdb, tdb, nqn, cntlid, hid, t, diff,
-    count(*) OVER (PARTITION BY hdb, tdb, nqn, cntlid, hid) AS nc  -- candidates of the sample
+  SELECT hdb, tdb, hid, t, diff,
+    count(*) OVER (PARTITION BY hdb, tdb, hid) AS nc  -- candidates of the sample
   FROM ntp_pair1
 ), b AS (
-  SELECT hdb, tdb, nqn, cntlid, diff / 2000 AS bucket, count(*) AS n
+  SELECT hdb, tdb, diff / 2000 AS bucket, count(*) AS n
   FROM p
-  GROUP BY hdb, tdb, nqn, cntlid, diff / 2000
+  GROUP BY hdb, tdb, diff / 2000
 ), mode AS (
-  SELECT hdb, tdb, nqn, cntlid, bucket
-  FROM (SELECT *, row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid
+  SELECT hdb, tdb, bucket
+  FROM (SELECT *, row_number() OVER (PARTITION BY hdb, tdb
                                      ORDER BY n DESC, abs(bucket), bucket) AS rn
         FROM b)
   WHERE rn = 1
 ), r AS (
-  SELECT p.hdb, p.tdb, p.nqn, p.cntlid, p.diff,
-    row_number() OVER (PARTITION BY p.hdb, p.tdb, p.nqn, p.cntlid ORDER BY p.diff) AS rn,
-    count(*) OVER (PARTITION BY p.hdb, p.tdb, p.nqn, p.cntlid) AS n
+  SELECT p.hdb, p.tdb, p.diff,
+    row_number() OVER (PARTITION BY p.hdb, p.tdb ORDER BY p.diff) AS rn,
+    count(*) OVER (PARTITION BY p.hdb, p.tdb) AS n
   FROM p
-  JOIN mode AS m ON m.hdb = p.hdb AND m.tdb = p.tdb AND m.nqn = p.nqn
-    AND m.cntlid = p.cntlid
+  JOIN mode AS m ON m.hdb = p.hdb AND m.tdb = p.tdb
   WHERE p.diff BETWEEN m.bucket * 2000 - 20000 AND m.bucket * 2000 + 20000
 ), median AS (
-  SELECT hdb, tdb, nqn, cntlid, max(n) AS pairs,
+  SELECT hdb, tdb, max(n) AS pairs,
     max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
   FROM r
-  GROUP BY hdb, tdb, nqn, cntlid
+  GROUP BY hdb, tdb
 ), single AS (
   -- the unambiguous candidates (one per sample) and their median, for when
   -- the mode is noise (see `noise` below)
-  SELECT hdb, tdb, nqn, cntlid, max(n) AS pairs,
+  SELECT hdb, tdb, max(n) AS pairs,
     max(CASE WHEN rn = (n + 1) / 2 THEN diff END) AS offset_ns
-  FROM (SELECT hdb, tdb, nqn, cntlid, diff,
-          row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid ORDER BY diff) AS rn,
-          count(*) OVER (PARTITION BY hdb, tdb, nqn, cntlid) AS n
+  FROM (SELECT hdb, tdb, diff,
+          row_number() OVER (PARTITION BY hdb, tdb ORDER BY diff) AS rn,
+          count(*) OVER (PARTITION BY hdb, tdb) AS n
         FROM p WHERE nc = 1)
-  GROUP BY hdb, tdb, nqn, cntlid
+  GROUP BY hdb, tdb
 ),
 -- The drift. ref: the middle of the sampled time, and a bucket width of 4 us
 -- or what 0.5 ppm (half a drift step) moves over half the span.
 ref AS MATERIALIZED (
-  SELECT hdb, tdb, nqn, cntlid, (min(t) + max(t)) / 2 AS t0, max(t) - min(t) AS span,
+  SELECT hdb, tdb, (min(t) + max(t)) / 2 AS t0, max(t) - min(t) AS span,
     max(4000, (max(t) - min(t)) / 4000000) AS w
   FROM p
-  GROUP BY hdb, tdb, nqn, cntlid
+  GROUP BY hdb, tdb
 ), ppm(d) AS (
   SELECT -50 UNION ALL SELECT d + 1 FROM ppm WHERE d < 50
 ), vote AS (
   -- samples with few candidates vote for every drift; the rest (identities
   -- reused within seconds) only for none
-  SELECT p.hdb, p.tdb, p.nqn, p.cntlid, ppm.d,
+  SELECT p.hdb, p.tdb, ppm.d,
     CAST(round((p.diff - ppm.d * (p.t - f.t0) / 1e6) / f.w) AS INTEGER) AS bucket
   FROM p
-  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb AND f.nqn = p.nqn AND f.cntlid = p.cntlid
+  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb
   JOIN ppm ON p.nc <= 20 OR ppm.d = 0
 ), peak AS (
-  SELECT hdb, tdb, nqn, cntlid, d, bucket
-  FROM (SELECT hdb, tdb, nqn, cntlid, d, bucket,
-          row_number() OVER (PARTITION BY hdb, tdb, nqn, cntlid
+  SELECT hdb, tdb, d, bucket
+  FROM (SELECT hdb, tdb, d, bucket,
+          row_number() OVER (PARTITION BY hdb, tdb
                              ORDER BY count(*) DESC, abs(d), d, abs(bucket), bucket) AS rn
         FROM vote
-        GROUP BY hdb, tdb, nqn, cntlid, d, bucket)
+        GROUP BY hdb, tdb, d, bucket)
   WHERE rn = 1
 ), near1 AS (
   -- pairs near the peak's line; x: time from t0, y: diff less the line's offset
   -- REAL: products of ns would overflow 64-bit integers
-  SELECT p.hdb, p.tdb, p.nqn, p.cntlid, CAST(p.t - f.t0 AS REAL) AS x,
+  SELECT p.hdb, p.tdb, CAST(p.t - f.t0 AS REAL) AS x,
     CAST(p.diff - k.bucket * f.w AS REAL) AS y
   FROM p
-  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb AND f.nqn = p.nqn AND f.cntlid = p.cntlid
-  JOIN peak AS k ON k.hdb = p.hdb AND k.tdb = p.tdb AND k.nqn = p.nqn AND k.cntlid = p.cntlid
+  JOIN ref AS f ON f.hdb = p.hdb AND f.tdb = p.tdb
+  JOIN peak AS k ON k.hdb = p.hdb AND k.tdb = p.tdb
   WHERE abs(p.diff - k.bucket * f.w - k.d * (p.t - f.t0) / 1e6) <= f.w
 ), fit1 AS (
-  SELECT hdb, tdb, nqn, cntlid,
+  SELECT hdb, tdb,
     coalesce((sum(x * y) - sum(x) * sum(y) / count(*))
              / nullif(sum(x * x) - sum(x) * sum(x) / count(*), 0), 0) AS slope,
     avg(y) AS my, avg(x) AS mx
   FROM near1
-  GROUP BY hdb, tdb, nqn, cntlid
+  GROUP BY hdb, tdb
 ), near2 AS (
-  SELECT n.hdb, n.tdb, n.nqn, n.cntlid, n.x, n.y
+  SELECT n.hdb, n.tdb, n.x, n.y
   FROM near1 AS n
-  JOIN fit1 AS g ON g.hdb = n.hdb AND g.tdb = n.tdb AND g.nqn = n.nqn AND g.cntlid = n.cntlid
+  JOIN fit1 AS g ON g.hdb = n.hdb AND g.tdb = n.tdb
   WHERE abs(n.y - (g.my + g.slope * (n.x - g.mx))) <= 20000
 ), noise AS (
   -- True pairs agree within microseconds, so most unambiguous candidates lie
@@ -163,49 +172,86 @@ ref AS MATERIALIZED (
   -- noise: the offset is then the median of the unambiguous candidates
   -- (off by half the typical difference between the two directions'
   -- crossings, well inside any wait), with no drift.
-  SELECT s.hdb, s.tdb, s.nqn, s.cntlid
+  SELECT s.hdb, s.tdb
   FROM single AS s
-  LEFT JOIN (SELECT hdb, tdb, nqn, cntlid, count(*) AS n FROM near1
-             GROUP BY hdb, tdb, nqn, cntlid) AS l
-    ON l.hdb = s.hdb AND l.tdb = s.tdb AND l.nqn = s.nqn AND l.cntlid = s.cntlid
+  LEFT JOIN (SELECT hdb, tdb, count(*) AS n FROM near1
+             GROUP BY hdb, tdb) AS l
+    ON l.hdb = s.hdb AND l.tdb = s.tdb
   WHERE ifnull(l.n, 0) < 3 OR ifnull(l.n, 0) * 4 < s.pairs
 ), fit2 AS (
-  SELECT hdb, tdb, nqn, cntlid, count(*) AS n,
+  SELECT hdb, tdb, count(*) AS n,
     coalesce((sum(x * y) - sum(x) * sum(y) / count(*))
              / nullif(sum(x * x) - sum(x) * sum(x) / count(*), 0), 0) AS slope,
     avg(y) AS my, avg(x) AS mx
   FROM near2
-  GROUP BY hdb, tdb, nqn, cntlid
+  GROUP BY hdb, tdb
+), fin AS (
+  SELECT
+    m.hdb, m.tdb, d.wall_start,
+    CASE WHEN z.hdb IS NOT NULL THEN u.pairs
+      WHEN abs(g.slope * f.span / 2) > 10000 THEN g.n ELSE m.pairs END AS pairs,
+    CASE WHEN z.hdb IS NOT NULL THEN u.offset_ns
+      WHEN abs(g.slope * f.span / 2) > 10000
+      THEN CAST(round(k.bucket * f.w + g.my
+                      + g.slope * (d.wall_start - f.t0 - g.mx)) AS INTEGER)
+      ELSE m.offset_ns END AS offset_ns,
+    CASE WHEN z.hdb IS NULL AND abs(g.slope * f.span / 2) > 10000 THEN g.slope ELSE 0 END
+      AS drift
+  FROM median AS m
+  JOIN ntp_db AS d ON d.db = m.hdb
+  LEFT JOIN ref AS f ON f.hdb = m.hdb AND f.tdb = m.tdb
+  LEFT JOIN peak AS k ON k.hdb = m.hdb AND k.tdb = m.tdb
+  LEFT JOIN fit2 AS g ON g.hdb = m.hdb AND g.tdb = m.tdb
+  LEFT JOIN noise AS z ON z.hdb = m.hdb AND z.tdb = m.tdb
+  LEFT JOIN single AS u ON u.hdb = m.hdb AND u.tdb = m.tdb
+), nearest AS (
+  -- each sampled host command's candidate nearest the correction, and how
+  -- far off it lies: mostly its true pair, even where identities repeat
+  SELECT hdb, tdb, r,
+    row_number() OVER (PARTITION BY hdb, tdb ORDER BY r) AS rn,
+    count(*) OVER (PARTITION BY hdb, tdb) AS n
+  FROM (SELECT p.hdb, p.tdb, p.diff - x.offset_ns - x.drift * (p.t - x.wall_start) AS r,
+          row_number() OVER (PARTITION BY p.hdb, p.tdb, p.hid
+            ORDER BY abs(p.diff - x.offset_ns - x.drift * (p.t - x.wall_start))) AS k
+        FROM p
+        JOIN fin AS x ON x.hdb = p.hdb AND x.tdb = p.tdb)
+  WHERE k = 1
+), shift AS (
+  -- their median: where the candidates are noise (few unambiguous ones, a
+  -- network whose crossings vary by milliseconds) it corrects the offset,
+  -- which then rests on every sample rather than on the few alone
+  SELECT n.hdb, n.tdb, max(CASE WHEN n.rn = (n.n + 1) / 2 THEN n.r END) AS med
+  FROM nearest AS n
+  GROUP BY n.hdb, n.tdb
+), spread AS (
+  -- and how far they scatter around it (median absolute deviation)
+  SELECT hdb, tdb, max(CASE WHEN rn = (n + 1) / 2 THEN d END) AS mad
+  FROM (SELECT n.hdb, n.tdb, abs(n.r - CASE WHEN z.hdb IS NULL THEN 0 ELSE s.med END) AS d,
+          row_number() OVER (PARTITION BY n.hdb, n.tdb
+            ORDER BY abs(n.r - CASE WHEN z.hdb IS NULL THEN 0 ELSE s.med END)) AS rn,
+          count(*) OVER (PARTITION BY n.hdb, n.tdb) AS n
+        FROM nearest AS n
+        JOIN shift AS s ON s.hdb = n.hdb AND s.tdb = n.tdb
+        LEFT JOIN noise AS z ON z.hdb = n.hdb AND z.tdb = n.tdb)
+  GROUP BY hdb, tdb
 )
 SELECT
-  m.hdb AS hdb,              -- host database
-  m.tdb AS tdb,              -- target database
-  m.nqn AS nqn,              -- subsystem NQN
-  m.cntlid AS cntlid,        -- controller id
-  CASE WHEN z.hdb IS NOT NULL THEN u.pairs
-    WHEN abs(g.slope * f.span / 2) > 10000 THEN g.n ELSE m.pairs END AS pairs,
+  x.hdb AS hdb,              -- host database
+  x.tdb AS tdb,              -- target database
+  x.pairs AS pairs,          -- candidate pairs the correction rests on
   -- host clock - target clock at the host's start, after the wall-clock seed
-  CASE WHEN z.hdb IS NOT NULL THEN u.offset_ns
-    WHEN abs(g.slope * f.span / 2) > 10000
-    THEN CAST(round(k.bucket * f.w + g.my
-                    + g.slope * (d.wall_start - f.t0 - g.mx)) AS INTEGER)
-    ELSE m.offset_ns END AS offset_ns,
+  x.offset_ns + CASE WHEN z.hdb IS NULL THEN 0 ELSE ifnull(s.med, 0) END AS offset_ns,
   -- d(host - target) / d(host time); 0 when under 10 us over the recording,
   -- or when the candidates are noise
-  CASE WHEN z.hdb IS NULL AND abs(g.slope * f.span / 2) > 10000 THEN g.slope ELSE 0 END
-    AS drift
-FROM median AS m
-JOIN ntp_db AS d ON d.db = m.hdb
-LEFT JOIN ref AS f ON f.hdb = m.hdb AND f.tdb = m.tdb AND f.nqn = m.nqn
-  AND f.cntlid = m.cntlid
-LEFT JOIN peak AS k ON k.hdb = m.hdb AND k.tdb = m.tdb AND k.nqn = m.nqn
-  AND k.cntlid = m.cntlid
-LEFT JOIN fit2 AS g ON g.hdb = m.hdb AND g.tdb = m.tdb AND g.nqn = m.nqn
-  AND g.cntlid = m.cntlid
-LEFT JOIN noise AS z ON z.hdb = m.hdb AND z.tdb = m.tdb AND z.nqn = m.nqn
-  AND z.cntlid = m.cntlid
-LEFT JOIN single AS u ON u.hdb = m.hdb AND u.tdb = m.tdb AND u.nqn = m.nqn
-  AND u.cntlid = m.cntlid;
+  x.drift AS drift,
+  -- how far beyond a host command's wait its target record may lie for the
+  -- pairing by identity: ten median deviations of the sampled commands'
+  -- nearest candidates from the correction, 100 us to 50 ms
+  CAST(max(100000, min(50000000, 10 * ifnull(y.mad, 0))) AS INTEGER) AS window_ns
+FROM fin AS x
+LEFT JOIN noise AS z ON z.hdb = x.hdb AND z.tdb = x.tdb
+LEFT JOIN shift AS s ON s.hdb = x.hdb AND s.tdb = x.tdb
+LEFT JOIN spread AS y ON y.hdb = x.hdb AND y.tdb = x.tdb;
 
 -- Group pairs with the same identity on both sides, and the clock mapping
 -- from a host CLOCK_MONOTONIC time x to the target's, with
@@ -225,11 +271,13 @@ SELECT
   (hd.wall_start - hd.mono_start) - (td.wall_start - td.mono_start) - o.offset_ns
     - td.mono_start AS mono_shift,
   CAST(round(o.drift * 1e9) AS INTEGER) AS drift_ppb, -- ntp_offset.drift, per 1e9
-  hd.mono_start AS host_mono                          -- where the drift starts
+  hd.mono_start AS host_mono,                         -- where the drift starts
+  o.window_ns AS window_ns                            -- ntp_offset.window_ns
 FROM ntp_offset AS o
-JOIN ntp_grp_all AS hg ON hg.db = o.hdb AND hg.nqn = o.nqn AND hg.cntlid = o.cntlid
+JOIN ntp_grp_all AS hg ON hg.db = o.hdb
 JOIN ntp_grp_all AS tg ON tg.db = o.tdb AND tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid
-  AND tg.nsid = hg.nsid AND tg.opcode = hg.opcode AND tg.nlb = hg.nlb
+  AND tg.nsid = hg.nsid AND tg.admin = hg.admin AND tg.opcode = hg.opcode
+  AND tg.fctype = hg.fctype AND tg.nlb = hg.nlb
 JOIN ntp_db AS hd ON hd.db = o.hdb
 JOIN ntp_db AS td ON td.db = o.tdb;
 

@@ -13,6 +13,11 @@
 --                 no target database is open)
 -- ntp_joined:     one arm per host and target database, @h@ and @t@ replaced
 --                 by their schema names (ntp_joined_none: no target open)
+-- ntp_unmatched_pair: one arm per host and target database, like
+--                 ntp_joined: the host commands of groups the target could
+--                 pair that found no pair, with how many target records of
+--                 their identity lay in the window (ntp_unmatched_pair_none:
+--                 no target open)
 -- ntp_lost:       every database's lost records, per cause
 -- ntp_gap:        every database's missing points, per point and cause
 
@@ -49,13 +54,14 @@ SELECT
 FROM "@db@".gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
 -- @ntp_grp_all
-SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.opcode, g.nlb
+SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
 FROM "@db@".grp_info AS g
 -- @ntp_host_grp
 SELECT
   '@db@' AS db,              -- host database
   g.grp AS grp,              -- grp.id there
   g.name AS name,            -- 'read 4KiB nvme1n1'
+  g.queue AS queue,          -- io, admin or fabrics
   g.op AS op,                -- read, write, ...
   g.bytes AS bytes,          -- size of each command
   r.sampled AS sampled,      -- sampled commands
@@ -97,15 +103,38 @@ WHERE 0
 -- @ntp_joined
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
-    SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono FROM ntp_grp_pair
+    SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
+    FROM ntp_grp_pair
     WHERE hdb = '@h@' AND tdb = '@t@'
   ), hx AS (
     -- the host's commands with the clock mapping at their send time
-    SELECT h.*, gp.tgrp,
+    SELECT h.*, gp.tgrp, gp.window_ns AS w,
       gp.mono_off - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS off,
       gp.mono_shift - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS shift
     FROM "@h@".cmd_span AS h
     CROSS JOIN gp ON gp.hgrp = h.grp
+  ), hm AS (
+    -- each host command's target record (join.sql, step 3): the one of its
+    -- identity whose middle lies in its wait, else the only one of its
+    -- identity within the window when the host has no other that close.
+    -- The target's rowid is its first point: range seeks, no sort; unary +
+    -- keeps the planner on the rowid range (no automatic index).
+    SELECT h.*, coalesce(
+      (SELECT x.t FROM "@t@".cmd_span AS x
+       WHERE x.t BETWEEN h.sent_ns + h.shift - 20000
+                     AND h.sent_ns + h.wait_ns + h.shift + 20000
+         AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
+         AND abs((x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2))
+             <= h.wait_ns / 2 + 1000
+       LIMIT 1),
+      (SELECT CASE WHEN count(*) = 1 THEN max(x.t) END FROM "@t@".cmd_span AS x
+       WHERE x.t BETWEEN h.sent_ns + h.shift - h.w AND h.sent_ns + h.wait_ns + h.shift + h.w
+         AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
+         AND (SELECT count(*) FROM "@h@".cmd AS o
+              WHERE o.t BETWEEN h.t - 2 * h.w - h.wait_ns AND h.t + 2 * h.w + h.wait_ns
+                AND +o.grp = h.grp AND +o.qid = h.qid AND +o.cid = h.cid
+                AND +o.slba = h.slba) = 1)) AS tt
+    FROM hx AS h
   )
   SELECT
     '@h@' AS hdb, h.t AS ht, '@t@' AS tdb, x.t AS tt, h.grp AS grp,
@@ -117,17 +146,37 @@ SELECT * FROM (
     x.t_drv_cpl AS t_drv_cpl,
     h.h_rx_path AS h_rx_path, h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl,
     h.h_handoff AS h_handoff, h.e2e AS e2e
-  -- CROSS JOIN fixes the order: scan the host, seek into the target
-  FROM hx AS h
-  -- the target's rowid is its first point: a range seek, no sort
-  CROSS JOIN "@t@".cmd_span AS x
-    ON x.t BETWEEN h.sent_ns + h.shift - 20000 AND h.sent_ns + h.wait_ns + h.shift + 20000
-  -- unary + keeps the planner on the rowid range (no automatic index)
-  WHERE +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
-    -- the target's middle inside the host's wait (1 us of slack)
-    AND abs((x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2))
-        <= h.wait_ns / 2 + 1000
+  FROM hm AS h
+  CROSS JOIN "@t@".cmd_span AS x ON x.t = h.tt
 )
+-- @ntp_unmatched_pair
+SELECT * FROM (
+  WITH gp AS MATERIALIZED (
+    SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM ntp_grp_pair
+    WHERE hdb = '@h@' AND tdb = '@t@'
+  ), m AS MATERIALIZED (
+    SELECT ht FROM ntp_joined WHERE hdb = '@h@'
+  )
+  SELECT
+    '@h@' AS hdb, h.t AS ht, '@t@' AS tdb, h.grp AS grp, h.waited AS waited,
+    -- target records of its identity within its wait widened by the window
+    (SELECT count(*) FROM "@t@".cmd AS x
+     WHERE x.t BETWEEN h.sent_ns + gp.mono_shift
+                       - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000
+                       - gp.window_ns
+                   AND h.sent_ns + h.wait_ns + gp.mono_shift
+                       - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000
+                       + gp.window_ns
+       AND +x.grp = gp.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba)
+      AS candidates
+  FROM "@h@".cmd_span AS h
+  CROSS JOIN gp ON gp.hgrp = h.grp
+  WHERE h.t NOT IN m
+)
+-- @ntp_unmatched_pair_none
+SELECT NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS grp, NULL AS waited,
+  NULL AS candidates
+WHERE 0
 -- @ntp_joined_none
 SELECT
   NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,

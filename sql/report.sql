@@ -12,13 +12,15 @@ SELECT hdb, grp, count(*) AS matched
 FROM ntp_joined
 GROUP BY hdb, grp;
 
--- The groups to report (those with sampled commands), in report order.
+-- The groups to report (those with sampled commands), in report order: I/O
+-- commands first, then the admin and fabrics commands.
 CREATE TEMP VIEW ntp_report_group AS
 SELECT
   g.db AS hdb,                            -- host database
   g.grp AS grp,                           -- grp.id there
   g.name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
     THEN ' (' || d.hostname || ')' ELSE '' END AS name, -- report name
+  g.queue AS queue,                       -- io, admin or fabrics
   g.op AS op,                             -- read, write, ...
   g.bytes AS bytes,                       -- bytes per command
   g.sampled AS sampled,                   -- sampled commands
@@ -33,7 +35,7 @@ FROM ntp_host_grp AS g
 JOIN ntp_db AS d ON d.db = g.db
 LEFT JOIN ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
 WHERE g.sampled > 0
-ORDER BY g.db, g.grp;
+ORDER BY g.queue != 'io', g.db, g.grp;
 
 -- Every component value the report is over, long form: joined groups from
 -- their matched commands, host-only groups from the host's commands.
@@ -148,8 +150,8 @@ FROM (SELECT *, row_number() OVER (PARTITION BY hdb, grp ORDER BY share DESC, or
       FROM ntp_report_stage)
 WHERE rn = 1;
 
--- Throughput per operation over every host: commands and bytes per second,
--- of every group (also one counted but never sampled).
+-- Throughput per I/O operation over every host: commands and bytes per
+-- second, of every I/O group (also one counted but never sampled).
 CREATE TEMP VIEW ntp_report_throughput AS
 SELECT
   op,                                          -- read, write, ...
@@ -157,8 +159,22 @@ SELECT
   sum(rate * coalesce(bytes, 0)) AS bytes_per_s, -- bytes per second
   min(exact) AS exact                          -- 1: counted, 0: estimated
 FROM ntp_host_grp
+WHERE queue = 'io'
 GROUP BY op
 ORDER BY op;
+
+-- The admin and fabrics commands of the report in one line, per host
+-- database: how many were sampled, in how many groups, and their
+-- operations (a report prints their groups only when asked).
+CREATE TEMP VIEW ntp_report_admin AS
+SELECT
+  hdb,                                         -- host database
+  sum(sampled) AS sampled,                     -- admin and fabrics commands sampled
+  count(*) AS groups,                          -- in this many groups
+  group_concat(DISTINCT op) AS ops             -- their operations
+FROM ntp_report_group
+WHERE queue != 'io'
+GROUP BY hdb;
 
 -- What is missing from the recordings, one line per recording and point:
 -- the records lost (point NULL) or the stored commands that lack a point,
@@ -185,3 +201,35 @@ SELECT * FROM (
   GROUP BY g.db, g.point
 )
 ORDER BY role, db, ord;
+
+-- Host commands without a target record, each with why: 'no_target' (no
+-- target record of its identity lay within the window around its wait, or
+-- no target recorded its kind of command at all), 'missing_point' (its
+-- h_sent or h_rx was not recorded, so its wait cannot place it),
+-- 'ambiguous' (records of its identity lay near, but none inside its wait
+-- and not one alone). join.sql, step 3, says how pairs are made.
+CREATE TEMP VIEW ntp_unmatched AS
+SELECT
+  u.hdb AS hdb,                -- host database
+  u.ht AS ht,                  -- host cmd.t
+  u.grp AS grp,                -- grp.id there
+  CASE WHEN NOT max(u.waited) THEN 'missing_point'
+    WHEN sum(u.candidates) = 0 THEN 'no_target' ELSE 'ambiguous' END AS reason
+FROM ntp_unmatched_pair AS u
+GROUP BY u.hdb, u.ht
+UNION ALL
+SELECT h.db, h.t, h.grp, 'no_target'
+FROM ntp_host_cmd AS h
+WHERE NOT EXISTS (SELECT 1 FROM ntp_grp_pair AS p WHERE p.hdb = h.db AND p.hgrp = h.grp);
+
+-- The unmatched host records per reason, as the report's records line
+-- counts them, most first.
+CREATE TEMP VIEW ntp_report_unmatched AS
+SELECT
+  reason,                      -- ntp_unmatched.reason
+  count(*) AS n,               -- host records
+  CASE reason WHEN 'no_target' THEN 'without a target record in time'
+    WHEN 'missing_point' THEN 'missing a point' ELSE 'ambiguous' END AS label
+FROM ntp_unmatched
+GROUP BY reason
+ORDER BY n DESC, reason;

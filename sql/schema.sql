@@ -72,11 +72,16 @@ CREATE TABLE grp (
   id INTEGER PRIMARY KEY,
   -- device.id
   device INTEGER NOT NULL REFERENCES device (id),
-  -- NVMe opcode (0 flush, 1 write, 2 read, ...).
+  -- 1: an admin command (queue 0), whose opcodes mean other operations.
+  admin INTEGER NOT NULL,
+  -- NVMe opcode (0 flush, 1 write, 2 read, ...; 0x7f fabrics).
   opcode INTEGER NOT NULL,
-  -- Number of logical blocks, 0-based as in the SQE.
+  -- The fabrics command type of opcode 0x7f (1 Connect, 4 Property Get,
+  -- ...); 0 for every other opcode.
+  fctype INTEGER NOT NULL,
+  -- Number of logical blocks, 0-based as in the SQE (cdw12 bits 15:0).
   nlb INTEGER NOT NULL,
-  UNIQUE (device, opcode, nlb)
+  UNIQUE (device, admin, opcode, fctype, nlb)
 );
 
 -- The recording in intervals (the -i option).

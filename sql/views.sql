@@ -5,33 +5,45 @@
 -- functions; ntprof-shell swaps in a native aggregate with the same result
 -- (native.sql).
 
--- Groups with their report names: 'read 4KiB nvme1n1'.
+-- Groups with their report names: 'read 4KiB nvme1n1', 'keep-alive
+-- spdk-c1n0'. A read's or write's size is known once its device's block
+-- size is (lba_shift >= 9); before, it is counted in blocks.
 CREATE VIEW grp_info AS
+WITH g AS (
+  SELECT g.*,
+    CASE WHEN g.opcode = 127 THEN 'fabrics' WHEN g.admin THEN 'admin' ELSE 'io' END AS queue,
+    CASE WHEN g.opcode = 127 THEN g.fctype ELSE g.opcode END AS code
+  FROM grp AS g
+)
 SELECT
   g.id AS grp,                 -- grp.id
-  CASE g.opcode WHEN 0 THEN 'flush' WHEN 1 THEN 'write' WHEN 2 THEN 'read'
-    WHEN 8 THEN 'write-zeroes' WHEN 9 THEN 'dsm'
-    ELSE printf('op%02x', g.opcode) END AS op,          -- operation name
-  CASE WHEN g.opcode IN (1, 2) THEN (g.nlb + 1) << d.lba_shift END AS bytes, -- data size
+  g.queue AS queue,            -- 'io', 'admin' or 'fabrics'
+  coalesce(o.name, CASE g.queue WHEN 'fabrics' THEN printf('fabrics%02x', g.fctype)
+    ELSE printf('op%02x', g.opcode) END) AS op,          -- operation name
+  CASE WHEN g.queue = 'io' AND g.opcode IN (1, 2) AND d.lba_shift >= 9
+    THEN (g.nlb + 1) << d.lba_shift END AS bytes,       -- data size
   d.name AS device,            -- device.name
   d.nqn AS nqn,                -- subsystem NQN
   d.cntlid AS cntlid,          -- controller id
   d.nsid AS nsid,              -- namespace id
+  g.admin AS admin,            -- 1: admin queue
   g.opcode AS opcode,          -- NVMe opcode
+  g.fctype AS fctype,          -- fabrics command type (opcode 0x7f), else 0
   g.nlb AS nlb,                -- 0-based number of logical blocks
   -- 'read 4KiB nvme1n1': operation, size (reads and writes), device.
-  (CASE g.opcode WHEN 0 THEN 'flush' WHEN 1 THEN 'write' WHEN 2 THEN 'read'
-    WHEN 8 THEN 'write-zeroes' WHEN 9 THEN 'dsm'
+  coalesce(o.name, CASE g.queue WHEN 'fabrics' THEN printf('fabrics%02x', g.fctype)
     ELSE printf('op%02x', g.opcode) END)
-  || CASE WHEN g.opcode NOT IN (1, 2) THEN ''
+  || CASE WHEN g.queue != 'io' OR g.opcode NOT IN (1, 2) THEN ''
+       WHEN d.lba_shift < 9 THEN ' ' || (g.nlb + 1) || ' blocks'
        WHEN ((g.nlb + 1) << d.lba_shift) % 1048576 = 0
          THEN ' ' || (((g.nlb + 1) << d.lba_shift) / 1048576) || 'MiB'
        WHEN ((g.nlb + 1) << d.lba_shift) % 1024 = 0
          THEN ' ' || (((g.nlb + 1) << d.lba_shift) / 1024) || 'KiB'
        ELSE ' ' || ((g.nlb + 1) << d.lba_shift) || 'B' END
   || ' ' || d.name AS name
-FROM grp AS g
-JOIN device AS d ON d.id = g.device;
+FROM g
+JOIN device AS d ON d.id = g.device
+LEFT JOIN opcode AS o ON o.queue = g.queue AND o.code = g.code;
 
 -- The recording as a whole. One row.
 CREATE VIEW recording AS
@@ -53,28 +65,44 @@ SELECT
   m.mono_stop IS NOT NULL AS complete                     -- 1: stopped cleanly
 FROM meta AS m;
 
--- Per group: sampled commands and the command rate, exact where every
--- interval counted all commands (kernel), else estimated as sampled x N.
--- Every group is listed, also one that was counted but never sampled.
+-- Per group: sampled commands and the command rate over the time the
+-- group was active: exact where every interval counted all commands
+-- (kernel), else estimated as sampled x N. The active time is the span
+-- from the group's first sampled command to its last, widened by one
+-- average gap (x n / (n - 1)), so that idle time before and after a
+-- workload does not dilute its rate; with fewer than two samples it is the
+-- whole recording. Every group is listed, also one counted but never
+-- sampled.
 CREATE VIEW grp_rate AS
 WITH counted AS (
   SELECT grp, sum(total) AS total, count(*) = count(total) AS all_counted
   FROM interval_grp GROUP BY grp
 ), sampled AS (
-  -- one count per group (few groups): no sort of cmd; unary + scans
-  SELECT g.id AS grp, (SELECT count(*) FROM cmd WHERE +cmd.grp = g.id) AS n
+  -- per group (few groups): a count, and its first and last command by
+  -- rowid order, without a sort of cmd; unary + keeps the rowid scans
+  SELECT g.id AS grp,
+    (SELECT count(*) FROM cmd WHERE +cmd.grp = g.id) AS n,
+    (SELECT t FROM cmd WHERE +cmd.grp = g.id ORDER BY t LIMIT 1) AS first_t,
+    (SELECT t FROM cmd WHERE +cmd.grp = g.id ORDER BY t DESC LIMIT 1) AS last_t
   FROM grp AS g
+), span AS (
+  SELECT s.*,
+    CASE WHEN s.n >= 2 AND s.last_t > s.first_t
+      THEN (s.last_t - s.first_t) * s.n * 1.0 / (s.n - 1) END AS active_ns
+  FROM sampled AS s
 )
 SELECT
   s.grp AS grp,                         -- grp.id
   s.n AS sampled,                       -- sampled commands stored
   CASE WHEN c.all_counted THEN c.total END AS total, -- all commands, NULL: not counted
   coalesce(c.all_counted, 0) AS exact,  -- 1: rate counted, 0: estimated
-  -- commands per second
-  CASE WHEN r.duration_ns > 0 THEN
+  -- ns the group was active: its sampled span, else the whole recording
+  coalesce(min(s.active_ns, r.duration_ns), r.duration_ns) AS active_ns,
+  -- commands per second while active
+  CASE WHEN coalesce(min(s.active_ns, r.duration_ns), r.duration_ns) > 0 THEN
     1e9 * (CASE WHEN c.all_counted THEN c.total ELSE s.n * r.sample_rate END)
-      / r.duration_ns END AS rate
-FROM sampled AS s
+      / coalesce(min(s.active_ns, r.duration_ns), r.duration_ns) END AS rate
+FROM span AS s
 CROSS JOIN recording AS r
 LEFT JOIN counted AS c ON c.grp = s.grp;
 
@@ -127,8 +155,8 @@ JOIN total ON total.grp = cs.grp
 JOIN grp_rate AS r ON r.grp = cs.grp
 GROUP BY cs.grp, st.name;
 
--- Throughput per operation: commands and bytes per second, exact where
--- counted, else estimated from the samples.
+-- Throughput per I/O operation: commands and bytes per second while active,
+-- exact where counted, else estimated from the samples.
 CREATE VIEW throughput AS
 SELECT
   gi.op AS op,                                   -- read, write, flush, ...
@@ -137,6 +165,7 @@ SELECT
   min(r.exact) AS exact                          -- 1: counted, 0: estimated
 FROM grp_rate AS r
 JOIN grp_info AS gi ON gi.grp = r.grp
+WHERE gi.queue = 'io'
 GROUP BY gi.op;
 
 -- Per interval and group: samples, rate and mean latency, as the live view

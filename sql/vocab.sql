@@ -191,3 +191,35 @@ FROM (SELECT 'kernel' AS driver UNION ALL SELECT 'spdk') AS d,
       UNION ALL SELECT 't_sent', 'always', NULL, NULL
       UNION ALL SELECT 't_free', 'always', 'spdk', NULL) AS p
 WHERE (p.only IS NULL OR p.only = d.driver) AND (p.tcp IS NULL OR t.transport = 'tcp');
+
+-- Operation names: the NVMe opcodes of I/O and admin commands, and the
+-- fabrics command types (opcode 0x7f), as groups are named.
+CREATE TABLE opcode (
+  -- 'io', 'admin' or 'fabrics'.
+  queue TEXT NOT NULL CHECK (queue IN ('io', 'admin', 'fabrics')),
+  -- The opcode; for 'fabrics' the fctype.
+  code INTEGER NOT NULL,
+  -- As reports print it.
+  name TEXT NOT NULL,
+  PRIMARY KEY (queue, code)
+) WITHOUT ROWID;
+
+INSERT INTO opcode VALUES
+  ('io', 0, 'flush'), ('io', 1, 'write'), ('io', 2, 'read'),
+  ('io', 4, 'write-uncorrectable'), ('io', 5, 'compare'), ('io', 8, 'write-zeroes'),
+  ('io', 9, 'dsm'), ('io', 12, 'verify'), ('io', 13, 'reservation-register'),
+  ('io', 14, 'reservation-report'), ('io', 17, 'reservation-acquire'),
+  ('io', 21, 'reservation-release'), ('io', 25, 'copy'),
+  ('admin', 0, 'delete-io-sq'), ('admin', 1, 'create-io-sq'), ('admin', 2, 'get-log-page'),
+  ('admin', 4, 'delete-io-cq'), ('admin', 5, 'create-io-cq'), ('admin', 6, 'identify'),
+  ('admin', 8, 'abort'), ('admin', 9, 'set-features'), ('admin', 10, 'get-features'),
+  ('admin', 12, 'async-event-request'), ('admin', 13, 'ns-management'),
+  ('admin', 16, 'firmware-commit'), ('admin', 17, 'firmware-download'),
+  ('admin', 20, 'device-self-test'), ('admin', 21, 'ns-attachment'),
+  ('admin', 24, 'keep-alive'), ('admin', 25, 'directive-send'),
+  ('admin', 26, 'directive-receive'), ('admin', 128, 'format-nvm'),
+  ('admin', 129, 'security-send'), ('admin', 130, 'security-receive'),
+  ('admin', 132, 'sanitize'), ('admin', 134, 'get-lba-status'),
+  ('fabrics', 0, 'property-set'), ('fabrics', 1, 'connect'), ('fabrics', 4, 'property-get'),
+  ('fabrics', 5, 'authentication-send'), ('fabrics', 6, 'authentication-receive'),
+  ('fabrics', 8, 'disconnect');

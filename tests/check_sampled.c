@@ -16,7 +16,9 @@
 int main(int argc, char **argv)
 {
 	const char *sql =
-		"SELECT c.qid, c.cid, g.opcode, d.nsid, c.slba, g.nlb "
+		/* a fabrics command's NSID dword holds its command type */
+		"SELECT c.qid, c.cid, g.opcode, CASE WHEN g.opcode = 127 THEN g.fctype ELSE d.nsid END,"
+		" c.slba, g.nlb "
 		"FROM cmd AS c JOIN grp AS g ON g.id = c.grp JOIN device AS d ON d.id = g.device";
 	long n = 0, wrong = 0;
 	sqlite3_stmt *st;

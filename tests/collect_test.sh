@@ -17,6 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/.output
 COLLECT=$top/ntprof-collect
 SHELL_BIN=$top/ntprof-shell
+TOP_NTPROF=$top/ntprof
 TGT=$out/fixture_tgt
 PERF=$out/fixture_perf
 CHECK=$out/check_sampled
@@ -215,10 +216,12 @@ run_pair read-qd1 1 -q 1 -o 4096 -w randread -t 3
 run_pair read-qd4 10 -q 4 -o 4096 -w randread -t 3
 run_pair write-qd1 1 -q 1 -o 8192 -w randwrite -t 3
 # 8 KiB writes do not fit the 4 KiB in-capsule data: every one has an R2T
-r2t=$(sql "SELECT count(*) FROM host.cmd WHERE h_r2t_rx IS NULL OR h_data_sent IS NULL" \
+r2t=$(sql "SELECT count(*) FROM host.cmd AS c JOIN host.grp_info AS g ON g.grp = c.grp
+	WHERE g.op = 'write' AND (h_r2t_rx IS NULL OR h_data_sent IS NULL)" \
 	"$d/write-qd1-host.db" "$d/write-qd1-target.db")
 expect "write-qd1: host commands without their R2T points" "$r2t" 0
-r2t=$(sql "SELECT count(*) FROM target.cmd WHERE t_r2t IS NULL OR t_data_rx IS NULL" \
+r2t=$(sql "SELECT count(*) FROM target.cmd AS c JOIN target.grp_info AS g ON g.grp = c.grp
+	WHERE g.op = 'write' AND (t_r2t IS NULL OR t_data_rx IS NULL)" \
 	"$d/write-qd1-host.db" "$d/write-qd1-target.db")
 expect "write-qd1: target commands without their R2T points" "$r2t" 0
 run_pair write-qd4 10 -q 4 -o 4096 -w randwrite -t 3
@@ -389,18 +392,88 @@ s1=$(value "$d/p1.log" flushed)
 s2=$(value "$d/p2.log" flushed)
 [ "$s2" -gt 0 ] && [ "$n" -eq $((s1 + s2)) ] && ok ||
 	bad "processes: $n records, the first process sampled $s1, the second $s2"
-# --wait: the recording starts first, the workload after.
-echo "== --wait"
+# A process that exited but is not reaped yet (a zombie, its parent
+# busy) is noted as exited all the same.
+echo "== an exited process its parent has not reaped"
+stop_target
+start_target || bad "zombie: target did not start"
+"$COLLECT" record -t tcp -s 10 -i 1 -q --wait --spdk-host "$PERF" -o "$d/zombie.db" \
+	>"$d/zombie.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_for "$d/zombie.log" "waiting for a process" 10 || bad "zombie: not waiting"
+sh -c '"$1" -a 127.0.0.1 -p "$2" -q 1 -o 4096 -w randread -t 30 >"$3" 2>&1 &
+	echo $! >"$4"; exec sleep 60' sh "$PERF" "$port" "$d/z-perf.log" "$d/z.pid" &
+zparent=$!
+pids="$pids $zparent"
+wait_for "$d/zombie.log" "profiling as host" 10 || bad "zombie: the process was not picked up"
+zpid=$(cat "$d/z.pid")
+kill -9 "$zpid"
+sleep 0.2
+grep -q "^State:.*Z" "/proc/$zpid/status" 2>/dev/null && ok || bad "zombie: $zpid is not a zombie"
+wait_for "$d/zombie.log" "process $zpid of $PERF exited" 15 && ok ||
+	bad "zombie: the exited, unreaped process was not noted"
+kill -INT "$col"
+wait_exit "$col" 20 || bad "zombie: the collector did not stop cleanly"
+kill "$zparent" 2>/dev/null
+stop_target
+
+# --wait with a shared-library build whose library is not mapped yet when
+# the process is found (LD_AUDIT holds the loader up for 0.5 s): sampling
+# starts as soon as it is, not an interval (10 s) later, and the build is
+# not blamed.
+echo "== --wait while the library with the variable is still loading"
+"$COLLECT" record -t tcp -s 3 -i 10 -q --wait --spdk-host "$out/proc_target_lib" \
+	-o "$d/late.db" >"$d/late.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_for "$d/late.log" "waiting for a process" 10 || bad "late: not waiting"
+t0=$(mono_ns)
+LD_AUDIT="$out/slow_audit.so" timeout 20 "$out/proc_target_lib" >"$d/late.out" 2>&1
+rc=$?
+ms=$(( ($(mono_ns) - t0) / 1000000 ))
+expect "late: the process saw the rate" "$rc:$(tail -1 "$d/late.out")" "0:3"
+[ "$ms" -lt 3000 ] && ok || bad "late: sampling began $ms ms after the start, not at once"
+grep -q "SPDK patch" "$d/late.log" && bad "late: blamed the build: $(cat "$d/late.log")" || ok
+kill -INT "$col"
+wait_exit "$col" 20 || bad "late: the collector did not stop cleanly"
+
+# --wait: the recording starts first, the workload after. The fixture
+# samples from its first command (--sample 1), so its admin and fabrics
+# commands are recorded on both sides: each is matched, named and grouped
+# apart from the I/O, and the I/O group has its size although Identify
+# Namespace went out before the block size was known.
+echo "== --wait, admin and fabrics commands"
+start_target || bad "--wait: target did not start"
+record wait-target target -s 1 || bad "--wait: target collector"
+tcol=$col
 "$COLLECT" record -t tcp -s 1 -i 1 --wait --spdk-host "$PERF" -o "$d/wait.db" >"$d/wait.log" 2>&1 &
 col=$!
 pids="$pids $col"
 wait_for "$d/wait.log" "waiting for a process of $PERF" 10 && ok || bad "--wait: not waiting"
-"$PERF" -a 127.0.0.1 -p "$port" -q 1 -o 4096 -w randread -t 2 >"$d/wait-perf.log" 2>&1
-kill -INT "$col"
+"$PERF" -a 127.0.0.1 -p "$port" -q 1 -o 4096 -w randread -t 2 --sample 1 >"$d/wait-perf.log" 2>&1
+kill -INT "$col" "$tcol"
 wait_exit "$col" 20 || bad "--wait: the collector did not stop cleanly"
-n=$("$CHECK" "$d/wait.db" 1)
+wait_exit "$tcol" 20 || bad "--wait: the target collector did not stop cleanly"
+n=$("$CHECK" "$d/wait.db" 1) || bad "--wait: host records the hash rule would not sample"
 s=$(value "$d/wait-perf.log" flushed)
 [ "${n:-0}" -gt 0 ] && [ "$n" = "$s" ] && ok || bad "--wait: $n records, perf sampled $s"
+"$CHECK" "$d/wait-target.db" 1 >/dev/null || bad "--wait: target records the hash rule would not sample"
+expect "--wait: admin and fabrics groups" "$(sqlite3 "$d/wait.db" \
+	"SELECT group_concat(op || ':' || n, ' ') FROM (SELECT gi.op, count(*) AS n FROM cmd AS c
+	 JOIN grp_info AS gi ON gi.grp = c.grp WHERE gi.queue != 'io' GROUP BY gi.op ORDER BY gi.op)")" \
+	"connect:2 identify:2"
+expect "--wait: the I/O group's name" "$(sqlite3 "$d/wait.db" \
+	"SELECT name FROM grp_info WHERE queue = 'io'")" "read 4KiB spdk-c1n1"
+expect "--wait: every host record matched, Connect included" \
+	"$(sql "SELECT matched = host_records FROM ntp_match_stats" "$d/wait.db" "$d/wait-target.db")" 1
+"$TOP_NTPROF" report "$d/wait.db" "$d/wait-target.db" >"$d/wait-report.txt" 2>&1
+grep -q "^admin and fabrics commands: 4 sampled in 4 groups" "$d/wait-report.txt" && ok ||
+	bad "--wait: the report does not sum up the admin commands in a line"
+grep -q "^== connect" "$d/wait-report.txt" && bad "--wait: admin groups reported without --all" || ok
+"$TOP_NTPROF" report --all "$d/wait.db" "$d/wait-target.db" >"$d/wait-all.txt" 2>&1
+grep -q "^== connect spdk-c65535n0: 1 commands sampled" "$d/wait-all.txt" && ok ||
+	bad "--wait: --all does not show the admin Connect's group"
 stop_target
 
 echo "$pass passed, $fail failed"

@@ -91,6 +91,15 @@ struct cmd {
 	int is_write, r2t;
 };
 
+/* A network crossing: the wire, plus the configured jitter (none: no draw,
+ * so the same seed gives the same recordings as without the option). */
+static int64_t crossing(struct sim *s, double base, double tail)
+{
+	int64_t t = draw(s, base, tail);
+
+	return s->cfg->jitter_ns ? t + (int64_t)(unit(s) * (double)s->cfg->jitter_ns) : t;
+}
+
 static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		     int spdk_target)
 {
@@ -102,13 +111,13 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		c->h[NTP_H_START] = now, now += draw(s, 500, 70);
 	c->h[NTP_H_QUEUE] = now;
 	c->h[NTP_H_SENT] = now += draw(s, 3000, 300);
-	c->t[NTP_T_RX] = now += draw(s, 5000, 150);
+	c->t[NTP_T_RX] = now += crossing(s, 5000, 150);
 	c->t[NTP_T_CMD] = now += draw(s, 4000, 500);
 	if (c->r2t) {
 		c->t[NTP_T_R2T] = now += draw(s, 300, 50);
-		c->h[NTP_H_R2T_RX] = now += draw(s, 5000, 150);
+		c->h[NTP_H_R2T_RX] = now += crossing(s, 5000, 150);
 		c->h[NTP_H_DATA_SENT] = now += draw(s, 2000, 200);
-		c->t[NTP_T_DATA_RX] = now += draw(s, 9000, 300);
+		c->t[NTP_T_DATA_RX] = now += crossing(s, 9000, 300);
 	}
 	c->t[NTP_T_EXEC] = now += draw(s, 60, 10);
 	c->t[NTP_T_STOR] = now += draw(s, c->is_write ? 20000 : 55000, 4000);
@@ -116,7 +125,7 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 	c->t[NTP_T_SENT] = now += draw(s, 150, 20);
 	if (spdk_target)
 		c->t[NTP_T_FREE] = now + draw(s, 200, 20);
-	c->h[NTP_H_RX] = now += draw(s, 5000, 150);
+	c->h[NTP_H_RX] = now += crossing(s, 5000, 150);
 	c->h[NTP_H_RX_DRV] = now += draw(s, 4300, 100);
 	c->h[NTP_H_CQE] = now += draw(s, 140, 20);
 	c->h[NTP_H_COMPLETE] = now += draw(s, 10, 5);

@@ -38,6 +38,9 @@ struct gen_config {
 	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
 	int64_t wall_error_ns;    /* target's wall clock error */
 	double target_drift_ppm;  /* target's CLOCK_MONOTONIC runs this much fast */
+	int64_t jitter_ns;        /* each network crossing takes up to this much more,
+				   * uniformly and independently: the two directions
+				   * of one command differ (a jittery network) */
 	int no_target;            /* write host databases only */
 };
 

@@ -3,17 +3,28 @@
  * A test fixture for collector/proc.c: a process with the SPDK patch's
  * sampling variable. It says "ready", waits (at most 10 s) for someone to
  * write the variable, prints the value and exits 0 if it changed.
- * Built twice: as one program, and (PROC_LIBRARY) with the variable in a
- * shared library the program loads, as a shared-library SPDK build has it.
+ * Built twice: as one program, and (PROC_LIBRARY) with the variable and a
+ * probe site in a shared library the program loads, as a shared-library
+ * SPDK build has them.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/sdt.h>
 #include <unistd.h>
 
 uint32_t ntp_fixture_wait(void);
 
 #ifndef PROC_PROGRAM_ONLY
 volatile uint32_t ntprof_sample_rate;
+
+/* The host probe's site, as the patch puts it in libspdk_nvme.so: never
+ * fired here; it makes the library look like an SPDK host's to the
+ * collector (`--spdk-host proc_target_lib`). */
+void ntp_fixture_probe_site(void);
+void ntp_fixture_probe_site(void)
+{
+	DTRACE_PROBE2(ntprof, nvme_tcp_done, (void *)0, 0L);
+}
 
 uint32_t ntp_fixture_wait(void)
 {

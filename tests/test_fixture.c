@@ -321,22 +321,25 @@ static const char *const host_cmd_point[] = {
 };
 
 static const char *const host_cmd_span[] = {
-	"t,grp,qid,cid,slba,sent_ns,wait_ns,h_blk_sub,h_drv_sub,h_r2t,h_wait,h_rx_path,"
+	"t,grp,qid,cid,slba,sent_ns,wait_ns,waited,h_blk_sub,h_drv_sub,h_r2t,h_wait,h_rx_path,"
 	"h_drv_cpl,h_blk_cpl,h_handoff,e2e",
+	/* waited: every command has h_sent and h_rx */
 	/* H1: sent = H_MONO+0.1s+3500; wait = rx-sent = 83500-3500 = 80000; blk_sub 500;
 	 * drv_sub 3500-500 = 3000; rx_path 85500-83500 = 2000; drv_cpl 1000; handoff 500;
 	 * blk_cpl 89000-87000 = 2000; e2e 89000 */
-	"100000000,1,1,5,800,1000100003500,80000,500,3000,NULL,80000,2000,1000,2000,500,89000",
+	"100000000,1,1,5,800,1000100003500,80000,1,500,3000,NULL,80000,2000,1000,2000,500,89000",
 	/* H2: sent +5000; wait = 141000-5000 = 136000; r2t = 41000-35000 = 6000;
 	 * h_wait = 136000-6000 = 130000; blk_sub 1000, drv_sub 4000, rx_path 2000,
 	 * drv_cpl 1000, handoff 500, blk_cpl 2500, e2e 147000 */
-	"200000000,2,1,6,1600,1000200005000,136000,1000,4000,6000,130000,2000,1000,2500,500,147000",
+	"200000000,2,1,6,1600,1000200005000,136000,1,1000,4000,6000,130000,2000,1000,2500,500,"
+	"147000",
 	/* H3: no h_start/h_end: blk_sub 0, blk_cpl 0; wait 72000-2000 = 70000;
 	 * e2e = 74000 - 0 (first point is h_queue) */
-	"300000000,1,1,5,800,1000300002000,70000,0,2000,NULL,70000,1000,500,0,500,74000",
+	"300000000,1,1,5,800,1000300002000,70000,1,0,2000,NULL,70000,1000,500,0,500,74000",
 	/* H4: h_rx_drv missing: rx_path 0, drv_cpl = 66400-63400 = 3000 */
-	"1200000000,1,2,1,3200,1001200003400,60000,400,3000,NULL,60000,0,3000,2000,500,68900",
-	"1500000000,3,2,2,2400,1001500003500,100000,500,3000,NULL,100000,2000,1000,2000,500,109000",
+	"1200000000,1,2,1,3200,1001200003400,60000,1,400,3000,NULL,60000,0,3000,2000,500,68900",
+	"1500000000,3,2,2,2400,1001500003500,100000,1,500,3000,NULL,100000,2000,1000,2000,500,"
+	"109000",
 	NULL
 };
 
@@ -369,11 +372,11 @@ static const char *const host_cmd_e2e[] = {
 };
 
 static const char *const host_grp_info[] = {
-	"grp,op,bytes,device,nqn,cntlid,nsid,opcode,nlb,name",
-	"1,read,4096,nvme1n1," NQN ",1,1,2,7,read 4KiB nvme1n1",       /* (7+1)<<9 */
-	"2,write,16384,nvme1n1," NQN ",1,1,1,31,write 16KiB nvme1n1",  /* (31+1)<<9 */
-	"3,read,8192,nvme1n1," NQN ",1,1,2,15,read 8KiB nvme1n1",      /* (15+1)<<9 */
-	"4,flush,NULL,nvme1n1," NQN ",1,1,0,0,flush nvme1n1",
+	"grp,queue,op,bytes,device,nqn,cntlid,nsid,admin,opcode,fctype,nlb,name",
+	"1,io,read,4096,nvme1n1," NQN ",1,1,0,2,0,7,read 4KiB nvme1n1",       /* (7+1)<<9 */
+	"2,io,write,16384,nvme1n1," NQN ",1,1,0,1,0,31,write 16KiB nvme1n1",  /* (31+1)<<9 */
+	"3,io,read,8192,nvme1n1," NQN ",1,1,0,2,0,15,read 8KiB nvme1n1",      /* (15+1)<<9 */
+	"4,io,flush,NULL,nvme1n1," NQN ",1,1,0,0,0,0,flush nvme1n1",
 	NULL
 };
 
@@ -408,13 +411,15 @@ static const char *const host_point_missing[] = {
 };
 
 static const char *const host_grp_rate[] = {
-	"grp,sampled,total,exact,rate",
-	"1,3,5000,1,2500.0",  /* H1 H3 H4; 2000+3000 counted; 1e9*5000/2e9 */
-	"2,1,NULL,0,2.0",     /* never counted: 1e9*(1 sampled*4)/2e9 */
-	"3,1,1000,1,500.0",   /* 1e9*1000/2e9 */
+	"grp,sampled,total,exact,active_ns,rate",
+	/* H1 H3 H4 at 0.1, 0.3, 1.2 s: active (1.2 - 0.1) s * 3/2 = 1.65 s;
+	 * 2000+3000 counted: 1e9*5000/1.65e9 */
+	"1,3,5000,1,1650000000.0,3030.3030303",
+	"2,1,NULL,0,2000000000,2.0",   /* one sample: the whole 2 s; 1e9*(1*4)/2e9 */
+	"3,1,1000,1,2000000000,500.0", /* 1e9*1000/2e9 */
 	/* grp 4: flush, 5 counted in interval 1, none sampled: still listed, so
 	 * throughput counts it: 1e9*5/2e9 */
-	"4,0,5,1,2.5",
+	"4,0,5,1,2000000000,2.5",
 	NULL
 };
 
@@ -454,16 +459,16 @@ static const char *const host_component_stats[] = {
 
 static const char *const host_stage_stats[] = {
 	"grp,stage,ord,label,mean_ns,share,avg_qd,bar",
-	/* grp 1: n 3, e2e mean 77300, rate 2500. mean = sum/3, share = mean/77300,
-	 * qd = 2500*sum/3/1e9, bar = round(24*share).
-	 * host_block = blk_sub 900 + blk_cpl 4000 = 4900: 1633.33, 0.02113, 0.0040833, 0.507->1 */
-	"1,host_block,1,host block layer,1633.33333333,0.0211297973264,0.00408333333333,1",
+	/* grp 1: n 3, e2e mean 77300, rate 1e11/33 = 3030.30. mean = sum/3, share =
+	 * mean/77300, qd = rate*mean/1e9, bar = round(24*share).
+	 * host_block = blk_sub 900 + blk_cpl 4000 = 4900: 1633.33, 0.02113, 0.0049495, 0.507->1 */
+	"1,host_block,1,host block layer,1633.33333333,0.0211297973264,0.00494949494949,1",
 	/* host_driver = drv_sub 8000 + drv_cpl 4500 + handoff 1500 = 14000: 1.449 -> 1 */
-	"1,host_driver,2,host driver,4666.66666667,0.0603708495041,0.0116666666667,1",
-	/* host_rx = rx_path 3000: 1000, 1000/77300, 2500*1000/1e9 = 0.0025, 0.31 -> 0 */
-	"1,host_rx,3,host receive path,1000.0,0.012936610608,0.0025,0",
-	/* net_target = h_wait 210000: 70000, 0.90556, 2500*70000/1e9 = 0.175, 21.73 -> 22 */
-	"1,net_target,4,network and target (not recorded),70000.0,0.905562742561,0.175,22",
+	"1,host_driver,2,host driver,4666.66666667,0.0603708495041,0.0141414141414,1",
+	/* host_rx = rx_path 3000: 1000, 1000/77300, 3030.30*1000/1e9, 0.31 -> 0 */
+	"1,host_rx,3,host receive path,1000.0,0.012936610608,0.0030303030303,0",
+	/* net_target = h_wait 210000: 70000, 0.90556, 3030.30*70000/1e9 = 0.2121, 21.73 -> 22 */
+	"1,net_target,4,network and target (not recorded),70000.0,0.905562742561,0.212121212121,22",
 	/* grp 2: n 1, e2e 147000, rate 2.0 (qd = 2*sum/1e9).
 	 * host_block 1000+2500 = 3500: 3500/147000 = 0.0238, 7e-6, 0.571 -> 1 */
 	"2,host_block,1,host block layer,3500.0,0.0238095238095,7e-06,1",
@@ -487,8 +492,8 @@ static const char *const host_throughput[] = {
 	"op,iops,bytes_per_s,exact",
 	/* the flush group: 2.5/s, no data */
 	"flush,2.5,0.0,1",
-	/* 2500 + 500; 2500*4096 + 500*8192 = 10240000 + 4096000 */
-	"read,3000.0,14336000.0,1",
+	/* 3030.30 + 500; 3030.30*4096 + 500*8192 = 12412121.2 + 4096000 */
+	"read,3530.3030303,16508121.2121,1",
 	/* 2.0; 2*16384 */
 	"write,2.0,32768.0,0",
 	NULL
@@ -565,10 +570,10 @@ static const char *const target_cmd_e2e[] = {
 };
 
 static const char *const target_grp_info[] = {
-	"grp,op,bytes,device,nqn,cntlid,nsid,opcode,nlb,name",
-	"1,read,4096,nvme0n1," NQN ",1,1,2,7,read 4KiB nvme0n1",
-	"2,write,16384,nvme0n1," NQN ",1,1,1,31,write 16KiB nvme0n1",
-	"3,read,8192,nvme0n1," NQN ",1,1,2,15,read 8KiB nvme0n1",
+	"grp,queue,op,bytes,device,nqn,cntlid,nsid,admin,opcode,fctype,nlb,name",
+	"1,io,read,4096,nvme0n1," NQN ",1,1,0,2,0,7,read 4KiB nvme0n1",
+	"2,io,write,16384,nvme0n1," NQN ",1,1,0,1,0,31,write 16KiB nvme0n1",
+	"3,io,read,8192,nvme0n1," NQN ",1,1,0,2,0,15,read 8KiB nvme0n1",
 	NULL
 };
 
@@ -598,10 +603,12 @@ static const char *const target_recording[] = {
 };
 
 static const char *const target_grp_rate[] = {
-	"grp,sampled,total,exact,rate",
-	"1,3,5500,1,2200.0", /* T1 T3 T4; 2000+3500; 1e9*5500/2.5e9 */
-	"2,1,1000,1,400.0",  /* 1e9*1000/2.5e9 */
-	"3,1,NULL,0,1.6",    /* not counted: 1e9*(1*4)/2.5e9 */
+	"grp,sampled,total,exact,active_ns,rate",
+	/* T1 T3 T4 at t 100015700, 300015400, 1200015400: active 1099999700 * 3/2;
+	 * 2000+3500 counted: 1e9*5500/1649999550 */
+	"1,3,5500,1,1649999550.0,3333.33424242",
+	"2,1,1000,1,2500000000,400.0", /* one sample: the whole 2.5 s; 1e9*1000/2.5e9 */
+	"3,1,NULL,0,2500000000,1.6",   /* not counted: 1e9*(1*4)/2.5e9 */
 	NULL
 };
 
@@ -629,13 +636,13 @@ static const char *const target_component_stats[] = {
 
 static const char *const target_stage_stats[] = {
 	"grp,stage,ord,label,mean_ns,share,avg_qd,bar",
-	/* grp 1: n 3, t_e2e mean 44000, rate 2200.
-	 * target_rx 2500: 833.33, /44000 = 0.018939, 2200*2500/3/1e9, 0.45 -> 0 */
-	"1,target_rx,6,target receive path,833.333333333,0.0189393939394,0.00183333333333,0",
+	/* grp 1: n 3, t_e2e mean 44000, rate 3333.334.
+	 * target_rx 2500: 833.33, /44000 = 0.018939, 3333.334*2500/3/1e9, 0.45 -> 0 */
+	"1,target_rx,6,target receive path,833.333333333,0.0189393939394,0.00277777853535,0",
 	/* target_driver = drv_sub 4000 + drv_cpl 5500 = 9500: 1.727 -> 2 */
-	"1,target_driver,7,target driver,3166.66666667,0.0719696969697,0.00696666666667,2",
-	/* storage 120000: 40000, 10/11, 2200*40000/1e9 = 0.088, 21.8 -> 22 */
-	"1,storage,9,storage (target block layer and drive),40000.0,0.909090909091,0.088,22",
+	"1,target_driver,7,target driver,3166.66666667,0.0719696969697,0.0105555584343,2",
+	/* storage 120000: 40000, 10/11, 3333.334*40000/1e9 = 0.1333, 21.8 -> 22 */
+	"1,storage,9,storage (target block layer and drive),40000.0,0.909090909091,0.133333369697,22",
 	/* grp 2: n 1, mean 98000, rate 400 (qd = 400*sum/1e9) */
 	"2,target_rx,6,target receive path,1000.0,0.0102040816327,0.0004,0",
 	"2,target_driver,7,target driver,7000.0,0.0714285714286,0.0028,2", /* 5000+2000; 1.71 */
@@ -652,8 +659,8 @@ static const char *const target_stage_stats[] = {
 
 static const char *const target_throughput[] = {
 	"op,iops,bytes_per_s,exact",
-	/* 2200 + 1.6; 2200*4096 + 1.6*8192 = 9011200 + 13107.2; min(1, 0) */
-	"read,2201.6,9024307.2,0",
+	/* 3333.334 + 1.6; 3333.334*4096 + 1.6*8192 = 13653337.1 + 13107.2; min(1, 0) */
+	"read,3334.93424242,13666444.257,0",
 	"write,400.0,6553600.0,1", /* 400*16384 */
 	NULL
 };
@@ -756,19 +763,20 @@ static const char *const s_ntp_db[] = {
 };
 
 static const char *const s_ntp_grp_all[] = {
-	"db,grp,nqn,cntlid,nsid,opcode,nlb",
-	"host,1," NQN ",1,1,2,7", "host,2," NQN ",1,1,1,31", "host,3," NQN ",1,1,2,15",
-	"host,4," NQN ",1,1,0,0",
-	"target,1," NQN ",1,1,2,7", "target,2," NQN ",1,1,1,31", "target,3," NQN ",1,1,2,15",
+	"db,grp,nqn,cntlid,nsid,admin,opcode,fctype,nlb",
+	"host,1," NQN ",1,1,0,2,0,7", "host,2," NQN ",1,1,0,1,0,31",
+	"host,3," NQN ",1,1,0,2,0,15", "host,4," NQN ",1,1,0,0,0,0",
+	"target,1," NQN ",1,1,0,2,0,7", "target,2," NQN ",1,1,0,1,0,31",
+	"target,3," NQN ",1,1,0,2,0,15",
 	NULL
 };
 
 static const char *const s_ntp_host_grp[] = {
-	"db,grp,name,op,bytes,sampled,total,exact,rate",
-	"host,1,read 4KiB nvme1n1,read,4096,3,5000,1,2500.0",
-	"host,2,write 16KiB nvme1n1,write,16384,1,NULL,0,2.0",
-	"host,3,read 8KiB nvme1n1,read,8192,1,1000,1,500.0",
-	"host,4,flush nvme1n1,flush,NULL,0,5,1,2.5",
+	"db,grp,name,queue,op,bytes,sampled,total,exact,rate",
+	"host,1,read 4KiB nvme1n1,io,read,4096,3,5000,1,3030.3030303",
+	"host,2,write 16KiB nvme1n1,io,write,16384,1,NULL,0,2.0",
+	"host,3,read 8KiB nvme1n1,io,read,8192,1,1000,1,500.0",
+	"host,4,flush nvme1n1,io,flush,NULL,0,5,1,2.5",
 	NULL
 };
 
@@ -860,10 +868,13 @@ static const char *const s_ntp_pair1[] = {
  */
 /* Drift: the 4 true pairs over 1.1 s lean by ~1.4 ns per ms (-2000400 at
  * 0.3 s ... -1998500 at 1.2 s), which moves the ends of the 1.4 s sampled
- * span by ~1 us, under the 10 us that makes a drift worth using: 0. */
+ * span by ~1 us, under the 10 us that makes a drift worth using: 0.
+ * Window: the unambiguous candidates (one each) are H2 -1999300, H4 -1998500
+ * and H5 -701968500, off the offset by 400, 1200 and 699968800; their median
+ * 1200, ten times 12000, is under the 100 us floor. */
 static const char *const s_ntp_offset[] = {
-	"hdb,tdb,nqn,cntlid,pairs,offset_ns,drift",
-	"host,target," NQN ",1,4,-1999700,0",
+	"hdb,tdb,pairs,offset_ns,drift,window_ns",
+	"host,target,4,-1999700,0,100000",
 	NULL
 };
 
@@ -875,10 +886,10 @@ static const char *const s_ntp_offset[] = {
  * target group: no row.
  */
 static const char *const s_ntp_grp_pair[] = {
-	"hdb,hgrp,tdb,tgrp,mono_off,mono_shift,drift_ppb,host_mono",
-	"host,1,target,1,3999999999700,-1000000000300,0,1000000000000",
-	"host,2,target,2,3999999999700,-1000000000300,0,1000000000000",
-	"host,3,target,3,3999999999700,-1000000000300,0,1000000000000",
+	"hdb,hgrp,tdb,tgrp,mono_off,mono_shift,drift_ppb,host_mono,window_ns",
+	"host,1,target,1,3999999999700,-1000000000300,0,1000000000000,100000",
+	"host,2,target,2,3999999999700,-1000000000300,0,1000000000000,100000",
+	"host,3,target,3,3999999999700,-1000000000300,0,1000000000000,100000",
 	NULL
 };
 
@@ -926,6 +937,20 @@ static const char *const s_ntp_match_stats[] = {
 	NULL
 };
 
+/* H5's group pairs with the target's read 8KiB group, but its identity's
+ * only target record (T6) is 0.7 s away, far outside the 100 us window. */
+static const char *const s_ntp_unmatched[] = {
+	"hdb,ht,grp,reason",
+	"host,1500000000,3,no_target",
+	NULL
+};
+
+static const char *const s_ntp_report_unmatched[] = {
+	"reason,n,label",
+	"no_target,1,without a target record in time",
+	NULL
+};
+
 static const char *const s_ntp_group_matched[] = {
 	"hdb,grp,matched",
 	"host,1,3", "host,2,1",
@@ -933,11 +958,11 @@ static const char *const s_ntp_group_matched[] = {
 };
 
 static const char *const s_ntp_report_group[] = {
-	"hdb,grp,name,op,bytes,sampled,rate,exact,matched,mode,host_driver,transport,"
+	"hdb,grp,name,queue,op,bytes,sampled,rate,exact,matched,mode,host_driver,transport,"
 	"target_driver",
-	"host,1,read 4KiB nvme1n1,read,4096,3,2500.0,1,3,joined,kernel,tcp,kernel",
-	"host,2,write 16KiB nvme1n1,write,16384,1,2.0,0,1,joined,kernel,tcp,kernel",
-	"host,3,read 8KiB nvme1n1,read,8192,1,500.0,1,0,host,kernel,tcp,kernel",
+	"host,1,read 4KiB nvme1n1,io,read,4096,3,3030.3030303,1,3,joined,kernel,tcp,kernel",
+	"host,2,write 16KiB nvme1n1,io,write,16384,1,2.0,0,1,joined,kernel,tcp,kernel",
+	"host,3,read 8KiB nvme1n1,io,read,8192,1,500.0,1,0,host,kernel,tcp,kernel",
 	NULL
 };
 
@@ -1012,25 +1037,25 @@ static const char *const s_ntp_report_component[] = {
 
 static const char *const s_ntp_report_components[] = {
 	"hdb,grp,ord,component,label,n,mean_ns,l,p50_ns,p99_ns,p999_ns",
-	/* l = rate * sum / commands / 1e9. grp 1: 2500 * sum / 3 / 1e9 */
-	"host,1,1,h_blk_sub,\"host block layer, submission\",3,300.0,0.00075,400,500,500",
-	"host,1,2,h_drv_sub,\"host driver, submission\",3,2666.66666667,0.00666666666667,"
+	/* l = rate * sum / commands / 1e9. grp 1: (1e11/33) * sum / 3 / 1e9 */
+	"host,1,1,h_blk_sub,\"host block layer, submission\",3,300.0,0.000909090909091,400,500,500",
+	"host,1,2,h_drv_sub,\"host driver, submission\",3,2666.66666667,0.00808080808081,"
 	"3000,3000,3000",
-	"host,1,5,wire,network: wire and NICs (computed),3,26000.0,0.065,26000,27000,27000",
-	"host,1,6,t_rx_path,network: target receive path,3,833.333333333,0.00208333333333,"
+	"host,1,5,wire,network: wire and NICs (computed),3,26000.0,0.0787878787879,26000,27000,27000",
+	"host,1,6,t_rx_path,network: target receive path,3,833.333333333,0.00252525252525,"
 	"1000,1000,1000",
-	"host,1,7,t_drv_sub,\"target driver, submission\",3,1333.33333333,0.00333333333333,"
+	"host,1,7,t_drv_sub,\"target driver, submission\",3,1333.33333333,0.0040404040404,"
 	"1000,2000,2000",
-	"host,1,9,t_storage,storage: target block layer and drive,3,40000.0,0.1,"
+	"host,1,9,t_storage,storage: target block layer and drive,3,40000.0,0.121212121212,"
 	"40000,50000,50000",
-	"host,1,10,t_drv_cpl,\"target driver, completion\",3,1833.33333333,0.00458333333333,"
+	"host,1,10,t_drv_cpl,\"target driver, completion\",3,1833.33333333,0.00555555555556,"
 	"2000,2000,2000",
-	"host,1,11,h_rx_path,network: host receive path,3,1000.0,0.0025,1000,2000,2000",
-	"host,1,12,h_drv_cpl,\"host driver, completion\",3,1500.0,0.00375,1000,3000,3000",
-	"host,1,13,h_blk_cpl,\"host block layer, completion\",3,1333.33333333,0.00333333333333,"
+	"host,1,11,h_rx_path,network: host receive path,3,1000.0,0.0030303030303,1000,2000,2000",
+	"host,1,12,h_drv_cpl,\"host driver, completion\",3,1500.0,0.00454545454545,1000,3000,3000",
+	"host,1,13,h_blk_cpl,\"host block layer, completion\",3,1333.33333333,0.0040404040404,"
 	"2000,2000,2000",
-	"host,1,14,h_handoff,handoff to nvme_complete_rq,3,500.0,0.00125,500,500,500",
-	"host,1,15,e2e,end to end,3,77300.0,0.19325,74000,89000,89000", /* 2500*231900/3 */
+	"host,1,14,h_handoff,handoff to nvme_complete_rq,3,500.0,0.00151515151515,500,500,500",
+	"host,1,15,e2e,end to end,3,77300.0,0.234242424242,74000,89000,89000", /* (1e11/33)*231900/3/1e9 */
 	/* grp 2: 2.0 * value / 1e9 */
 	"host,2,1,h_blk_sub,\"host block layer, submission\",1,1000.0,2e-06,1000,1000,1000",
 	"host,2,2,h_drv_sub,\"host driver, submission\",1,4000.0,8e-06,4000,4000,4000",
@@ -1062,19 +1087,19 @@ static const char *const s_ntp_report_components[] = {
 
 static const char *const s_ntp_report_stage[] = {
 	"hdb,grp,ord,stage,label,mean_ns,share,avg_qd,bar",
-	/* grp 1, joined: 3 commands, e2e mean 77300, rate 2500.
+	/* grp 1, joined: 3 commands, e2e mean 77300, rate 1e11/33 = 3030.30.
 	 * host_block 900+4000 = 4900 (as in the host's stage_stats) */
-	"host,1,1,host_block,host block layer,1633.33333333,0.0211297973264,0.00408333333333,1",
+	"host,1,1,host_block,host block layer,1633.33333333,0.0211297973264,0.00494949494949,1",
 	/* host_driver 8000+4500+1500 = 14000 */
-	"host,1,2,host_driver,host driver,4666.66666667,0.0603708495041,0.0116666666667,1",
+	"host,1,2,host_driver,host driver,4666.66666667,0.0603708495041,0.0141414141414,1",
 	/* network = wire 78000 + t_rx_path 2500 + h_rx_path 3000 = 83500: 27833.33,
-	 * /77300 = 0.36007, 2500*83500/3/1e9 = 0.069583, 8.64 -> 9 */
+	 * /77300 = 0.36007, 3030.30*83500/3/1e9 = 0.084343, 8.64 -> 9 */
 	"host,1,5,network,\"network (TCP/IP, NICs, wire)\",27833.3333333,0.360068995257,"
-	"0.0695833333333,9",
+	"0.0843434343434,9",
 	/* target_driver 4000+5500 = 9500: 3166.67, 0.040966, 0.0079167, 0.98 -> 1 */
-	"host,1,7,target_driver,target driver,3166.66666667,0.0409659335921,0.00791666666667,1",
+	"host,1,7,target_driver,target driver,3166.66666667,0.0409659335921,0.00959595959596,1",
 	/* storage 120000: 40000, 40000/77300 = 0.51746, 0.1, 12.42 -> 12 */
-	"host,1,9,storage,storage (target block layer and drive),40000.0,0.517464424321,0.1,12",
+	"host,1,9,storage,storage (target block layer and drive),40000.0,0.517464424321,0.121212121212,12",
 	/* grp 2, joined: 1 command, e2e 147000, rate 2.0 (qd = 2*sum/1e9) */
 	"host,2,1,host_block,host block layer,3500.0,0.0238095238095,7e-06,1",
 	"host,2,2,host_driver,host driver,11500.0,0.078231292517,2.3e-05,2",
@@ -1104,7 +1129,7 @@ static const char *const s_ntp_report_largest[] = {
 static const char *const s_ntp_report_throughput[] = {
 	"op,iops,bytes_per_s,exact",
 	"flush,2.5,0.0,1",          /* counted, never sampled: still throughput */
-	"read,3000.0,14336000.0,1", /* as the host's throughput view */
+	"read,3530.3030303,16508121.2121,1", /* as the host's throughput view */
 	"write,2.0,32768.0,0",
 	NULL
 };
@@ -1116,11 +1141,13 @@ static const struct view_case session_views[] = {
 	{ "ntp_host_cmd", "db, t", s_ntp_host_cmd },
 	{ "ntp_target_cmd", "db, t", s_ntp_target_cmd },
 	{ "ntp_pair1", "hdb, tdb, nqn, cntlid, diff", s_ntp_pair1 },
-	{ "ntp_offset", "hdb, tdb, nqn, cntlid", s_ntp_offset },
+	{ "ntp_offset", "hdb, tdb", s_ntp_offset },
 	{ "ntp_grp_pair", "hdb, hgrp, tdb, tgrp", s_ntp_grp_pair },
 	{ "ntp_joined", "hdb, ht, tdb, tt", s_ntp_joined },
 	{ "ntp_match", "hdb, ht, tdb, tt", s_ntp_match },
 	{ "ntp_match_stats", "hdb", s_ntp_match_stats },
+	{ "ntp_unmatched", "hdb, ht", s_ntp_unmatched },
+	{ "ntp_report_unmatched", "reason", s_ntp_report_unmatched },
 	{ "ntp_group_matched", "hdb, grp", s_ntp_group_matched },
 	{ "ntp_report_group", "hdb, grp", s_ntp_report_group },
 	{ "ntp_report_value", "hdb, grp, " CORD("v.component") ", ns", s_ntp_report_value },
