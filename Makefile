@@ -175,14 +175,14 @@ $(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
 
 $(OUTPUT)/test_spdk_bpf.o: $(OUTPUT)/ntprof_spdk.skel.h
 $(OUTPUT)/test_spdk_bpf.o: ALL_CFLAGS += -DOUTPUT='"$(OUTPUT)"'
-$(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/hooks.o $(OUTPUT)/usdt_batch
+$(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/hooks.o -o $@ \
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_spdk_bpf.o -o $@ \
 		-lcmocka -lbpf -lelf -lz
 
 # The collector: libbpf, the database writer, and the report for its summary.
 COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o \
+	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o \
 	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
 $(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
 	$(OUTPUT)/ntprof_kern.skel.h

@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #endif
 
-#define NTP_ABI_VERSION 4 /* 4: arrivals by stream position (rx_pos, rx_fd), causes */
+#define NTP_ABI_VERSION 5 /* 5: SPDK arrivals from receive timestamps, batches on the ring */
 
 /* Largest NVMe Qualified Name is 223 bytes (NVMe base spec 4.5), plus NUL. */
 #define NTP_NQN_LEN 224
@@ -74,6 +74,17 @@ enum ntp_target_point {
 enum ntp_kind {
 	NTP_KIND_CMD = 1,    /* struct ntp_cmd_record */
 	NTP_KIND_DEVICE = 2, /* struct ntp_device_record */
+	NTP_KIND_BATCH = 3,  /* struct ntp_batch_header, then its records */
+};
+
+/*
+ * Bits of the SPDK patch's ntprof_sample_flags, which the collector writes
+ * (before ntprof_sample_rate) like the rate.
+ */
+enum ntp_sample_flag {
+	/* take no arrival points (t_rx, t_data_rx, h_rx) from the kernel's
+	 * receive timestamps: --no-arrivals */
+	NTP_FLAG_NO_ARRIVALS = 1,
 };
 
 /*
@@ -92,12 +103,9 @@ enum ntp_cause {
 	NTP_CAUSE_ABI_VERSION = 5,    /* written by another ABI version (collector) */
 	/* one point of a stored record */
 	NTP_CAUSE_NOT_RECORDED = 8,   /* the driver's hook did not record it (collector) */
-	NTP_CAUSE_NO_POSITION = 9,    /* no stream position to find the arrival by */
-	NTP_CAUSE_NEW_SOCKET = 10,    /* the bytes arrived before the socket was watched */
+	NTP_CAUSE_NO_TSTAMP = 9,      /* the socket read gave no receive timestamp (SPDK) */
+	NTP_CAUSE_ARRIVALS_OFF = 10,  /* recorded with --no-arrivals (SPDK) */
 	NTP_CAUSE_FORGOTTEN = 11,     /* more arrivals followed than are kept per socket */
-	NTP_CAUSE_NO_SOCKET = 12,     /* the descriptor no longer named the TCP socket */
-	NTP_CAUSE_NOT_SEEN = 13,      /* no arrival hook saw the bytes arrive */
-	NTP_CAUSE_NOT_HOOKED = 14,    /* no arrival hook attached (--no-socket-hooks) */
 	NTP_CAUSE_MAX = 16,
 };
 
@@ -110,21 +118,14 @@ enum ntp_cause {
  * program reads it from there the first time it sees the key.
  *
  * The arrival point (t_rx on a target, h_rx on a host) of SPDK over TCP is
- * not taken by SPDK: the bytes reach the kernel's socket before SPDK can
- * see them. SPDK gives their place in the connection's byte stream instead,
- * `rx_pos` (bytes it had read from the connection once the PDU header was
- * complete: the capsule's on a target, the response's or first C2H data's on
- * a host), and the connection, `rx_conn` (ntp_conn_key() of its ports and
- * peer address); the BPF program that copies the record looks the position
- * up among the socket's arrivals and fills the point, or says in `rx_cause`
- * why it could not.
+ * the kernel's receive timestamp (SO_TIMESTAMPING, software) of the socket
+ * read that completed the PDU header, taken by the patch and converted to
+ * CLOCK_MONOTONIC; where there is none, `rx_cause` says why.
  */
 struct ntp_cmd_record {
 	__u64 ts[NTP_MAX_POINTS]; /* CLOCK_MONOTONIC ns, 0 = no such point */
 	__u64 slba;               /* starting LBA, from the SQE */
 	__u64 dev;                /* device key, see ntp_device_record */
-	__u64 rx_pos;             /* stream position of the arrival point, 0: none */
-	__u64 rx_conn;            /* connection of rx_pos: ntp_conn_key() */
 	__u32 nsid;               /* namespace id, from the SQE */
 	__u32 nlb;                /* number of logical blocks, 0-based as in the SQE */
 	__u16 qid;                /* queue id (0 = admin) */
@@ -151,8 +152,21 @@ struct ntp_device_record {
 	char nqn[NTP_NQN_LEN];       /* subsystem NQN */
 };
 
+/*
+ * On the ring buffer, the SPDK path hands a probe hit's batch over whole:
+ * this header, then `n` struct ntp_cmd_record. (The patch fires only the
+ * records; the header is the BPF program's.)
+ */
+struct ntp_batch_header {
+	__u8 kind;    /* NTP_KIND_BATCH */
+	__u8 version; /* NTP_ABI_VERSION */
+	__u16 pad;
+	__u32 n;      /* records that follow */
+};
+
 #ifndef __cplusplus
-_Static_assert(sizeof(struct ntp_cmd_record) == 136, "ntp_cmd_record ABI size");
+_Static_assert(sizeof(struct ntp_cmd_record) == 120, "ntp_cmd_record ABI size");
+_Static_assert(sizeof(struct ntp_batch_header) == 8, "ntp_batch_header ABI size");
 _Static_assert(sizeof(struct ntp_device_record) == 280, "ntp_device_record ABI size");
 _Static_assert(NTP_H_NPOINTS <= NTP_MAX_POINTS, "host points fit");
 _Static_assert(NTP_T_NPOINTS <= NTP_MAX_POINTS, "target points fit");
@@ -191,35 +205,6 @@ static inline __u32 ntp_sample_hash(__u16 qid, __u16 cid, __u8 opcode, __u32 nsi
 static inline int ntp_sampled(__u32 hash, __u32 n)
 {
 	return n != 0 && hash % n == 0;
-}
-
-/*
- * A TCP connection as one machine sees it, the same in the SPDK patch (from
- * the socket's addresses) and in BPF (from struct sock): its local and peer
- * ports (host order) and its peer address folded to 32 bits. The peer
- * address is given as the bytes of sin_addr or sin6_addr; an IPv4-mapped
- * IPv6 address folds like the IPv4 address it holds. Unique among one
- * process's connections unless two peers' addresses fold alike and share
- * both ports.
- */
-static inline __u32 ntp_addr_fold(const void *addr, int len)
-{
-	const __u8 *b = (const __u8 *)addr;
-	__u32 w[4];
-
-	if (len == 4) {
-		__builtin_memcpy(&w[0], b, 4);
-		return w[0];
-	}
-	__builtin_memcpy(w, b, 16);
-	if (!w[0] && !w[1] && !b[8] && !b[9] && b[10] == 0xff && b[11] == 0xff)
-		return w[3]; /* ::ffff:a.b.c.d */
-	return w[0] ^ w[1] ^ w[2] ^ w[3];
-}
-
-static inline __u64 ntp_conn_key(__u16 local_port, __u16 peer_port, __u32 peer_addr_fold)
-{
-	return (__u64)local_port | ((__u64)peer_port << 16) | ((__u64)peer_addr_fold << 32);
 }
 
 #endif /* NTPROF_ABI_H */

@@ -2,8 +2,7 @@
 /*
  * Loading and attaching the collector's BPF programs for one configuration
  * (probe.c checks it, record.c records with it): the USDT program for the
- * patch's batches, its connection probe, and the arrival hook, taken the
- * best way the kernel allows (hooks.h).
+ * patch's batches, or the kernel drivers' hooks (kern.h).
  */
 #ifndef NTP_ATTACH_H
 #define NTP_ATTACH_H
@@ -24,9 +23,8 @@ struct bpf_map;
 #define NTP_MAX_LINKS 64
 
 struct ntp_bpf {
-	struct ntprof_spdk_bpf *spdk;      /* USDT programs, arrival hook, records ring */
+	struct ntprof_spdk_bpf *spdk;      /* USDT programs, records ring */
 	struct ntprof_kern_bpf *kern;      /* the kernel drivers' programs (kern.h) */
-	enum ntp_hook_kind kind[8];        /* per ntp_sock_hooks[] family: the choice */
 	const char *usdt_prog;             /* ntp_u_nvmf_tcp_done, ... */
 	struct bpf_link *links[NTP_MAX_LINKS];
 	int nlinks;
@@ -40,8 +38,8 @@ struct ntp_bpf {
  * kernel drivers' when O names no SPDK binary. -1 with ERR set on failure. */
 int ntp_bpf_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
 
-/* Attach the USDT program to every object of S with the required probe,
- * the connection probe's where S has it, and the chosen arrival hook. */
+/* Attach the USDT program to every object of S with the required probe
+ * (or the kernel path's hooks). */
 int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *s,
 		   char *err, size_t errlen);
 
@@ -56,10 +54,6 @@ struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b);
 /* Write what was attached into DB's hook table. */
 int ntp_bpf_write_hooks(const struct ntp_bpf *b, struct ntp_db *db);
 
-/* Watch the TCP sockets process PID has open now (its connections made
- * before the recording), so their arrivals are known from here on. */
-int ntp_bpf_watch_process(struct ntp_bpf *b, pid_t pid);
-
 /* Records the BPF programs could not hand over so far, per enum ntp_cause
  * (all CPUs). */
 void ntp_bpf_lost(const struct ntp_bpf *b, uint64_t out[NTP_CAUSE_MAX]);
@@ -69,7 +63,8 @@ void ntp_bpf_close(struct ntp_bpf *b);
 /* The points the USDT batches carry for ROLE, for the hook table. */
 const char *ntp_usdt_points(int role);
 
-/* The connection probe of ROLE: nvmf_tcp_conn or nvme_tcp_conn. */
-const char *ntp_conn_probe(int role);
+/* The points the SPDK patch takes from the kernel's receive timestamps
+ * under O ("t_rx t_data_rx", "h_rx"), or NULL: none (RDMA, --no-arrivals). */
+const char *ntp_arrival_points(const struct ntp_opts *o);
 
 #endif

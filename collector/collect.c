@@ -40,7 +40,8 @@ static void usage(FILE *f)
 		"      --ring-kb KB         ring buffer for records (default 4096; a power of 2 >= 4)\n"
 		"  -q, --quiet              no live lines\n"
 		"      --wait               record: wait for a process of BIN if none runs yet\n"
-		"      --no-socket-hooks    no t_rx/h_rx (receive paths), less overhead per packet\n"
+		"      --no-arrivals        SPDK over TCP: no t_rx/t_data_rx/h_rx from the kernel's\n"
+		"                           receive timestamps (no receive paths), less overhead\n"
 		"  -j, --json               probe prints JSON\n"
 		"  -h, --help               this text\n"
 		"examples:\n"
@@ -149,7 +150,7 @@ static int parse_opt(struct ntp_opts *o, int opt, const char *arg)
 	case 'j': o->json = 1; return 0;
 	case 'q': o->quiet = 1; return 0;
 	case 'W': o->wait = 1; return 0;
-	case 'N': o->no_sock = 1; return 0;
+	case 'N': o->no_arrivals = 1; return 0;
 	case 'T': return set_spdk(o, arg, NTP_ROLE_TARGET);
 	case 'H': return set_spdk(o, arg, NTP_ROLE_HOST);
 	case 'B': o->btf = arg; return 0;
@@ -180,7 +181,7 @@ static int parse(struct ntp_opts *o, int argc, char **argv)
 		{ "btf", required_argument, NULL, 'B' },
 		{ "ring-kb", required_argument, NULL, 'R' },
 		{ "wait", no_argument, NULL, 'W' },
-		{ "no-socket-hooks", no_argument, NULL, 'N' },
+		{ "no-arrivals", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -198,6 +199,9 @@ static int parse(struct ntp_opts *o, int argc, char **argv)
 		return bad("unexpected argument %s", argv[optind]);
 	if (o->role < 0)
 		o->role = NTP_ROLE_HOST;
+	if (o->no_arrivals && (!o->spdk || strcmp(o->transport, "tcp")))
+		return bad("%s is for SPDK over TCP (the kernel drivers' and RDMA's arrivals "
+			   "cost nothing per packet)", "--no-arrivals");
 	return 0;
 }
 

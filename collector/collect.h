@@ -22,7 +22,7 @@ struct ntp_opts {
 	unsigned ring_kb;      /* --ring-kb: record ring buffer size, 0: default */
 	int quiet;             /* -q: no live lines */
 	int wait;              /* --wait: wait for a process of the binary to start */
-	int no_sock;           /* --no-socket-hooks: no arrival points, less overhead */
+	int no_arrivals;       /* --no-arrivals: SPDK over TCP takes no receive timestamps */
 	char command_line[2048]; /* as typed, for meta */
 };
 

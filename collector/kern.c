@@ -84,7 +84,7 @@ static int fentry_allowed(void)
 	static int ok = -1;
 
 	if (ok < 0)
-		ok = ntp_probe_fentry("tcp_sendmsg", NULL);
+		ok = ntp_probe_fentry("tcp_sendmsg");
 	return ok;
 }
 
@@ -121,7 +121,7 @@ int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *wh
 		if (access("/sys/bus/event_source/devices/kprobe/type", R_OK))
 			return snprintf(why, whylen, "kprobes are not available here (and "
 					"fentry is not allowed)"), 0;
-		if (!ntp_probe_kprobe(h->func, NULL))
+		if (!ntp_probe_kprobe(h->func))
 			return snprintf(why, whylen, "%s is not in /proc/kallsyms (inlined?)",
 					h->func), 0;
 		return 1;

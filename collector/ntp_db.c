@@ -47,6 +47,7 @@ struct ntp_db {
 	uint64_t gaps[NTP_MAX_POINTS][NTP_CAUSE_MAX]; /* this interval's */
 	uint64_t lost[NTP_CAUSE_MAX];                 /* this interval's */
 	sqlite3_stmt *ins_cmd;   /* INSERT INTO cmd */
+	sqlite3_stmt *ins_cmds;  /* the same for NTP_DB_BATCH rows at once */
 	sqlite3_stmt *ins_grp;   /* INSERT INTO grp */
 	sqlite3_stmt *ins_dev;   /* INSERT INTO device */
 	sqlite3_stmt *ins_igrp;  /* INSERT INTO interval_grp */
@@ -166,13 +167,34 @@ static int write_schema(struct ntp_db *db, const struct ntp_meta *m)
 	return exec(db, "COMMIT");
 }
 
+/* "INSERT INTO cmd VALUES (?,...),..." for ROWS rows of the role's columns. */
+static char *cmd_insert_sql(int role, int rows)
+{
+	const char *row = role == NTP_ROLE_HOST ? "(?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)" :
+						 "(?,?,?,?,?, ?,?,?,?,?,?,?,?,?)";
+	size_t len = strlen(row) + 1, n = 0;
+	char *sql = malloc(32 + (size_t)rows * len);
+
+	if (!sql)
+		return NULL;
+	n += (size_t)sprintf(sql, "INSERT INTO cmd VALUES ");
+	for (int i = 0; i < rows; i++)
+		n += (size_t)sprintf(sql + n, "%s%s", i ? "," : "", row);
+	return sql;
+}
+
+static int prepare_cmd(struct ntp_db *db, sqlite3_stmt **st, int rows)
+{
+	char *sql = cmd_insert_sql(db->role, rows);
+	int rc = sql ? prepare(db, st, sql) : -1;
+
+	free(sql);
+	return rc;
+}
+
 static int prepare_all(struct ntp_db *db)
 {
-	const char *cmd_sql = db->role == NTP_ROLE_HOST ?
-		"INSERT INTO cmd VALUES (?,?,?,?,?, ?,?,?,?,?,?,?,?,?,?)" :
-		"INSERT INTO cmd VALUES (?,?,?,?,?, ?,?,?,?,?,?,?,?,?)";
-
-	return prepare(db, &db->ins_cmd, cmd_sql) ||
+	return prepare_cmd(db, &db->ins_cmd, 1) || prepare_cmd(db, &db->ins_cmds, NTP_DB_BATCH) ||
 	       prepare(db, &db->ins_grp,
 		       "INSERT INTO grp (device, admin, opcode, fctype, nlb) VALUES (?, ?, ?, ?, ?)") ||
 	       prepare(db, &db->ins_dev,
@@ -397,9 +419,11 @@ static struct grp_entry *group(struct ntp_db *db, struct grp_key k)
 	return g;
 }
 
-/* Bind the points: first recorded point 0, then deltas, NULL where absent.
- * Returns the first recorded point's absolute time, or 0 if none. */
-static uint64_t bind_points(sqlite3_stmt *st, const struct ntp_cmd_record *r, int npoints)
+/* Bind the points of the row whose first parameter is BASE + 1: first
+ * recorded point 0, then deltas, NULL where absent. Returns the first
+ * recorded point's absolute time, or 0 if none. */
+static uint64_t bind_points(sqlite3_stmt *st, int base, const struct ntp_cmd_record *r,
+			    int npoints)
 {
 	uint64_t first = 0, prev = 0;
 
@@ -407,16 +431,33 @@ static uint64_t bind_points(sqlite3_stmt *st, const struct ntp_cmd_record *r, in
 		uint64_t ts = r->ts[i];
 
 		if (!ts) {
-			sqlite3_bind_null(st, 6 + i);
+			sqlite3_bind_null(st, base + 6 + i);
 			continue;
 		}
 		if (!first)
 			first = prev = ts;
 		/* Signed: a point earlier than its predecessor stays visible. */
-		sqlite3_bind_int64(st, 6 + i, (int64_t)(ts - prev));
+		sqlite3_bind_int64(st, base + 6 + i, (int64_t)(ts - prev));
 		prev = ts;
 	}
 	return first;
+}
+
+/* Bind the row of R, group G, whose first parameter is BASE + 1, with T
+ * its time (the rowid). Returns T, or 0 when R has no point. */
+static int64_t bind_cmd(struct ntp_db *db, sqlite3_stmt *st, int base,
+			const struct ntp_cmd_record *r, const struct grp_entry *g)
+{
+	uint64_t first = bind_points(st, base, r, db->npoints);
+
+	if (!first)
+		return 0;
+	sqlite3_bind_int64(st, base + 1, (int64_t)(first - (uint64_t)db->mono_start));
+	sqlite3_bind_int64(st, base + 2, g->id);
+	sqlite3_bind_int(st, base + 3, r->qid);
+	sqlite3_bind_int(st, base + 4, r->cid);
+	sqlite3_bind_int64(st, base + 5, (int64_t)r->slba);
+	return (int64_t)(first - (uint64_t)db->mono_start);
 }
 
 /* Count the points R lacks that its configuration records, with their
@@ -450,43 +491,78 @@ int ntp_db_add_lost(struct ntp_db *db, int cause, uint64_t n)
 	return 0;
 }
 
+/* R's group, or NULL (its device unknown, or no memory). */
+static struct grp_entry *cmd_group(struct ntp_db *db, const struct ntp_cmd_record *r)
+{
+	struct dev_entry *d = find_dev(db, r->dev);
+
+	return d ? group(db, cmd_key(d->id, r)) : NULL;
+}
+
+static int is_tie(struct ntp_db *db, int rc)
+{
+	return rc == SQLITE_CONSTRAINT &&
+	       sqlite3_extended_errcode(db->sql) == SQLITE_CONSTRAINT_PRIMARYKEY;
+}
+
 int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 {
-	int npoints = db->npoints;
 	sqlite3_stmt *st = db->ins_cmd;
-	struct dev_entry *d = find_dev(db, r->dev);
 	struct grp_entry *g;
-	uint64_t first;
 	int64_t t;
 	int rc;
 
-	if (!d || begin(db))
-		return -1;
-	g = group(db, cmd_key(d->id, r));
-	if (!g)
+	if (begin(db) || !(g = cmd_group(db, r)))
 		return -1;
 	sqlite3_reset(st);
-	first = bind_points(st, r, npoints);
-	if (!first)
+	t = bind_cmd(db, st, 0, r, g);
+	if (!t)
 		return -1;
-	sqlite3_bind_int64(st, 2, g->id);
-	sqlite3_bind_int(st, 3, r->qid);
-	sqlite3_bind_int(st, 4, r->cid);
-	sqlite3_bind_int64(st, 5, (int64_t)r->slba);
-	/* t is the rowid: a tie with another command moves this one 1 ns on. */
-	for (t = (int64_t)(first - (uint64_t)db->mono_start);; t++) {
-		sqlite3_bind_int64(st, 1, t);
+	/* t is the rowid: a tie with another command moves this one 1 ns on;
+	 * only a clash of t is retried, never another constraint */
+	do {
+		sqlite3_bind_int64(st, 1, t++);
 		rc = sqlite3_step(st);
 		sqlite3_reset(st);
-		/* only a clash of t is retried, never another constraint */
-		if (rc != SQLITE_CONSTRAINT ||
-		    sqlite3_extended_errcode(db->sql) != SQLITE_CONSTRAINT_PRIMARYKEY)
-			break;
-	}
+	} while (is_tie(db, rc));
 	if (rc != SQLITE_DONE)
 		return -1;
 	g->sampled++;
 	count_gaps(db, r);
+	return 0;
+}
+
+/*
+ * A full batch in one statement: one VDBE program and one cursor for 64
+ * rows rather than 64 of each, about a third less of the collector's time
+ * per record. All or nothing: -1 (nothing stored) when a record's device
+ * is unknown or has no point, or two commands tie on their time: the
+ * caller then stores them one by one, which says which and why.
+ */
+int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
+{
+	sqlite3_stmt *st = db->ins_cmds;
+	size_t g[NTP_DB_BATCH]; /* indices: a new group may move db->grps */
+	int cols = 5 + db->npoints, rc;
+
+	if (n != NTP_DB_BATCH || begin(db))
+		return -1;
+	sqlite3_reset(st);
+	for (int i = 0; i < n; i++) {
+		struct grp_entry *e = cmd_group(db, &r[i]);
+
+		if (!e || !bind_cmd(db, st, i * cols, &r[i], e))
+			return -1;
+		g[i] = (size_t)(e - db->grps);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_reset(st); /* a failed statement's rows are undone (ABORT) */
+	if (rc != SQLITE_DONE)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		db->grps[g[i]].sampled++;
+		count_gaps(db, &r[i]);
+	}
 	return 0;
 }
 
@@ -596,6 +672,7 @@ int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 	if (db->sql && ntp_db_commit(db))
 		rc = -1;
 	sqlite3_finalize(db->ins_cmd);
+	sqlite3_finalize(db->ins_cmds);
 	sqlite3_finalize(db->ins_grp);
 	sqlite3_finalize(db->ins_dev);
 	sqlite3_finalize(db->ins_igrp);

@@ -53,6 +53,11 @@ int ntp_db_add_device(struct ntp_db *db, const struct ntp_device_record *d);
  */
 int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r);
 
+/* NTP_DB_BATCH records at once, faster; all or nothing: -1 stores none,
+ * and the caller stores them with ntp_db_add_cmd to learn which fail. */
+#define NTP_DB_BATCH 64
+int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n);
+
 /* Count N records lost for CAUSE (enum ntp_cause) in the current interval. */
 int ntp_db_add_lost(struct ntp_db *db, int cause, uint64_t n);
 

@@ -15,6 +15,7 @@
 #include "collect.h"
 #include "kern.h"
 #include "ntprof_abi.h"
+#include "tstamp.h"
 
 /* What the probe found, printed at the end as text or JSON. */
 struct found {
@@ -27,6 +28,7 @@ struct found {
 	char load[PATH_MAX + 256];         /* "ok" or why not */
 	int failed;               /* exit 1 */
 	char why[PATH_MAX + 256];          /* the first reason */
+	char tstamp[256];         /* why the kernel gives no receive timestamps, or "" */
 };
 
 static void fail(struct found *f, const char *msg)
@@ -39,9 +41,9 @@ static void fail(struct found *f, const char *msg)
 static const char *function_hooks(void)
 {
 	/* a function every kernel has, as the socket hooks would use it */
-	if (ntp_probe_fentry("tcp_recvmsg", NULL))
+	if (ntp_probe_fentry("tcp_recvmsg"))
 		return "fentry/fexit (they can attach now)";
-	if (ntp_probe_kprobe("tcp_recvmsg", NULL))
+	if (ntp_probe_kprobe("tcp_recvmsg"))
 		return "kprobes (fentry/fexit: not allowed here)";
 	return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
 }
@@ -105,22 +107,14 @@ static void print_text(const struct found *f, const struct ntp_opts *o, const st
 		else
 			printf("%s %d (no sampling variable)", i ? "," : "", (int)f->spdk.pids[i]);
 	printf("%s\n", f->spdk.npids ? "" : " none");
-	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
-		const struct ntp_hook_family *h = &ntp_sock_hooks[i];
-
-		if (b->kind[i] == NTP_HOOK_NONE && (o->no_sock || strcmp(o->transport, "tcp")))
-			printf("off %s (%s)\n", h->what, o->no_sock ? "--no-socket-hooks" :
-			       "RDMA: the patch takes the arrivals at its polls");
-		else if (b->kind[i] == NTP_HOOK_NONE)
-			printf("no %s: no fentry, kprobe or tracepoint for it (%s stays empty)\n",
-			       h->what, o->role == NTP_ROLE_TARGET ? "t_rx" : "h_rx");
-		else
-			printf("ok %s %s\n", ntp_hook_prog(h, b->kind[i]), ntp_hook_target(h, b->kind[i]));
-	}
-	if (!strcmp(o->transport, "tcp") && !o->no_sock)
-		printf("%s ntp_u_tcp_conn USDT ntprof:%s (optional: %s)\n",
-		       ntp_spdk_sites(&f->spdk, ntp_conn_probe(o->role)) ? "ok" : "no",
-		       ntp_conn_probe(o->role), "watches a connection's socket from its first byte");
+	if (ntp_arrival_points(o) && f->tstamp[0])
+		printf("no arrivals: %s (%s stay empty)\n", f->tstamp, ntp_arrival_points(o));
+	else if (ntp_arrival_points(o))
+		printf("ok arrivals: the kernel's receive timestamps (SO_TIMESTAMPING), read by the "
+		       "patch (%s)\n", ntp_arrival_points(o));
+	else
+		printf("off arrivals (%s)\n", o->no_arrivals ? "--no-arrivals" :
+		       "RDMA: the patch takes them at its polls");
 	printf("%s %s USDT ntprof:%s (required)\n",
 	       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
 	       b->usdt_prog ? b->usdt_prog : "ntp_u_?", ntp_required_probe(o));
@@ -162,18 +156,10 @@ static void print_json(const struct found *f, const struct ntp_opts *o, const st
 		printf("%s{\"pid\": %d, \"sampling_variable\": \"0x%llx\"}", i ? ", " : "",
 		       (int)f->spdk.pids[i], (unsigned long long)f->var[i]);
 	printf("], \"hooks\": [");
-	for (size_t i = 0; i < ntp_sock_hooks_n; i++) {
-		const struct ntp_hook_family *h = &ntp_sock_hooks[i];
-
-		printf("%s{\"what\": \"%s\", \"kind\": \"%s\", \"prog\": \"%s\", \"target\": \"%s\"}",
-		       i ? ", " : "", h->what, ntp_hook_kind_name(b->kind[i]),
-		       ntp_hook_prog(h, b->kind[i]) ?: "", ntp_hook_target(h, b->kind[i]) ?: "");
-	}
-	if (!strcmp(o->transport, "tcp") && !o->no_sock)
-		printf(", {\"what\": \"new connections\", \"kind\": \"usdt\", "
-		       "\"prog\": \"ntp_u_tcp_conn\", \"target\": \"ntprof:%s\", \"present\": %s}",
-		       ntp_conn_probe(o->role),
-		       ntp_spdk_sites(&f->spdk, ntp_conn_probe(o->role)) ? "true" : "false");
+	printf("{\"what\": \"arrivals\", \"kind\": \"sockopt\", \"target\": \"SO_TIMESTAMPING\", "
+	       "\"points\": \"%s\", \"on\": %s, \"ok\": %s}", ntp_arrival_points(o) ?: "",
+	       ntp_arrival_points(o) ? "true" : "false",
+	       ntp_arrival_points(o) && !f->tstamp[0] ? "true" : "false");
 	printf(", {\"what\": \"command records\", \"kind\": \"usdt\", \"prog\": \"%s\", "
 	       "\"target\": \"ntprof:%s\", \"required\": true}",
 	       b->usdt_prog ? b->usdt_prog : "", ntp_required_probe(o));
@@ -284,6 +270,8 @@ int ntp_probe(const struct ntp_opts *o)
 	}
 	find_processes(&f);
 	try_load(&f, o, &b);
+	if (ntp_arrival_points(o))
+		ntp_tstamp_release(ntp_tstamp_hold(f.tstamp, sizeof(f.tstamp)));
 	if (o->json)
 		print_json(&f, o, &b);
 	else

@@ -15,6 +15,8 @@
 
 /* The variable the SPDK patch adds: 0 samples nothing, N one command in N. */
 #define NTP_SAMPLE_VAR "ntprof_sample_rate"
+/* Its companion, written first: bits of enum ntp_sample_flag. */
+#define NTP_FLAGS_VAR "ntprof_sample_flags"
 
 /*
  * Processes whose executable is PATH or that map PATH (a shared library),

@@ -34,6 +34,7 @@
 #include "proc.h"
 #include "ntprof_abi.h"
 #include "ntprof_spdk.skel.h"
+#include "tstamp.h"
 
 #define NS 1000000000LL
 
@@ -52,6 +53,7 @@ struct rec {
 	struct ntp_bpf bpf;
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
+	int tstamp_fd;                /* holds receive timestamps on (tstamp.h), or -1 */
 	uint64_t records;             /* commands written */
 	uint64_t bad_version;         /* records of another ABI version */
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
@@ -94,6 +96,35 @@ static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
 	return 0;
 }
 
+/* All N records are commands of this ABI. */
+static int whole(const struct ntp_cmd_record *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].kind != NTP_KIND_CMD || c[i].version != NTP_ABI_VERSION)
+			return 0;
+	return 1;
+}
+
+/* A batch of the SPDK path: its header, then its records. */
+static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
+{
+	const struct ntp_cmd_record *c = (const void *)(h + 1);
+	size_t n = (len - sizeof(*h)) / sizeof(*c);
+
+	if (h->version != NTP_ABI_VERSION || len != sizeof(*h) + (size_t)h->n * sizeof(*c)) {
+		for (size_t i = 0; i < (n ? n : 1); i++)
+			reject(r, NTP_CAUSE_ABI_VERSION);
+		return 0;
+	}
+	if (whole(c, h->n) && ntp_db_add_cmds(r->db, c, (int)h->n) == 0) {
+		r->records += h->n;
+		return 0;
+	}
+	for (uint32_t i = 0; i < h->n; i++) /* one by one, each with its fate */
+		on_cmd(r, &c[i]);
+	return 0;
+}
+
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct rec *r = ctx;
@@ -101,6 +132,8 @@ static int on_record(void *ctx, void *data, size_t len)
 
 	if (len == sizeof(struct ntp_cmd_record))
 		return on_cmd(r, data);
+	if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
+		return on_batch(r, data, len);
 	if (len == sizeof(*d) && d->kind == NTP_KIND_DEVICE && d->version == NTP_ABI_VERSION) {
 		if (ntp_db_add_device(r->db, d))
 			fprintf(stderr, "ntprof: failed to store device %.32s: %s\n", d->name,
@@ -120,7 +153,7 @@ static int in_list(const pid_t *list, int n, pid_t pid)
 }
 
 /*
- * Start sampling in process PID: watch its sockets, write the rate.
+ * Start sampling in process PID: write its flags and rate.
  * Returns 1 when it samples, 0 when it has not loaded the library with the
  * variable yet (a process still starting: try again soon), -1 when it
  * cannot (said on stderr).
@@ -130,16 +163,15 @@ static int start_sampling(struct rec *r, pid_t pid)
 	uint64_t addr;
 	int rc;
 
-	rc = ntp_spdk_set_rate(&r->spdk, pid, r->o->rate, &addr, r->err, sizeof(r->err));
+	rc = ntp_spdk_set_rate(&r->spdk, pid, r->o->rate,
+			       r->o->no_arrivals ? NTP_FLAG_NO_ARRIVALS : 0, &addr, r->err,
+			       sizeof(r->err));
 	if (rc == 0 && ntp_spdk_has_var(&r->spdk))
 		return 0;
 	if (rc <= 0) {
 		fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
 		return -1;
 	}
-	if (ntp_bpf_watch_process(&r->bpf, pid))
-		fprintf(stderr, "ntprof: cannot watch the sockets of process %d: %s\n", (int)pid,
-			strerror(errno));
 	return 1;
 }
 
@@ -222,7 +254,8 @@ static void sampling_off(struct rec *r)
 
 	ntp_kern_set_rate(&r->bpf, 0);
 	for (int i = 0; i < r->npids; i++)
-		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, &addr, r->err, sizeof(r->err)) < 0 &&
+		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, 0, &addr, r->err,
+				      sizeof(r->err)) < 0 &&
 		    ntp_proc_alive(r->pids[i]))
 			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", r->err);
 }
@@ -402,6 +435,13 @@ static int setup_spdk(struct rec *r)
 	if (!r->spdk.npids && !o->wait)
 		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
 				"(or give --wait)", o->spdk), -1;
+	/* before sampling starts: the patch's first reads are then stamped */
+	if (ntp_arrival_points(o)) {
+		r->tstamp_fd = ntp_tstamp_hold(r->err, sizeof(r->err));
+		if (r->tstamp_fd < 0)
+			fprintf(stderr, "ntprof: %s: %s stay empty (counted as gaps)\n", r->err,
+				ntp_arrival_points(o));
+	}
 	return 0;
 }
 
@@ -516,6 +556,7 @@ int ntp_record(const struct ntp_opts *o)
 	int rc = 1;
 
 	r.o = o;
+	r.tstamp_fd = -1;
 	if (!getenv("NTPROF_DEBUG")) /* libbpf's messages, verifier log included */
 		libbpf_set_print(NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -548,5 +589,6 @@ cleanup:
 	ring_buffer__free(r.rec_rb);
 	ntp_bpf_close(&r.bpf);
 	ntp_spdk_close(&r.spdk);
+	ntp_tstamp_release(r.tstamp_fd);
 	return rc;
 }

@@ -18,8 +18,8 @@
 #include "spdk.h"
 
 const char *const ntp_spdk_probes[NTP_SPDK_NPROBES] = {
-	"nvmf_tcp_done", "nvmf_rdma_done", "nvmf_tcp_conn",
-	"nvme_tcp_done", "nvme_rdma_done", "nvme_tcp_conn",
+	"nvmf_tcp_done", "nvmf_rdma_done",
+	"nvme_tcp_done", "nvme_rdma_done",
 };
 
 #define MAX_LIBS 512
@@ -264,9 +264,10 @@ static void add_mapped_spdk(char (*c)[PATH_MAX], int *n, int max, pid_t pid)
 		fclose(f);
 }
 
-/* Find (and with RATE, write) the sampling variables of PID. */
-static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate, uint64_t *addr,
-		      char *err, size_t errlen)
+/* Find (and with RATE, write) the sampling variables of PID; the flags go
+ * first, so the patch never samples under the wrong ones. */
+static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate, uint32_t flags,
+		      uint64_t *addr, char *err, size_t errlen)
 {
 	char cand[NTP_SPDK_MAX_OBJS + 32][PATH_MAX];
 	int n = 0, written = 0, max = NTP_SPDK_MAX_OBJS + 32;
@@ -277,10 +278,13 @@ static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate,
 		add_candidate(cand, &n, max, s->objs[i].path);
 	add_mapped_spdk(cand, &n, max, pid);
 	for (int i = 0; i < n; i++) {
-		uint64_t a;
+		uint64_t a, fa;
 
 		if (ntp_proc_symbol(pid, cand[i], NTP_SAMPLE_VAR, &a, err, errlen))
 			continue; /* not defined there, or not mapped by PID */
+		if (rate && !ntp_proc_symbol(pid, cand[i], NTP_FLAGS_VAR, &fa, err, errlen) &&
+		    ntp_proc_write_u32(pid, fa, flags, err, errlen))
+			return -1;
 		if (rate && ntp_proc_write_u32(pid, a, *rate, err, errlen))
 			return -1;
 		if (!*addr)
@@ -306,14 +310,14 @@ int ntp_spdk_has_var(const struct ntp_spdk *s)
 	return 0;
 }
 
-int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint64_t *addr,
-		      char *err, size_t errlen)
+int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
+		      uint64_t *addr, char *err, size_t errlen)
 {
-	return visit_vars(s, pid, &rate, addr, err, errlen);
+	return visit_vars(s, pid, &rate, flags, addr, err, errlen);
 }
 
 int ntp_spdk_find_var(const struct ntp_spdk *s, pid_t pid, uint64_t *addr, char *err,
 		      size_t errlen)
 {
-	return visit_vars(s, pid, NULL, addr, err, errlen);
+	return visit_vars(s, pid, NULL, 0, addr, err, errlen);
 }

@@ -33,8 +33,8 @@ struct ntp_spdk {
 };
 
 /* The probe names of the patch, in the order `probe` lists them: per side,
- * the batches of TCP and RDMA and the TCP connection probe. */
-#define NTP_SPDK_NPROBES 6
+ * the batches of TCP and RDMA. */
+#define NTP_SPDK_NPROBES 4
 extern const char *const ntp_spdk_probes[NTP_SPDK_NPROBES];
 
 /*
@@ -56,12 +56,13 @@ int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen);
 
 /*
  * Write RATE into the sampling variable of PID, in every object of the
- * program (or the binary itself) that defines it. *ADDR gets the first
- * address written. Returns the number of variables written (0: none found,
- * with ERR set), or -1 on a write error.
+ * program (or the binary itself) that defines it, and before it (when RATE
+ * is not 0) FLAGS into the flags variable next to it, where there is one.
+ * *ADDR gets the first address written. Returns the number of variables
+ * written (0: none found, with ERR set), or -1 on a write error.
  */
-int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint64_t *addr,
-		      char *err, size_t errlen);
+int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
+		      uint64_t *addr, char *err, size_t errlen);
 
 /* 1 if the binary or one of the objects with probes defines the sampling
  * variable: a process without it has then only not loaded it yet. */

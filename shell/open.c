@@ -21,7 +21,7 @@
 #include "ntp_sql.h"
 
 #define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
-#define NTP_SCHEMA_VERSION 3 /* sql/schema.sql; tests/schema.sha256 */
+#define NTP_SCHEMA_VERSION 4 /* sql/schema.sql; tests/schema.sha256 */
 
 static uint32_t be32(const unsigned char *p)
 {

@@ -144,12 +144,9 @@ INSERT INTO cause VALUES
   (4, 'no_device', 'record', 'its device record was lost'),
   (5, 'abi_version', 'record', 'written by another ABI version (rebuild SPDK with this ntprof''s patch)'),
   (8, 'not_recorded', 'point', 'not recorded by the driver''s hooks'),
-  (9, 'no_position', 'point', 'the driver gave no stream position to find its arrival by'),
-  (10, 'new_socket', 'point', 'it arrived before ntprof watched the connection'),
-  (11, 'forgotten', 'point', 'more arrivals followed on the connection than ntprof keeps'),
-  (12, 'no_socket', 'point', 'the connection was gone when the record was handed over'),
-  (13, 'not_seen', 'point', 'no arrival hook saw its bytes arrive'),
-  (14, 'not_hooked', 'point', 'no arrival hook was attached (--no-socket-hooks)');
+  (9, 'no_timestamp', 'point', 'the socket read that brought it gave no kernel receive timestamp'),
+  (10, 'arrivals_off', 'point', 'recorded without arrivals (--no-arrivals)'),
+  (11, 'forgotten', 'point', 'more arrivals followed on the connection than ntprof keeps');
 
 -- The points each configuration records (docs/stages.md, "Which points
 -- exist"): a stored command that lacks one has a gap, which the recording

@@ -79,7 +79,7 @@ cat > "$out" <<EOF
 # Performance
 
 Written by \`make bench\` (tests/bench.sh); the figures below are from its last
-run. Goals from the spine issue: the report within 4x a bare scan of the same
+run. Goals: the report within 4x a bare scan of the same
 table, the join of host x target within 10x, at most 40 bytes per command.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC')

@@ -1195,7 +1195,7 @@ static void test_session_views(void **state)
 static const char *const gaps_gap_by_cause[] = {
 	"point,cause,description,n",
 	"h_data_sent,not_recorded,not recorded by the driver's hooks,1",   /* G4 */
-	"h_rx,forgotten,more arrivals followed on the connection than ntprof keeps,1", /* G1 */
+	"h_rx,no_timestamp,the socket read that brought it gave no kernel receive timestamp,1", /* G1 */
 	"h_rx,not_recorded,not recorded by the driver's hooks,1",          /* G2 */
 	"h_rx_drv,not_recorded,not recorded by the driver's hooks,1",      /* G3 */
 	NULL
@@ -1207,6 +1207,25 @@ static const char *const gaps_lost_by_cause[] = {
 	NULL
 };
 
+/* A host database at PATH with the device H_DEV, for the writer tests. */
+static struct ntp_db *writer_db(const char *path)
+{
+	struct ntp_meta m = {
+		.role = NTP_ROLE_HOST, .driver = "spdk", .transport = "tcp", .hostname = "h",
+		.kernel = "k", .sample_rate = 1, .wall_start = H_WALL, .mono_start = H_MONO,
+		.command_line = "",
+	};
+	struct ntp_device_record d = { .dev = H_DEV, .nsid = 1, .lba_shift = 9, .cntlid = 1,
+				       .kind = NTP_KIND_DEVICE, .version = NTP_ABI_VERSION };
+	char err[512];
+	struct ntp_db *db = ntp_db_create(path, &m, 0, err, sizeof(err));
+
+	if (!db)
+		fail_msg("%s", err);
+	assert_int_equal(ntp_db_add_device(db, &d), 0);
+	return db;
+}
+
 static void test_gap_causes(void **state)
 {
 	static const struct fx_cmd g[] = {
@@ -1216,25 +1235,14 @@ static void test_gap_causes(void **state)
 		/* G4 */ { H_MONO + 4000, 1, 7, 1, 4, 32, { X, 0, 100, 300, X, 800, 900, 950, 990, X } },
 		/* G5 */ { H_MONO + 5000, 2, 7, 1, 5, 40, { X, 0, 100, X, X, 800, 900, 950, 990, X } },
 	};
-	static const uint8_t cause[] = { NTP_CAUSE_FORGOTTEN, 0, NTP_CAUSE_FORGOTTEN, 0, 0 };
+	static const uint8_t cause[] = { NTP_CAUSE_NO_TSTAMP, 0, NTP_CAUSE_NO_TSTAMP, 0, 0 };
 	static const struct view_case v[] = {
 		{ "gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
 		{ "lost_by_cause", "cause", gaps_lost_by_cause },
 	};
 	const char *path = tl_file("gaps.db");
-	struct ntp_meta m = {
-		.role = NTP_ROLE_HOST, .driver = "spdk", .transport = "tcp", .hostname = "h",
-		.kernel = "k", .sample_rate = 1, .wall_start = H_WALL, .mono_start = H_MONO,
-		.command_line = "",
-	};
-	struct ntp_device_record d = { .dev = H_DEV, .nsid = 1, .lba_shift = 9, .cntlid = 1,
-				       .kind = NTP_KIND_DEVICE, .version = NTP_ABI_VERSION };
-	struct ntp_db *db;
-	char err[512];
+	struct ntp_db *db = writer_db(path);
 
-	db = ntp_db_create(path, &m, 0, err, sizeof(err));
-	assert_non_null(db);
-	assert_int_equal(ntp_db_add_device(db, &d), 0);
 	for (size_t i = 0; i < sizeof(g) / sizeof(g[0]); i++) {
 		struct ntp_cmd_record r = {
 			.slba = g[i].slba, .dev = H_DEV, .nsid = 1, .nlb = g[i].nlb,
@@ -1265,6 +1273,92 @@ static void test_gap_causes(void **state)
 	}
 }
 
+/* Every column of every row of PATH's cmd, in order. */
+static char *cmd_dump(const char *path)
+{
+	sqlite3 *sq;
+	sqlite3_stmt *st;
+	size_t len = 0, cap = 1 << 16;
+	char *out = malloc(cap);
+
+	assert_non_null(out);
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(sq, "SELECT * FROM cmd ORDER BY t", -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+
+			assert_true(len + 32 < cap);
+			len += (size_t)snprintf(out + len, cap - len, "%s%c", v ? v : "NULL",
+						c + 1 < sqlite3_column_count(st) ? ',' : '\n');
+		}
+	sqlite3_finalize(st);
+	sqlite3_close(sq);
+	return out;
+}
+
+/* A batch of records in one statement stores exactly what they store one
+ * by one; all or nothing when one of them cannot be stored so. */
+static void test_batch_insert(void **state)
+{
+	struct ntp_cmd_record r[NTP_DB_BATCH];
+	const char *one_path = tl_file("one.db"), *batch_path = tl_file("batch.db");
+	struct ntp_db *one = writer_db(one_path), *batch = writer_db(batch_path);
+	char *a, *b;
+
+	(void)state;
+	for (int i = 0; i < NTP_DB_BATCH; i++) {
+		r[i] = (struct ntp_cmd_record){
+			.slba = 8u * (unsigned)i, .dev = H_DEV, .nsid = 1, .nlb = 7, .qid = 1,
+			.cid = (uint16_t)i, .cntlid = 1, .opcode = i % 3 ? 2 : 1,
+			.kind = NTP_KIND_CMD, .role = NTP_ROLE_HOST, .version = NTP_ABI_VERSION,
+		};
+		for (int k = NTP_H_QUEUE; k <= NTP_H_COMPLETE; k++)
+			if (k != NTP_H_R2T_RX && k != NTP_H_DATA_SENT && (k != NTP_H_RX || i % 5))
+				r[i].ts[k] = (uint64_t)(H_MONO + 1000 * i + 100 * k + (i % 7));
+		assert_int_equal(ntp_db_add_cmd(one, &r[i]), 0);
+	}
+	assert_int_equal(ntp_db_add_cmds(batch, r, NTP_DB_BATCH - 1), -1); /* not a full batch */
+	assert_int_equal(ntp_db_add_cmds(batch, r, NTP_DB_BATCH), 0);
+	/* a tie on the time (the rowid): nothing stored, one by one moves it */
+	r[1].ts[NTP_H_QUEUE] = r[0].ts[NTP_H_QUEUE] + 1000000;
+	r[2].ts[NTP_H_QUEUE] = r[1].ts[NTP_H_QUEUE];
+	for (int i = 0; i < NTP_DB_BATCH; i++)
+		r[i].ts[NTP_H_QUEUE] += 1000000;
+	assert_int_equal(ntp_db_add_cmds(batch, r, NTP_DB_BATCH), -1);
+	/* an unknown device: nothing stored */
+	r[3].dev = H_DEV + 1;
+	assert_int_equal(ntp_db_add_cmds(batch, r, NTP_DB_BATCH), -1);
+	assert_int_equal(ntp_db_end_interval(one, H_MONO, H_MONO + NS), 1);
+	assert_int_equal(ntp_db_end_interval(batch, H_MONO, H_MONO + NS), 1);
+	assert_int_equal(ntp_db_close(one, H_WALL + NS, H_MONO + NS), 0);
+	assert_int_equal(ntp_db_close(batch, H_WALL + NS, H_MONO + NS), 0);
+	a = cmd_dump(one_path);
+	b = cmd_dump(batch_path);
+	assert_string_equal(a, b);
+	assert_int_equal(strlen(a) > 0 && strchr(a, '\n') != NULL, 1);
+	free(a);
+	free(b);
+	{
+		sqlite3 *sq;
+
+		assert_int_equal(sqlite3_open_v2(batch_path, &sq, SQLITE_OPEN_READONLY, NULL),
+				 SQLITE_OK);
+		failures = 0;
+		check_rows(sq, "batch: the same gaps as one by one",
+			   "SELECT point, cause, n FROM gap_by_cause",
+			   (const char *const[]){ "point,cause,n", "h_rx,not_recorded,13", NULL });
+		check_rows(sq, "batch: the group's sampled count",
+			   "SELECT sum(sampled) FROM interval_grp",
+			   (const char *const[]){ "sum(sampled)", "64", NULL });
+		sqlite3_close(sq);
+		if (failures)
+			fail_msg("%d check(s) failed", failures);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1272,6 +1366,7 @@ int main(void)
 		cmocka_unit_test(test_target_views),
 		cmocka_unit_test(test_session_views),
 		cmocka_unit_test(test_gap_causes),
+		cmocka_unit_test(test_batch_insert),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The SPDK path's BPF object (bpf/ntprof_spdk.bpf.c) for real, as root on
- * this kernel: attached to a live fixture (tests/usdt_batch.c) that moves
- * bytes over loopback TCP connections and fires the patch's probes. Every
- * record must arrive intact, nothing be counted lost, and each arrival
- * point be filled within the window in which its bytes were sent and
- * received, or carry the cause the fixture set up.
+ * this kernel: attached to a live fixture (tests/usdt_batch.c) that fires
+ * the patch's batch probe. Each batch must reach the ring as one entry
+ * with every record intact, each device record once and ahead of its
+ * first batch, and every record that cannot be handed over counted under
+ * its cause: too many for one hit, unreadable, and (with a ring too small
+ * for a batch) ring full.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -22,49 +23,65 @@
 #include "ntprof_abi.h"
 #include <bpf/bpf.h>
 
-#include "hooks.h"
 #include "ntprof_spdk.skel.h"
 
 #ifndef OUTPUT
 #define OUTPUT ".output"
 #endif
 #define FIXTURE OUTPUT "/usdt_batch"
-#define NREC 10
+#define NREC 135
 
 struct seen {
-	int n;
+	int n;        /* records */
+	int batches;
 	int bad;
-	int devices;     /* device records */
-	uint64_t dev;    /* their key */
-	struct ntp_cmd_record rec[NREC]; /* by k = slba - 1000 */
+	int devices;  /* device records */
+	uint64_t dev[2];
+	int seen[NREC];
 };
 
-/* The device record comes once, before the first command that uses it. */
+/* A device record: A (Malloc0) first, then B (Malloc1), each once. */
 static int on_device(struct seen *s, const struct ntp_device_record *d)
 {
-	if (d->kind != NTP_KIND_DEVICE || d->version != NTP_ABI_VERSION || s->n ||
-	    strcmp(d->name, "Malloc0") || strcmp(d->nqn, "nqn.2026-10.edu.wisc.ntprof:t"))
+	const char *want = s->devices ? "Malloc1" : "Malloc0";
+
+	if (d->kind != NTP_KIND_DEVICE || d->version != NTP_ABI_VERSION || s->devices > 1 ||
+	    strcmp(d->name, want) || strcmp(d->nqn, "nqn.2026-10.edu.wisc.ntprof:t"))
 		s->bad++;
+	else
+		s->dev[s->devices] = d->dev;
 	s->devices++;
-	s->dev = d->dev;
 	return 0;
+}
+
+/* Record I: its identity, and its device known before it (A below 39). */
+static void on_cmd(struct seen *s, const struct ntp_cmd_record *r)
+{
+	uint64_t i = r->slba - 1000;
+	int d = i < 39 ? 0 : 1;
+
+	if (i >= NREC || r->cid != i || r->kind != NTP_KIND_CMD || r->version != NTP_ABI_VERSION ||
+	    r->ts[NTP_T_CMD] != 1000000 + i || s->devices <= d || r->dev != s->dev[d] ||
+	    s->seen[i]++)
+		s->bad++;
+	s->n++;
 }
 
 static int on_record(void *ctx, void *data, size_t len)
 {
-	const struct ntp_cmd_record *r = data;
+	const struct ntp_batch_header *h = data;
 	struct seen *s = ctx;
-	uint64_t k;
 
-	if (len == sizeof(struct ntp_device_record)) /* sizes tell the kinds apart */
+	if (len == sizeof(struct ntp_device_record))
 		return on_device(s, data);
-	k = r->slba - 1000;
-	if (len != sizeof(*r) || r->dev != s->dev || r->kind != NTP_KIND_CMD ||
-	    r->version != NTP_ABI_VERSION || k >= NREC || r->cid != 10 + k)
+	if (len < sizeof(*h) || h->kind != NTP_KIND_BATCH || h->version != NTP_ABI_VERSION ||
+	    len != sizeof(*h) + h->n * sizeof(struct ntp_cmd_record)) {
 		s->bad++;
-	else
-		s->rec[k] = *r;
-	s->n++;
+		return 0;
+	}
+	for (uint32_t i = 0; i < h->n; i++)
+		on_cmd(s, (const struct ntp_cmd_record *)(h + 1) + i);
+	s->batches++;
 	return 0;
 }
 
@@ -100,110 +117,99 @@ static void start(struct child *c)
 	assert_string_equal(line, "ready\n");
 }
 
-/* The tracepoint flavour of the arrival hook: fentry and kprobes are not
- * allowed on this machine (test_hooks checks that). */
-static struct ntprof_spdk_bpf *load(void)
-{
-	struct ntprof_spdk_bpf *skel = ntprof_spdk_bpf__open();
-	const struct ntp_hook_family *f = &ntp_sock_hooks[0];
-
-	assert_non_null(skel);
-	bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, f->fentry), false);
-	bpf_program__set_autoload(bpf_object__find_program_by_name(skel->obj, f->kprobe), false);
-	skel->rodata->arrivals_on = 1;
-	if (ntprof_spdk_bpf__load(skel))
-		fail_msg("cannot load the SPDK path's BPF object");
-	return skel;
-}
-
-static uint64_t lost_total(struct ntprof_spdk_bpf *skel)
+static void lost_by_cause(struct ntprof_spdk_bpf *skel, uint64_t out[NTP_CAUSE_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus();
-	uint64_t v[ncpu > 0 ? ncpu : 1], sum = 0;
+	uint64_t v[ncpu > 0 ? ncpu : 1];
 
 	for (uint32_t c = 0; c < NTP_CAUSE_MAX; c++) {
+		out[c] = 0;
 		assert_int_equal(bpf_map_lookup_elem(bpf_map__fd(skel->maps.lost), &c, v), 0);
 		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
+			out[c] += v[i];
 	}
-	return sum;
 }
 
-static void test_batches_and_arrivals(void **state)
+/* Load with a ring of RING bytes, run the fixture, collect what arrives. */
+static void run(uint32_t ring, struct seen *s, uint64_t lost[NTP_CAUSE_MAX])
 {
-	struct bpf_link *links[3];
 	struct ntprof_spdk_bpf *skel;
+	struct bpf_link *link;
 	struct ring_buffer *rb;
-	struct seen s = { 0 };
-	uint64_t win[NREC][2] = { { 0 } };
 	struct child c;
-	char line[128];
-	int st, k;
-	unsigned long long t0, t1;
+	char line[64];
+	int st;
 
 	if (geteuid() != 0)
 		fail_msg("test_spdk_bpf needs root to load BPF programs (run make check as root)");
-	skel = load();
+	skel = ntprof_spdk_bpf__open();
+	assert_non_null(skel);
+	assert_int_equal(bpf_map__set_max_entries(skel->maps.records, ring), 0);
+	if (ntprof_spdk_bpf__load(skel))
+		fail_msg("cannot load the SPDK path's BPF object");
 	start(&c);
-	links[0] = bpf_program__attach_usdt(skel->progs.ntp_u_nvmf_tcp_done, c.pid, FIXTURE,
-					    "ntprof", "nvmf_tcp_done", NULL);
-	links[1] = bpf_program__attach_usdt(skel->progs.ntp_u_tcp_conn, c.pid, FIXTURE, "ntprof",
-					    "nvmf_tcp_conn", NULL);
-	links[2] = bpf_program__attach(skel->progs.ntp_s_ready_tp);
-	if (!links[0] || !links[1] || !links[2]) {
+	link = bpf_program__attach_usdt(skel->progs.ntp_u_nvmf_tcp_done, c.pid, FIXTURE,
+					"ntprof", "nvmf_tcp_done", NULL);
+	if (!link) {
 		kill(c.pid, SIGKILL);
-		fail_msg("cannot attach the USDT programs or the arrival hook to %s", FIXTURE);
+		fail_msg("cannot attach the USDT program to %s", FIXTURE);
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), on_record, &s, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.records), on_record, s, NULL);
 	assert_non_null(rb);
-
 	assert_int_equal(write(c.in, "x", 1), 1); /* go */
-	while (fgets(line, sizeof(line), c.out) && strcmp(line, "done\n"))
-		if (sscanf(line, "win %d %llu %llu", &k, &t0, &t1) == 3 && k >= 0 && k < NREC) {
-			win[k][0] = t0;
-			win[k][1] = t1;
-		}
+	assert_non_null(fgets(line, sizeof(line), c.out));
+	assert_string_equal(line, "done\n");
 	assert_int_equal(waitpid(c.pid, &st, 0), c.pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	assert_true(ring_buffer__consume(rb) >= 0); /* submitted without wakeups */
-
-	assert_int_equal(s.n, NREC);
-	assert_int_equal(s.devices, 1);
-	assert_int_equal(s.bad, 0);
-	assert_int_equal(lost_total(skel), 0);
-	/* arrivals found: inside the window of their bytes, no cause */
-	for (k = 0; k < NREC; k++) {
-		if (!win[k][0])
-			continue;
-		if (s.rec[k].ts[NTP_T_RX] < win[k][0] || s.rec[k].ts[NTP_T_RX] > win[k][1])
-			fail_msg("record %d: t_rx %llu outside [%llu, %llu] (cause %d)", k,
-				 (unsigned long long)s.rec[k].ts[NTP_T_RX],
-				 (unsigned long long)win[k][0], (unsigned long long)win[k][1],
-				 s.rec[k].rx_cause);
-		assert_int_equal(s.rec[k].rx_cause, 0);
-	}
-	assert_true(win[0][0] && win[1][0] && win[2][0] && win[8][0] && win[9][0]);
-	/* and the causes the fixture set up */
-	assert_int_equal(s.rec[3].rx_cause, NTP_CAUSE_NO_POSITION);
-	assert_int_equal(s.rec[4].rx_cause, NTP_CAUSE_NO_SOCKET);
-	assert_int_equal(s.rec[5].rx_cause, NTP_CAUSE_NOT_SEEN);
-	assert_int_equal(s.rec[6].rx_cause, NTP_CAUSE_NEW_SOCKET);
-	assert_int_equal(s.rec[7].rx_cause, NTP_CAUSE_FORGOTTEN);
-	for (k = 3; k <= 7; k++)
-		assert_int_equal(s.rec[k].ts[NTP_T_RX], 0);
-
+	lost_by_cause(skel, lost);
 	ring_buffer__free(rb);
-	for (k = 0; k < 3; k++)
-		bpf_link__destroy(links[k]);
+	bpf_link__destroy(link);
 	ntprof_spdk_bpf__destroy(skel);
 	close(c.in);
 	fclose(c.out);
 }
 
+static void test_batches(void **state)
+{
+	uint64_t lost[NTP_CAUSE_MAX];
+	struct seen s = { 0 };
+
+	(void)state;
+	run(1 << 20, &s, lost);
+	assert_int_equal(s.bad, 0);
+	assert_int_equal(s.batches, 3);
+	assert_int_equal(s.n, 7 + 64 + 64);
+	assert_int_equal(s.devices, 2);
+	for (int i = 0; i < NREC; i++)
+		assert_int_equal(s.seen[i], 1);
+	assert_int_equal(lost[NTP_CAUSE_BATCH_OVERFLOW], 6);
+	assert_int_equal(lost[NTP_CAUSE_UNREADABLE], 5);
+	assert_int_equal(lost[NTP_CAUSE_RING_FULL], 0);
+}
+
+/* A 4 KiB ring holds the first batch (7 records, 848 bytes) but no full
+ * one (7688 bytes): those are counted, record by record. */
+static void test_ring_full(void **state)
+{
+	uint64_t lost[NTP_CAUSE_MAX];
+	struct seen s = { 0 };
+
+	(void)state;
+	run(4096, &s, lost);
+	assert_int_equal(s.bad, 0);
+	assert_int_equal(s.batches, 1);
+	assert_int_equal(s.n, 7);
+	assert_int_equal(lost[NTP_CAUSE_RING_FULL], 64 + 64);
+	assert_int_equal(lost[NTP_CAUSE_BATCH_OVERFLOW], 6);
+	assert_int_equal(lost[NTP_CAUSE_UNREADABLE], 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_batches_and_arrivals),
+		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_ring_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

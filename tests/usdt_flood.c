@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * A benchmark load for ntprof-collect's ingest rate (tests/bench_collect.sh):
- * fires ntprof:nvmf_tcp_done with full batches of 64 target records, as
- * fast as it can, for the seconds given, the way the SPDK patch hands them
- * over. It has the sampling variable the collector insists on, and prints
- * how many records it fired.
+ * A load for ntprof-collect's ingest (tests/bench_collect.sh,
+ * tests/collect_test.sh): fires ntprof:nvmf_tcp_done with full batches of
+ * 64 target records for the seconds given, the way the SPDK patch hands
+ * them over: as fast as it can, or at RATE records a second
+ * (usdt_flood SECS [RATE]). It has the sampling variable the collector
+ * insists on, and prints how many records it fired.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,8 +56,8 @@ static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid)
 int main(int argc, char **argv)
 {
 	static struct ntp_cmd_record batch[BATCH];
-	double secs = argc > 1 ? atof(argv[1]) : 5;
-	uint64_t end, fired = 0;
+	double secs = argc > 1 ? atof(argv[1]) : 5, rate = argc > 2 ? atof(argv[2]) : 0;
+	uint64_t end, start, fired = 0;
 	uint16_t cid = 0;
 
 	dev.dev = (uint64_t)(uintptr_t)&dev;
@@ -65,10 +66,18 @@ int main(int argc, char **argv)
 	/* wait until a collector sets the variable */
 	while (!ntprof_sample_rate)
 		;
-	end = now_ns() + (uint64_t)(secs * 1e9);
+	start = now_ns();
+	end = start + (uint64_t)(secs * 1e9);
 	while (now_ns() < end) {
 		uint64_t t = now_ns();
 
+		/* at RATE: the next batch when its time has come */
+		if (rate > 0 && (double)fired * 1e9 / rate > (double)(t - start)) {
+			struct timespec ts = { 0, 50000 };
+
+			nanosleep(&ts, NULL);
+			continue;
+		}
 		for (int i = 0; i < BATCH; i++)
 			fill(&batch[i], t + (uint64_t)i, cid++);
 		DTRACE_PROBE2(ntprof, nvmf_tcp_done, batch, (long)BATCH);
