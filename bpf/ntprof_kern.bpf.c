@@ -202,16 +202,21 @@ static __always_inline void cmd_init(struct ntp_cmd_record *r, const struct sqe 
 	r->version = NTP_ABI_VERSION;
 }
 
-static __always_inline void count_cmd(__u64 dev, __u8 opcode, __u32 nlb)
+/* One more command of its kind; 1 for the first of a kind (or one the full
+ * map cannot count): the time to make sure its device record went out. */
+static __always_inline int count_cmd(__u64 dev, __u8 opcode, __u32 nlb)
 {
 	struct ntp_count_key k = { .dev = dev, .nlb = nlb, .opcode = opcode };
 	__u64 one = 1, *v = bpf_map_lookup_elem(&counts, &k);
 
-	if (v)
+	if (v) {
 		*v += 1;
-	else if (bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST) &&
-		 !bpf_map_lookup_elem(&counts, &k)) /* not a race with another CPU: full */
+		return 0;
+	}
+	if (bpf_map_update_elem(&counts, &k, &one, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&counts, &k)) /* not a race with another CPU: full */
 		__sync_fetch_and_add(&uncounted, 1);
+	return 1;
 }
 
 /* The device record of KEY, to fill and hand to device_end(); NULL when
@@ -351,8 +356,13 @@ NTP_FN2(ntp_k_queue_rq, nvme_tcp_queue_rq, struct blk_mq_hw_ctx *, hctx,
 	return 0;
 }
 
-/* Inside nvme_tcp_queue_rq (checked: the pending request), the SQE is
- * complete, command id with its generation bits included. */
+/*
+ * Inside nvme_tcp_queue_rq (checked: the pending request), the SQE is
+ * complete, command id with its generation bits included. An unsampled
+ * command costs the hash and its count here, nothing more: the device
+ * record goes out with the first command of a kind or with a sampled one,
+ * and a requeue voids its record where it happens (ntp_k_rq_requeue).
+ */
 NTP_TP2(ntp_k_setup_cmd, nvme_setup_cmd, struct request *, rq, void *, cmd)
 {
 	__u32 zero = 0;
@@ -370,16 +380,14 @@ NTP_TP2(ntp_k_setup_cmd, nvme_setup_cmd, struct request *, rq, void *, cmd)
 		return 0; /* admin queue: I/O commands only */
 	if (s.opcode == NTP_OPC_FABRICS)
 		return 0;
-	qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
-	learn(host_sk(rq)); /* its first command may go out before any data came in */
 	dev = (__u64)ns;
-	host_device(ns, dev);
-	count_cmd(dev, s.opcode, s.cdw12 & 0xffff);
-	if (!sqe_sampled(&s, qid)) {
-		/* a requeued request that was sampled before: its record is void */
-		bpf_map_delete_elem(&inflight, &key);
+	if (count_cmd(dev, s.opcode, s.cdw12 & 0xffff))
+		host_device(ns, dev);
+	qid = BPF_CORE_READ(rq, mq_hctx, queue_num) + 1;
+	if (!sqe_sampled(&s, qid))
 		return 0;
-	}
+	host_device(ns, dev); /* again if the ring was full the first time */
+	learn(host_sk(rq)); /* its first command may go out before any data came in */
 	cmd_init(&r, &s, qid, BPF_CORE_READ(ns, ctrl, cntlid), NTP_ROLE_HOST);
 	r.ts[NTP_H_START] = BPF_CORE_READ(rq, start_time_ns);
 	r.ts[NTP_H_QUEUE] = p->ts;
@@ -725,5 +733,15 @@ NTP_TP1(ntp_k_rq_done, block_rq_complete, struct request *, rq)
 		return 0;
 	r->ts[NTP_H_END] = bpf_ktime_get_ns();
 	emit(key, r);
+	return 0;
+}
+
+/* A request goes back to the block layer's queue (a reconnect, a retry):
+ * its record is void; when it goes out again it is sampled anew. */
+NTP_TP1(ntp_k_rq_requeue, block_rq_requeue, struct request *, rq)
+{
+	__u64 key = (__u64)rq;
+
+	bpf_map_delete_elem(&inflight, &key);
 	return 0;
 }

@@ -24,6 +24,7 @@ const struct ntp_kern_hook ntp_kern_hooks[] = {
 	{ "ntp_k_cqe", H, "fentry", "vmlinux", "blk_mq_complete_request_remote", "h_cqe", 1 },
 	{ "ntp_k_complete_rq", H, "tp_btf", "nvme_core", "nvme:nvme_complete_rq", "h_complete", 1 },
 	{ "ntp_k_rq_done", H, "tp_btf", "vmlinux", "block:block_rq_complete", "h_end", 1 },
+	{ "ntp_k_rq_requeue", H, "tp_btf", "vmlinux", "block:block_rq_requeue", "", 1 },
 	{ "ntp_k_t_ready", T, "fentry", "nvmet_tcp", "nvmet_tcp_data_ready", "t_rx", 1 },
 	{ "ntp_k_req_init", T, "tp_btf", "nvmet", "nvmet:nvmet_req_init", "t_cmd", 1 },
 	{ "ntp_k_sendmsg", T, "fentry", "vmlinux", "tcp_sendmsg", "t_r2t t_sent", 1 },

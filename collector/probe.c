@@ -185,7 +185,7 @@ static void kernel_text(const struct found *f, const struct ntp_opts *o)
 			continue;
 		if (ntp_kern_hook_ok(h, o->btf, why, sizeof(why)))
 			printf("ok %s %s %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h), h->func,
-			       h->points);
+			       h->points[0] ? h->points : "no point: voids a requeued record");
 		else
 			printf("no %s %s %s: %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h),
 			       h->func, why,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# make bench, the kernel path (issue 4): fio 4 KiB random reads at queue
+# make bench, the kernel path: fio 4 KiB random reads at queue
 # depth 1 between the two test guests (tests/vm/pair.sh), 5 s each with no
 # collector, with both collectors at -s 100 and at -s 1. One run each; TCG
 # is slow, so only the ratios mean anything. Prints a Markdown section for
@@ -22,7 +22,7 @@ iops() { python3 -c 'import json, sys; print("%.0f" % json.load(open(sys.argv[1]
 none=$(iops none) s100=$(iops s100) s1=$(iops s1)
 cat <<EOF
 
-## Kernel path in two qemu guests (issue 4)
+## Kernel path in two qemu guests
 
 Measured $(date -u +%Y-%m-%d) by \`tests/vm/bench_kernel.sh\`: Debian's
 $(cat "$top/.output/vm/version") in two TCG guests (one vCPU each, no KVM) on

@@ -1,17 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# The kernel path of ntprof-collect (issue 4) on Debian's 6.1 kernel in two
-# qemu guests, host and target, on a private wire (a qemu UDP socket): fio
-# 4 KiB random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and
-# 4 KiB writes each followed by a flush, at queue depth 1, recorded on both
-# sides at -s 1 and -s 10. Asserts, per
-# case: every record passes the sampling hash; at -s 1 each side recorded
-# exactly fio's I/Os, at -s 10 both sides the same commands; the exact
-# counts equal fio's I/Os; >= 99.5 % of the host's records matched; the
-# joined components add up to end to end; every stage point is there; the
-# report names the group after the block device. Then `probe` on each side.
-# Root (qemu exports / over 9p); a few minutes under TCG.
+# The kernel path of ntprof-collect on Debian's 6.1 kernel in two qemu
+# guests, host and target, on a private wire (a qemu UDP socket): fio 4 KiB
+# random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and 4 KiB
+# writes each followed by a flush, at queue depth 1, recorded on both sides
+# at -s 1 and -s 10; then a 70/30 mix at queue depth 8 with 3 +- 2 ms of
+# netem delay on both guests' sends (packets overtake each other). Asserts,
+# per case: every record passes the sampling hash; at -s 1 each side
+# recorded exactly fio's I/Os, at -s 10 both sides the same commands; the
+# exact counts equal fio's I/Os; >= 99.5 % of the host's records matched;
+# the joined components add up to end to end; every stage point is there;
+# the report names the group after the block device. Then `probe` on each
+# side. Root (qemu exports / over 9p); a few minutes under TCG.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/.output
 pass=0
@@ -29,9 +30,10 @@ sh "$top/tests/vm/vm.sh" prepare || { bad "vm.sh prepare"; finish; }
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
 [ -n "${KEEP:-}" ] && echo "kernel_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
 
-# name rate fio-rw block-size seconds
+# name rate fio-rw block-size seconds [options: fsync, qdN, mix, netem]
 printf '%s\n' "read1 1 randread 4k 3" "write1 1 randwrite 8k 3" "read10 10 randread 4k 3" \
-	"write10 10 randwrite 4k 3" "flush1 1 randwrite 4k 3 fsync" >"$d/cases"
+	"write10 10 randwrite 4k 3" "flush1 1 randwrite 4k 3 fsync" \
+	"jitter8 1 randrw 4k 4 qd8 mix netem" >"$d/cases"
 
 echo "== two guests (about 3 minutes)"
 . "$top/tests/vm/pair.sh"
@@ -46,15 +48,16 @@ sql() {
 	"$top/ntprof-shell" -c ".mode csv" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d "\r"
 }
 expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
-# fio NAME FIELD: from the case's JSON, the read or write side that ran
-# (ios: its commands, flushes included; lat: its mean latency)
+# fio NAME FIELD: from the case's JSON (ios: its commands, reads, writes
+# and flushes; lat: the mean latency of its reads and writes)
 fio_val() {
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
-side = j["read"] if j["read"]["total_ios"] else j["write"]
+rw = [j[s] for s in ("read", "write") if j[s]["total_ios"]]
+n = sum(s["total_ios"] for s in rw)
 flushes = j.get("sync", {}).get("lat_ns", {}).get("N", 0)
-v = {"ios": side["total_ios"] + flushes, "lat": side["lat_ns"]["mean"]}[sys.argv[2]]
-print(int(v) if sys.argv[2] == "ios" else v)' "$d/$1.fio" "$2" 2>/dev/null
+lat = sum(s["total_ios"] * s["lat_ns"]["mean"] for s in rw) / n
+print(n + flushes if sys.argv[2] == "ios" else lat)' "$d/$1.fio" "$2" 2>/dev/null
 }
 
 HOST_POINTS="h_start h_queue h_sent h_rx h_rx_drv h_cqe h_complete h_end"
@@ -109,13 +112,17 @@ check_case() {
 	fi
 	# ntprof's window (block layer to block layer) lies inside fio's (the
 	# system call): its mean can only be lower. How much lower is printed
-	# (reads and writes: fio's mean leaves the flushes out);
-	# issue 4 asks for 3 %, which under TCG this is not (docs/stages.md).
+	# (reads and writes: fio's mean leaves the flushes out); under TCG it
+	# is far from the few percent of real hardware (docs/stages.md).
 	mean=$(sql "SELECT avg(e2e) FROM ntp_joined
 		WHERE grp IN (SELECT id FROM host.grp WHERE opcode IN (1, 2))" "$h" "$t")
+	# At -s 10 ntprof's mean is of a tenth of the commands: an estimate of
+	# fio's that may come out a little above it.
 	lat=$(fio_val "$name" lat)
-	awk -v m="$mean" -v l="$lat" 'BEGIN { exit !(m > 0 && m <= l) }' && ok ||
-		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns"
+	slack=1
+	[ "$rate" = 1 ] || slack=1.1
+	awk -v m="$mean" -v l="$lat" -v s="$slack" 'BEGIN { exit !(m > 0 && m <= l * s) }' && ok ||
+		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns (x $slack)"
 	awk -v m="$mean" -v l="$lat" -v n="$name" \
 		'BEGIN { printf "  %s: ntprof end-to-end mean %.0f us = %.2f of fio'"'"'s mean latency %.0f us\n", n, m / 1000, m / l, l / 1000 }'
 }

@@ -74,12 +74,35 @@ rec_stop() {
 	kill -INT $REC && wait $REC && cp $DB/$1.db .
 }
 
-# io NAME RW BS SECS [fsync]: fio at queue depth 1 on $DEV, JSON into
-# NAME.fio; with fsync, a flush after every write
+# io NAME RW BS SECS [OPTION...]: fio on $DEV, JSON into NAME.fio. Options:
+# fsync (a flush after every write), qdN (libaio at queue depth N; else
+# psync at 1), mix (70 % reads for randrw); netem belongs to the wire
 io() {
-	fio --name="$1" --filename="$DEV" --rw="$2" --bs="$3" --iodepth=1 --ioengine=psync \
-		--direct=1 --runtime="$4" --time_based --output-format=json \
-		${5:+--fsync=1} >"$1.fio"
+	_n=$1 _rw=$2 _bs=$3 _secs=$4 _opt="--ioengine=psync --iodepth=1"
+	shift 4
+	for _o in "$@"; do
+		case $_o in
+		fsync) _opt="$_opt --fsync=1" ;;
+		qd*) _opt="$_opt --ioengine=libaio --iodepth=${_o#qd}" ;;
+		mix) _opt="$_opt --rwmixread=70" ;;
+		esac
+	done
+	fio --name="$_n" --filename="$DEV" --rw="$_rw" --bs="$_bs" $_opt \
+		--direct=1 --runtime="$_secs" --time_based --output-format=json >"$_n.fio"
+}
+
+# jitter on|off [OPTION...]: with the option netem, each packet this guest
+# sends waits 3 ms +- 2 ms (uniform), so packets overtake each other; off
+# takes it away again
+jitter() {
+	_on=$1
+	shift
+	case " $* " in *" netem "*) ;; *) return 0 ;; esac
+	if [ "$_on" = on ]; then
+		modprobe sch_netem && tc qdisc replace dev eth0 root netem delay 3ms 2ms
+	else
+		tc qdisc del dev eth0 root
+	fi
 }
 
 # wait_file FILE SECS: until FILE exists (the other guest's signal)
@@ -90,7 +113,7 @@ wait_file() {
 }
 
 # The two guests' parts of a run of cases, one per line of ./cases:
-# "NAME RATE RW BS SECS [fsync]". Per case the target starts recording (RATE 0: no
+# "NAME RATE RW BS SECS [OPTION...]" (io, jitter). Per case the target starts recording (RATE 0: no
 # collector), the host records fio's run, then the target stops. They keep
 # in step through files in the shared run directory.
 target_main() {
@@ -102,8 +125,10 @@ target_main() {
 		if [ "$rate" != 0 ]; then
 			rec target "$name-target" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
 		fi
+		jitter on $extra || { echo "$name: no netem" >&2; return 1; }
 		touch "$name.t-ready"
 		wait_file "$name.h-done" 300 || return 1
+		jitter off $extra
 		[ "$rate" = 0 ] || rec_stop "$name-target" || return 1
 	done <cases
 	"$N" probe -r target -t tcp >probe-target.out 2>&1
@@ -120,7 +145,9 @@ host_main() {
 		if [ "$rate" != 0 ]; then
 			rec host "$name-host" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
 		fi
+		jitter on $extra || { echo "$name: no netem" >&2; return 1; }
 		io "$name" "$rw" "$bs" "$secs" $extra </dev/null
+		jitter off $extra
 		[ "$rate" = 0 ] || rec_stop "$name-host" || return 1
 		touch "$name.h-done"
 	done <cases

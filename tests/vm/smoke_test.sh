@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# The fast VM test (issue 4): one guest running Debian's kernel serves a
+# The fast VM test: one guest running Debian's kernel serves a
 # null_blk device with nvmet-tcp on its own loopback and connects to it with
 # nvme-tcp. Asserts that the guest ran the kernel that was prepared, that the
 # NVMe/TCP modules carry BTF, that `probe` takes the fentry/tp_btf hooks and

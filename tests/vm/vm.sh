@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # A small harness for Linux guests under qemu (TCG: no KVM here), for the
-# kernel NVMe-oF tests (issue 4). The guest boots Debian's own kernel
+# kernel NVMe-oF tests. The guest boots Debian's own kernel
 # (linux-image-amd64, with nvme-tcp, nvmet-tcp, module BTF) and runs the
 # host's binaries: the host's / is its root, read-only over virtio-9p with
 # a tmpfs overlay. A run directory is shared read-write at /run/vm.
