@@ -21,7 +21,7 @@
 #include "ntp_sql.h"
 
 #define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
-#define NTP_SCHEMA_VERSION 4 /* sql/schema.sql; tests/schema.sha256 */
+#define NTP_SCHEMA_VERSION 5 /* sql/schema.sql; tests/schema.sha256 */
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -541,7 +541,7 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	/* Each view is computed once into a TEMP table and the view replaced by
 	 * a read of it: the same rows, without redoing the join and the
 	 * percentiles for every query. */
-	static const char cache[] =
+	static const char join_cache[] =
 		"CREATE TEMP TABLE ntp_offset_cache AS SELECT * FROM ntp_offset;"
 		"DROP VIEW ntp_offset;"
 		"CREATE TEMP VIEW ntp_offset AS SELECT * FROM ntp_offset_cache;"
@@ -550,7 +550,10 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 		"CREATE TEMP VIEW ntp_grp_pair AS SELECT * FROM ntp_grp_pair_cache;"
 		"CREATE TEMP TABLE ntp_joined_cache AS SELECT * FROM ntp_joined;"
 		"DROP VIEW ntp_joined;"
-		"CREATE TEMP VIEW ntp_joined AS SELECT * FROM ntp_joined_cache;"
+		"CREATE TEMP VIEW ntp_joined AS SELECT * FROM ntp_joined_cache;";
+	/* without a target there is nothing to join: ntp_joined is empty, and
+	 * the offset's sample of the host's commands would be work for nothing */
+	static const char cache[] =
 		"CREATE TEMP TABLE ntp_report_group_cache AS SELECT * FROM ntp_report_group;"
 		"DROP VIEW ntp_report_group;"
 		"CREATE TEMP VIEW ntp_report_group AS SELECT * FROM ntp_report_group_cache;"
@@ -562,7 +565,7 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 
 	if (s->joined)
 		return 0;
-	if (exec(s->db, cache))
+	if ((s->ntargets && exec(s->db, join_cache)) || exec(s->db, cache))
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
 	return 0;

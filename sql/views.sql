@@ -77,9 +77,10 @@ CREATE VIEW grp_rate AS
 WITH counted AS (
   SELECT grp, sum(total) AS total, count(*) = count(total) AS all_counted
   FROM interval_grp GROUP BY grp
-), sampled AS (
+), sampled AS MATERIALIZED (
   -- per group (few groups): a count, and its first and last command by
-  -- rowid order, without a sort of cmd; unary + keeps the rowid scans
+  -- rowid order, without a sort of cmd; unary + keeps the rowid scans;
+  -- computed once (MATERIALIZED), not again for each use of n below
   SELECT g.id AS grp,
     (SELECT count(*) FROM cmd WHERE +cmd.grp = g.id) AS n,
     (SELECT t FROM cmd WHERE +cmd.grp = g.id ORDER BY t LIMIT 1) AS first_t,
