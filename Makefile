@@ -45,7 +45,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-collect check-vm demo bench install clean
+.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm demo bench install clean
 
 all: $(BINS) $(TESTS)
 
@@ -182,7 +182,7 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 
 # The collector: libbpf, the database writer, and the report for its summary.
 COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o \
+	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o $(OUTPUT)/fsid.o \
 	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
 $(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
 	$(OUTPUT)/ntprof_kern.skel.h
@@ -236,6 +236,7 @@ check: deps
 	$(MAKE) check-unit
 	$(MAKE) check-cli
 	$(MAKE) check-collect
+	$(MAKE) check-fault
 	$(MAKE) check-vm
 	$(MAKE) check-asan
 
@@ -250,7 +251,11 @@ check-cli: all
 check-collect: all
 	@sh tests/collect_test.sh
 
-# Linux guests under qemu for the kernel drivers (issue 4): NVMe/TCP on one
+# Faults while recording (docs/reliability.md): a disk that fills up. Root.
+check-fault: all
+	@sh tests/fault_test.sh
+
+# Linux guests under qemu for the kernel drivers: NVMe/TCP on one
 # guest's loopback (with --btf and kprobes), then a host and a target guest.
 check-vm: all
 	@sh tests/vm/smoke_test.sh

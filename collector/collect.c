@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,15 +80,15 @@ static int bad(const char *fmt, const char *arg)
 	return -1;
 }
 
-/* A positive number of seconds (or, with ALLOW_ZERO, 0). */
-static int parse_secs(const char *s, double *out, int allow_zero, const char *opt)
+/* A number of seconds above 0 and at most 1e7 (not nan, not inf). */
+static int parse_secs(const char *s, double *out, const char *opt)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtod(s, &end);
-	if (errno || end == s || *end || *out < 0 || (*out == 0 && !allow_zero) || *out > 1e7)
-		return bad("%s wants a number of seconds", opt);
+	if (errno || end == s || *end || !isfinite(*out) || *out <= 0 || *out > 1e7)
+		return bad("%s wants a number of seconds above 0", opt);
 	return 0;
 }
 
@@ -143,8 +144,8 @@ static int parse_opt(struct ntp_opts *o, int opt, const char *arg)
 		o->transport = arg;
 		return 0;
 	case 's': return parse_u32(arg, &o->rate, "-s");
-	case 'i': return parse_secs(arg, &o->interval, 0, "-i");
-	case 'd': return parse_secs(arg, &o->duration, 1, "-d");
+	case 'i': return parse_secs(arg, &o->interval, "-i");
+	case 'd': return parse_secs(arg, &o->duration, "-d");
 	case 'o': o->out = arg; return 0;
 	case 'f': o->force = 1; return 0;
 	case 'j': o->json = 1; return 0;
@@ -220,9 +221,13 @@ int main(int argc, char **argv)
 	} else if (argc > 1 && argv[1][0] != '-') {
 		fprintf(stderr, "ntprof-collect: unknown command %s: probe or record (see --help)\n",
 			argv[1]);
-		return 1;
+		return 2;
 	}
 	if (parse(&o, argc, argv))
-		return 1;
+		return 2; /* usage; 1 is for what goes wrong while running */
+	if (!is_probe && !o.out) {
+		bad("%s", "no output: give -o FILE.db");
+		return 2;
+	}
 	return is_probe ? ntp_probe(&o) : ntp_record(&o);
 }

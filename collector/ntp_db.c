@@ -58,6 +58,9 @@ struct ntp_db {
 	struct grp_entry *grps;
 	size_t ngrps;
 	int in_txn;              /* a write transaction is open */
+	uint64_t uncommitted;    /* commands added in the open transaction */
+	uint64_t stored;         /* commands committed to the file */
+	char failed[256];        /* the first write error; then nothing more is written */
 };
 
 sqlite3 *ntp_db_handle(struct ntp_db *db)
@@ -70,13 +73,34 @@ const char *ntp_db_errmsg(struct ntp_db *db)
 	return db && db->sql ? sqlite3_errmsg(db->sql) : "out of memory";
 }
 
+/*
+ * SQLite's result RC: an error other than a constraint (a tie of two
+ * commands' times, retried) means the file takes no more (disk full, I/O
+ * error, out of memory). The first is kept, and from then on nothing is
+ * written: the recording ends with what was committed.
+ */
+static int note(struct ntp_db *db, int rc)
+{
+	if (rc != SQLITE_OK && rc != SQLITE_DONE && rc != SQLITE_ROW &&
+	    (rc & 0xff) != SQLITE_CONSTRAINT && !db->failed[0])
+		snprintf(db->failed, sizeof(db->failed), "%s", sqlite3_errmsg(db->sql));
+	return rc;
+}
+
+static int step(struct ntp_db *db, sqlite3_stmt *st)
+{
+	return note(db, sqlite3_step(st));
+}
+
 static int exec(struct ntp_db *db, const char *sql)
 {
-	return sqlite3_exec(db->sql, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	return note(db, sqlite3_exec(db->sql, sql, NULL, NULL, NULL)) == SQLITE_OK ? 0 : -1;
 }
 
 static int begin(struct ntp_db *db)
 {
+	if (db->failed[0])
+		return -1;
 	if (db->in_txn)
 		return 0;
 	if (exec(db, "BEGIN"))
@@ -89,8 +113,32 @@ int ntp_db_commit(struct ntp_db *db)
 {
 	if (!db->in_txn)
 		return 0;
+	if (db->failed[0] || exec(db, "COMMIT")) {
+		/* a failed COMMIT may leave the transaction open: end it */
+		if (!sqlite3_get_autocommit(db->sql))
+			sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
+		db->in_txn = 0;
+		return -1;
+	}
 	db->in_txn = 0;
-	return exec(db, "COMMIT");
+	db->stored += db->uncommitted;
+	db->uncommitted = 0;
+	return 0;
+}
+
+const char *ntp_db_failed(const struct ntp_db *db)
+{
+	return db->failed[0] ? db->failed : NULL;
+}
+
+uint64_t ntp_db_stored(const struct ntp_db *db)
+{
+	return db->stored;
+}
+
+uint64_t ntp_db_unstored(const struct ntp_db *db)
+{
+	return db->uncommitted;
 }
 
 /* Create the file ourselves: O_EXCL|O_NOFOLLOW so root never writes through
@@ -343,7 +391,7 @@ static int64_t device_row(struct ntp_db *db, const struct ntp_device_record *d)
 	sqlite3_bind_int(st, 3, d->cntlid);
 	sqlite3_bind_int64(st, 4, d->nsid);
 	sqlite3_bind_int(st, 5, (int)d->lba_shift);
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (step(db, st) != SQLITE_DONE)
 		return -1;
 	return sqlite3_last_insert_rowid(db->sql);
 }
@@ -402,7 +450,7 @@ static struct grp_entry *group(struct ntp_db *db, struct grp_key k)
 	sqlite3_bind_int(db->ins_grp, 3, k.opcode);
 	sqlite3_bind_int(db->ins_grp, 4, k.fctype);
 	sqlite3_bind_int64(db->ins_grp, 5, k.nlb);
-	if (sqlite3_step(db->ins_grp) != SQLITE_DONE)
+	if (step(db, db->ins_grp) != SQLITE_DONE)
 		return NULL;
 	g = realloc(db->grps, (db->ngrps + 1) * sizeof(*g));
 	if (!g)
@@ -522,12 +570,13 @@ int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 	 * only a clash of t is retried, never another constraint */
 	do {
 		sqlite3_bind_int64(st, 1, t++);
-		rc = sqlite3_step(st);
+		rc = step(db, st);
 		sqlite3_reset(st);
 	} while (is_tie(db, rc));
 	if (rc != SQLITE_DONE)
 		return -1;
 	g->sampled++;
+	db->uncommitted++;
 	count_gaps(db, r);
 	return 0;
 }
@@ -555,7 +604,7 @@ int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
 			return -1;
 		g[i] = (size_t)(e - db->grps);
 	}
-	rc = sqlite3_step(st);
+	rc = step(db, st);
 	sqlite3_reset(st); /* a failed statement's rows are undone (ABORT) */
 	if (rc != SQLITE_DONE)
 		return -1;
@@ -563,6 +612,7 @@ int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
 		db->grps[g[i]].sampled++;
 		count_gaps(db, &r[i]);
 	}
+	db->uncommitted += (uint64_t)n;
 	return 0;
 }
 
@@ -592,7 +642,7 @@ static int write_losses(struct ntp_db *db, int64_t id)
 		sqlite3_bind_int64(db->ins_lost, 1, id);
 		sqlite3_bind_int(db->ins_lost, 2, c);
 		sqlite3_bind_int64(db->ins_lost, 3, (int64_t)db->lost[c]);
-		if (sqlite3_step(db->ins_lost) != SQLITE_DONE)
+		if (step(db, db->ins_lost) != SQLITE_DONE)
 			return -1;
 		db->lost[c] = 0;
 	}
@@ -605,7 +655,7 @@ static int write_losses(struct ntp_db *db, int64_t id)
 			sqlite3_bind_text(db->ins_gap, 2, db->point_name[i], -1, SQLITE_STATIC);
 			sqlite3_bind_int(db->ins_gap, 3, c);
 			sqlite3_bind_int64(db->ins_gap, 4, (int64_t)db->gaps[i][c]);
-			if (sqlite3_step(db->ins_gap) != SQLITE_DONE)
+			if (step(db, db->ins_gap) != SQLITE_DONE)
 				return -1;
 			db->gaps[i][c] = 0;
 		}
@@ -641,7 +691,7 @@ int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop)
 		else
 			sqlite3_bind_null(st, 3);
 		sqlite3_bind_int64(st, 4, (int64_t)g->sampled);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (step(db, st) != SQLITE_DONE)
 			return -1;
 		g->sampled = g->total = 0;
 		g->counted = 0;
@@ -663,7 +713,7 @@ static int write_stop(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 
 int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 {
-	int rc = 0;
+	int rc = 0, wal_left = 0;
 
 	if (!db)
 		return 0;
@@ -678,11 +728,15 @@ int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 	sqlite3_finalize(db->ins_igrp);
 	sqlite3_finalize(db->ins_lost);
 	sqlite3_finalize(db->ins_gap);
-	/* Fold the WAL back so the file stands alone for scp and sqlite3 -readonly. */
-	if (db->sql)
-		sqlite3_exec(db->sql, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+	/* Fold the WAL back so the file stands alone for scp and sqlite3
+	 * -readonly; on a full disk that may fail, and the -wal must stay. */
+	if (db->sql && sqlite3_exec(db->sql, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) !=
+			       SQLITE_OK)
+		wal_left = 1;
 	if (sqlite3_close(db->sql) != SQLITE_OK)
 		rc = -1;
+	if (!rc && wal_left)
+		rc = NTP_DB_WAL_LEFT;
 	free(db->devs);
 	free(db->grps);
 	free(db);

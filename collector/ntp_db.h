@@ -73,10 +73,24 @@ int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop);
 int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t nlb,
 		       uint64_t total);
 
-/* Commit what is pending (the writer batches inserts in a transaction). */
+/* Commit what is pending (the writer batches inserts in a transaction).
+ * On failure the transaction is rolled back: its commands are not stored. */
 int ntp_db_commit(struct ntp_db *db);
 
-/* Write stop times (0, 0: leave them NULL, as after a crash), commit, close. */
+/* The first write error (disk full, I/O error), or NULL. After one, every
+ * write fails: the file keeps what was committed before it. */
+const char *ntp_db_failed(const struct ntp_db *db);
+
+/* Commands committed to the file, and added since the last commit. */
+uint64_t ntp_db_stored(const struct ntp_db *db);
+uint64_t ntp_db_unstored(const struct ntp_db *db);
+
+/* ntp_db_close: closed, but the WAL could not be folded back into the file
+ * (a full disk): the -wal beside it holds part of the recording. */
+#define NTP_DB_WAL_LEFT 1
+
+/* Write stop times (0, 0: leave them NULL, as after a crash), commit, fold
+ * the WAL back, close. Returns 0, NTP_DB_WAL_LEFT or -1. */
 int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop);
 
 /* The connection, for read-only queries on what was written (the live view). */

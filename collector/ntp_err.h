@@ -4,9 +4,14 @@
 #ifndef NTP_ERR_H
 #define NTP_ERR_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* Room for a message that names two paths of any length the system takes:
+ * a long path never cuts off the reason. */
+#define NTP_ERR_MAX (2 * PATH_MAX + 512)
 
 __attribute__((format(printf, 3, 4)))
 static inline int ntp_fail(char *err, size_t errlen, const char *fmt, ...)

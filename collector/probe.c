@@ -14,6 +14,7 @@
 #include "attach.h"
 #include "collect.h"
 #include "kern.h"
+#include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "tstamp.h"
 
@@ -25,9 +26,9 @@ struct found {
 	int module_btf;
 	struct ntp_spdk spdk;
 	uint64_t var[NTP_SPDK_MAX_PIDS]; /* sampling variable per process, 0: none */
-	char load[PATH_MAX + 256];         /* "ok" or why not */
+	char load[NTP_ERR_MAX];   /* "ok" or why not */
 	int failed;               /* exit 1 */
-	char why[PATH_MAX + 256];          /* the first reason */
+	char why[NTP_ERR_MAX];    /* the first reason */
 	char tstamp[256];         /* why the kernel gives no receive timestamps, or "" */
 };
 
@@ -50,7 +51,7 @@ static const char *function_hooks(void)
 
 static void find_processes(struct found *f)
 {
-	char err[PATH_MAX + 256];
+	char err[NTP_ERR_MAX];
 
 	/* ntp_spdk_open found them already */
 	if (!f->spdk.npids) {
@@ -249,7 +250,7 @@ int ntp_probe(const struct ntp_opts *o)
 {
 	static struct found f; /* large: the objects' paths */
 	struct ntp_bpf b = { 0 };
-	char err[PATH_MAX + 256], path[128];
+	char err[NTP_ERR_MAX], path[128];
 
 	if (!o->spdk)
 		return probe_kernel(o);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "ntp_err.h"
@@ -222,21 +223,137 @@ int ntp_proc_alive(pid_t pid)
 	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
 }
 
-int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size_t errlen)
+/* One line of /proc/PID/maps, anonymous ones included. */
+struct map_line {
+	uint64_t start, end, offset, inode;
+	unsigned int major, minor;
+	char perms[5];
+	char path[PATH_MAX];
+};
+
+static int parse_line(const char *line, struct map_line *m)
 {
-	char name[64];
+	int n = 0;
+
+	m->path[0] = 0;
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
+		   &m->end, m->perms, &m->offset, &m->major, &m->minor, &m->inode, &n) < 7)
+		return -1;
+	snprintf(m->path, sizeof(m->path), "%s", line + n);
+	m->path[strcspn(m->path, "\n")] = 0;
+	return 0;
+}
+
+/* Is M a private writable mapping of the file with device DEV, inode INO? */
+static int writable_of(const struct map_line *m, const struct stat *st)
+{
+	return !strcmp(m->perms, "rw-p") && m->inode == (uint64_t)st->st_ino &&
+	       m->major == major(st->st_dev) && m->minor == minor(st->st_dev);
+}
+
+/* Does [A, A + 4) of PID lie in a private writable mapping of the file ST,
+ * or in the anonymous mapping that continues one (the segment's .bss)? */
+static int var_mapped(pid_t pid, const struct stat *st, uint64_t a)
+{
+	char name[64], line[PATH_MAX + 128];
+	struct map_line m, prev = { 0 };
+	int ok = 0, have_prev = 0;
+	FILE *f;
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	f = fopen(name, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (parse_line(line, &m))
+			continue;
+		if (a >= m.start && a + 4 <= m.end) {
+			ok = writable_of(&m, st) ||
+			     (!m.inode && !strcmp(m.perms, "rw-p") && have_prev &&
+			      writable_of(&prev, st) && prev.end == m.start);
+			break;
+		}
+		prev = m;
+		have_prev = 1;
+	}
+	fclose(f);
+	return ok;
+}
+
+/* The writable PT_LOAD segment of ELF that holds VADDR. */
+static int writable_segment(Elf *elf, uint64_t vaddr, GElf_Phdr *out)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (gelf_getphdr(elf, (int)i, out) && out->p_type == PT_LOAD &&
+		    (out->p_flags & PF_W) && vaddr >= out->p_vaddr &&
+		    vaddr + 4 <= out->p_vaddr + out->p_memsz)
+			return 0;
+	return -1;
+}
+
+/* Where NAME of PATH is in PID, every check of ntp_proc_write_var but the
+ * value made. */
+static int locate_var(pid_t pid, const char *path, const char *name, uint64_t *addr,
+		      char *err, size_t errlen)
+{
+	GElf_Phdr seg;
+	GElf_Sym sym;
+	struct stat st;
+	Elf *elf = NULL;
+	int fd, rc = -1;
+
+	if (ntp_proc_symbol(pid, path, name, addr, err, errlen))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || find_symbol(elf, name, &sym) || sym.st_size != 4 ||
+	    writable_segment(elf, sym.st_value, &seg))
+		ntp_fail(err, errlen, "%s: %s is not a 4-byte variable in a writable segment",
+			 path, name);
+	else if (!var_mapped(pid, &st, *addr))
+		ntp_fail(err, errlen, "process %d: %#" PRIx64 " is not in a writable mapping of "
+			 "%s: not writing there", (int)pid, *addr, path);
+	else
+		rc = 0;
+	elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+int ntp_proc_write_var(pid_t pid, const char *path, const char *name, uint32_t prev,
+		       uint32_t value, char *err, size_t errlen)
+{
+	char mem[64];
+	uint32_t now;
+	uint64_t addr;
 	ssize_t n;
 	int fd;
 
-	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
-	fd = open(name, O_RDWR | O_CLOEXEC);
+	if (locate_var(pid, path, name, &addr, err, errlen))
+		return -1;
+	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
+	fd = open(mem, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return ntp_fail(err, errlen, "process %d: cannot open its memory: %s", (int)pid,
-			    strerror(errno));
-	n = pwrite(fd, &value, sizeof(value), (off_t)addr);
+				strerror(errno));
+	n = pread(fd, &now, sizeof(now), (off_t)addr);
+	if (n == (ssize_t)sizeof(now) && now != 0 && now != prev && now != value) {
+		close(fd);
+		return ntp_fail(err, errlen, "process %d: %s holds %u, not 0 or ntprof's: another "
+				"collector records it, or one was killed (restart the process)",
+				(int)pid, name, now);
+	}
+	if (n == (ssize_t)sizeof(now))
+		n = pwrite(fd, &value, sizeof(value), (off_t)addr);
 	close(fd);
 	if (n != (ssize_t)sizeof(value))
-		return ntp_fail(err, errlen, "process %d: cannot write at %#" PRIx64 ": %s", (int)pid,
-			    addr, n < 0 ? strerror(errno) : "short write");
+		return ntp_fail(err, errlen, "process %d: cannot write %s at %#" PRIx64 ": %s",
+				(int)pid, name, addr, n < 0 ? strerror(errno) : "short");
 	return 0;
 }

@@ -41,7 +41,17 @@ int ntp_elf_defines(const char *path, const char *name);
  * reaped by its parent, has). */
 int ntp_proc_alive(pid_t pid);
 
-/* Write the 32-bit VALUE at ADDR in process PID (/proc/PID/mem). */
-int ntp_proc_write_u32(pid_t pid, uint64_t addr, uint32_t value, char *err, size_t errlen);
+/*
+ * Write the 32-bit VALUE into variable NAME of file PATH in process PID
+ * (/proc/PID/mem, which writes even where the process could not), only
+ * where the variable really is: the symbol lies in a writable loadable
+ * segment of PATH, and its address in the process in a private writable
+ * mapping of that file (same device and inode), or in the zero-filled rest
+ * of that segment right after it (.bss). The variable must hold 0, PREV
+ * (what this collector wrote before) or VALUE already: anything else is
+ * not ntprof's to change. Returns 0, or -1 with a one-line ERR.
+ */
+int ntp_proc_write_var(pid_t pid, const char *path, const char *name, uint32_t prev,
+		       uint32_t value, char *err, size_t errlen);
 
 #endif

@@ -27,7 +27,9 @@
 
 #include "attach.h"
 #include "collect.h"
+#include "fsid.h"
 #include "kern.h"
+#include "ntp_err.h"
 #include "ntp_db.h"
 #include "ntp_shell.h"
 #include "ntp_sql.h"
@@ -54,7 +56,13 @@ struct rec {
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
 	int tstamp_fd;                /* holds receive timestamps on (tstamp.h), or -1 */
-	uint64_t records;             /* commands written */
+	uint64_t records;             /* commands in the file when it was closed */
+	uint64_t unstored;            /* commands that came after a write error */
+	int querying;                 /* in a live query: the ring is read into held */
+	int holding;                  /* on_record keeps records in held, for later */
+	char *held;                   /* records read during a query: u32 length, data */
+	size_t held_len, held_cap;
+	int64_t last_read;            /* when the ring was last read during a query */
 	uint64_t bad_version;         /* records of another ABI version */
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
 	int64_t interval_start;
@@ -64,7 +72,7 @@ struct rec {
 	pid_t pending[NTP_SPDK_MAX_PIDS]; /* found, their variable not loaded yet */
 	int64_t pending_since[NTP_SPDK_MAX_PIDS];
 	int npending;
-	char err[1024];
+	char err[NTP_ERR_MAX];
 };
 
 static int64_t now_ns(clockid_t clk)
@@ -89,10 +97,11 @@ static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
 		return 0;
 	}
 	if (ntp_db_add_cmd(r->db, c)) {
-		reject(r, NTP_CAUSE_NO_DEVICE); /* its device record was lost */
-		return 0;
+		if (ntp_db_failed(r->db))
+			r->unstored++;
+		else
+			reject(r, NTP_CAUSE_NO_DEVICE); /* its device record was lost */
 	}
-	r->records++;
 	return 0;
 }
 
@@ -116,12 +125,33 @@ static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
 			reject(r, NTP_CAUSE_ABI_VERSION);
 		return 0;
 	}
-	if (whole(c, h->n) && ntp_db_add_cmds(r->db, c, (int)h->n) == 0) {
-		r->records += h->n;
+	if (whole(c, h->n) && ntp_db_add_cmds(r->db, c, (int)h->n) == 0)
 		return 0;
-	}
 	for (uint32_t i = 0; i < h->n; i++) /* one by one, each with its fate */
 		on_cmd(r, &c[i]);
+	return 0;
+}
+
+/* Keep a record read during a live query, to store it after: the query
+ * holds the connection, and the ring must not wait for it. */
+static int hold(struct rec *r, const void *data, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	if (r->held_len + sizeof(n) + len > r->held_cap) {
+		size_t cap = (r->held_cap ? r->held_cap * 2 : 1 << 20) + len;
+		char *p = realloc(r->held, cap);
+
+		if (!p) { /* counted like a full ring: never dropped unsaid */
+			ntp_db_add_lost(r->db, NTP_CAUSE_RING_FULL, 1);
+			return 0;
+		}
+		r->held = p;
+		r->held_cap = cap;
+	}
+	memcpy(r->held + r->held_len, &n, sizeof(n));
+	memcpy(r->held + r->held_len + sizeof(n), data, len);
+	r->held_len += sizeof(n) + len;
 	return 0;
 }
 
@@ -130,6 +160,16 @@ static int on_record(void *ctx, void *data, size_t len)
 	struct rec *r = ctx;
 	const struct ntp_device_record *d = data;
 
+	if (r->holding)
+		return hold(r, data, len);
+
+	if (ntp_db_failed(r->db)) { /* the file takes no more: count what comes */
+		if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
+			r->unstored += ((const struct ntp_batch_header *)data)->n;
+		else
+			r->unstored += len == sizeof(struct ntp_cmd_record);
+		return 0;
+	}
 	if (len == sizeof(struct ntp_cmd_record))
 		return on_cmd(r, data);
 	if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
@@ -288,16 +328,28 @@ static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
 	return st;
 }
 
+/* A group name for the terminal: device names come from the drivers and
+ * SPDK's memory, and no control character of theirs reaches the screen. */
+static const char *printable(char *buf, size_t n, const unsigned char *s)
+{
+	snprintf(buf, n, "%s", s ? (const char *)s : "");
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return buf;
+}
+
 /* The live lines of interval ID: sql/live.sql. */
 static void live_lines(struct rec *r, int64_t id)
 {
 	sqlite3_stmt *st = interval_query(r, ntp_sql_live, id);
+	char name[256];
 
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		if (!r->live_header)
 			live_header(r);
 		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
-		       sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+		       sqlite3_column_text(st, 0), printable(name, sizeof(name), sqlite3_column_text(st, 1)),
 		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
 		       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
 		       sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
@@ -341,6 +393,42 @@ static void count_bpf_lost(struct rec *r)
 
 /* Close the interval ending now: its counts, then its live lines and what
  * it lost or lacks. */
+/*
+ * SQLite's progress handler during the live queries, which take most of a
+ * second at tens of thousands of commands an interval: every 5 ms it reads
+ * the ring into memory (on_record holds what it reads), so the ring does
+ * not fill while the connection is busy. Returns 0: go on.
+ */
+static int read_during_query(void *ctx)
+{
+	struct rec *r = ctx;
+	int64_t now;
+
+	if (!r->querying || r->holding)
+		return 0;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (now - r->last_read < 5000000)
+		return 0;
+	r->last_read = now;
+	r->holding = 1;
+	ring_buffer__consume(r->rec_rb);
+	r->holding = 0;
+	return 0;
+}
+
+/* Store what was held during a query, in the order it was read. */
+static void store_held(struct rec *r)
+{
+	for (size_t at = 0; at < r->held_len;) {
+		uint32_t n;
+
+		memcpy(&n, r->held + at, sizeof(n));
+		on_record(r, r->held + at + sizeof(n), n);
+		at += sizeof(n) + n;
+	}
+	r->held_len = 0;
+}
+
 static int end_interval(struct rec *r, int64_t now, int print)
 {
 	int64_t id;
@@ -348,33 +436,18 @@ static int end_interval(struct rec *r, int64_t now, int print)
 	count_bpf_lost(r);
 	ntp_kern_counts(&r->bpf, r->db); /* the kernel path counts every command */
 	id = ntp_db_end_interval(r->db, r->interval_start, now);
-	if (id < 0) {
-		fprintf(stderr, "ntprof: failed to write an interval: %s\n", ntp_db_errmsg(r->db));
-		return -1;
-	}
+	if (id < 0)
+		return -1; /* ntp_db_failed() says why; the loop stops */
+	r->querying = 1;
+	r->last_read = now_ns(CLOCK_MONOTONIC);
 	if (print && !r->o->quiet)
 		live_lines(r, id);
 	gap_lines(r, id);
+	r->querying = 0;
+	store_held(r);
 	fflush(stdout);
 	r->interval_start = now;
 	return 0;
-}
-
-/* Under sudo, the database belongs to the user who asked for it. */
-static void give_to_user(const char *path)
-{
-	const char *uid = getenv("SUDO_UID"), *gid = getenv("SUDO_GID");
-	char side[PATH_MAX + 8];
-
-	if (!uid || !gid || geteuid() != 0)
-		return;
-	for (int i = 0; i < 3; i++) {
-		snprintf(side, sizeof(side), "%s%s", path, i == 0 ? "" : i == 1 ? "-wal" : "-shm");
-		if (fchownat(AT_FDCWD, side, (uid_t)strtoul(uid, NULL, 10),
-			     (gid_t)strtoul(gid, NULL, 10), AT_SYMLINK_NOFOLLOW) && errno != ENOENT)
-			fprintf(stderr, "ntprof: cannot give %s to user %s: %s\n", side, uid,
-				strerror(errno));
-	}
 }
 
 static int create_db(struct rec *r)
@@ -391,11 +464,20 @@ static int create_db(struct rec *r)
 	m.kernel = u.release;
 	m.wall_start = now_ns(CLOCK_REALTIME);
 	m.mono_start = now_ns(CLOCK_MONOTONIC);
+	ntp_fsid_user();
 	r->db = ntp_db_create(o->out, &m, o->force ? NTP_DB_FORCE : 0, r->err, sizeof(r->err));
-	if (!r->db)
+	ntp_fsid_root();
+	if (!r->db) {
+		if (ntp_fsid_uid() >= 0) {
+			size_t n = strlen(r->err);
+
+			snprintf(r->err + n, sizeof(r->err) - n, " (written as user %ld, who ran sudo)",
+				 ntp_fsid_uid());
+		}
 		return -1;
+	}
 	r->interval_start = m.mono_start;
-	give_to_user(o->out);
+	sqlite3_progress_handler(ntp_db_handle(r->db), 1000, read_during_query, r);
 	return 0;
 }
 
@@ -485,7 +567,7 @@ static void poll_until_stopped(struct rec *r)
 	int64_t end = r->o->duration > 0 ? start + (int64_t)(r->o->duration * NS) : 0;
 	int64_t commit = start + NS / 2;
 
-	while (!stop) {
+	while (!stop && !ntp_db_failed(r->db)) {
 		int64_t now;
 		int rc = ring_buffer__consume(r->rec_rb);
 
@@ -497,7 +579,8 @@ static void poll_until_stopped(struct rec *r)
 		if (end && now >= end)
 			break;
 		if (now >= next) {
-			end_interval(r, now, 1);
+			if (end_interval(r, now, 1))
+				break;
 			follow_processes(r, 0);
 			next += (int64_t)(r->o->interval * NS);
 		}
@@ -529,7 +612,7 @@ static void summary(struct rec *r)
 {
 	struct ntp_session s;
 	char *paths[1] = { (char *)r->o->out };
-	char err[1024];
+	char err[NTP_ERR_MAX];
 
 	printf("ntprof: %llu records written to %s\n", (unsigned long long)r->records, r->o->out);
 	if (r->bad_version)
@@ -549,6 +632,52 @@ static void summary(struct rec *r)
 	ntp_session_close(&s);
 }
 
+/*
+ * Close the file. After a write error (a full disk) it keeps what was
+ * committed before: say why, how much is in it and how much is not, and
+ * whether the -wal must travel with it. Returns the exit status.
+ */
+static int finish(struct rec *r)
+{
+	const char *out = r->o->out;
+	const char *why;
+	uint64_t unstored;
+	int closed;
+
+	if (!ntp_db_failed(r->db))
+		end_interval(r, now_ns(CLOCK_MONOTONIC), 0);
+	why = ntp_db_failed(r->db);
+	if (!why)
+		ntp_db_commit(r->db);
+	why = ntp_db_failed(r->db);
+	r->records = ntp_db_stored(r->db);
+	unstored = r->unstored + ntp_db_unstored(r->db);
+	ntp_fsid_user(); /* the WAL is folded back and removed as the user */
+	if (why) /* no stop time: the file reads as cut short */
+		closed = ntp_db_close(r->db, 0, 0);
+	else
+		closed = ntp_db_close(r->db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC));
+	ntp_fsid_root();
+	r->db = NULL;
+	if (why) {
+		fprintf(stderr, "ntprof: writing %s failed: %s\n", out, why);
+		fprintf(stderr, "ntprof: %llu records are in %s; %llu records after its last "
+			"commit were not stored\n", (unsigned long long)r->records, out,
+			(unsigned long long)unstored);
+	}
+	if (closed == NTP_DB_WAL_LEFT)
+		fprintf(stderr, "ntprof: %s-wal holds part of the recording: keep it beside %s "
+			"(copy both)\n", out, out);
+	if (closed < 0)
+		fprintf(stderr, "ntprof: failed to close %s\n", out);
+	if (why || closed < 0)
+		return 1;
+	ntp_fsid_user(); /* the report reads the file as the user could */
+	summary(r);
+	ntp_fsid_root();
+	return 0;
+}
+
 int ntp_record(const struct ntp_opts *o)
 {
 	static struct rec r; /* large: paths */
@@ -562,7 +691,7 @@ int ntp_record(const struct ntp_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (setup(&r)) {
+	if (ntp_fsid_init(r.err, sizeof(r.err)) || setup(&r)) {
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}
@@ -574,19 +703,15 @@ int ntp_record(const struct ntp_opts *o)
 	fflush(stdout);
 	poll_until_stopped(&r);
 	drain(&r);
-	if (end_interval(&r, now_ns(CLOCK_MONOTONIC), 0) == 0 &&
-	    ntp_db_close(r.db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC)) == 0) {
-		r.db = NULL;
-		give_to_user(o->out);
-		summary(&r);
-		rc = 0;
-	} else {
-		fprintf(stderr, "ntprof: failed to close %s\n", o->out);
-	}
+	rc = finish(&r);
 cleanup:
-	if (r.db)
+	if (r.db) {
+		ntp_fsid_user();
 		ntp_db_close(r.db, 0, 0);
+		ntp_fsid_root();
+	}
 	ring_buffer__free(r.rec_rb);
+	free(r.held);
 	ntp_bpf_close(&r.bpf);
 	ntp_spdk_close(&r.spdk);
 	ntp_tstamp_release(r.tstamp_fd);

@@ -282,10 +282,12 @@ static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate,
 
 		if (ntp_proc_symbol(pid, cand[i], NTP_SAMPLE_VAR, &a, err, errlen))
 			continue; /* not defined there, or not mapped by PID */
+		/* the values before are 0, or what this collector wrote */
 		if (rate && !ntp_proc_symbol(pid, cand[i], NTP_FLAGS_VAR, &fa, err, errlen) &&
-		    ntp_proc_write_u32(pid, fa, flags, err, errlen))
+		    ntp_proc_write_var(pid, cand[i], NTP_FLAGS_VAR, s->flags, flags, err, errlen))
 			return -1;
-		if (rate && ntp_proc_write_u32(pid, a, *rate, err, errlen))
+		if (rate && ntp_proc_write_var(pid, cand[i], NTP_SAMPLE_VAR, s->rate, *rate, err,
+					       errlen))
 			return -1;
 		if (!*addr)
 			*addr = a;
@@ -310,9 +312,13 @@ int ntp_spdk_has_var(const struct ntp_spdk *s)
 	return 0;
 }
 
-int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
+int ntp_spdk_set_rate(struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
 		      uint64_t *addr, char *err, size_t errlen)
 {
+	if (rate) {
+		s->rate = rate;
+		s->flags = flags;
+	}
 	return visit_vars(s, pid, &rate, flags, addr, err, errlen);
 }
 

@@ -30,6 +30,7 @@ struct ntp_spdk {
 	int nobjs;
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes running it (ntp_spdk_find_procs) */
 	int npids;
+	uint32_t rate, flags;       /* what ntp_spdk_set_rate writes when it turns sampling on */
 };
 
 /* The probe names of the patch, in the order `probe` lists them: per side,
@@ -61,7 +62,7 @@ int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen);
  * *ADDR gets the first address written. Returns the number of variables
  * written (0: none found, with ERR set), or -1 on a write error.
  */
-int ntp_spdk_set_rate(const struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
+int ntp_spdk_set_rate(struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
 		      uint64_t *addr, char *err, size_t errlen);
 
 /* 1 if the binary or one of the objects with probes defines the sampling

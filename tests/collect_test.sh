@@ -22,6 +22,9 @@ TGT=$out/fixture_tgt
 PERF=$out/fixture_perf
 CHECK=$out/check_sampled
 
+# run under sudo or not, the same: the cases that need SUDO_UID set it
+unset SUDO_UID SUDO_GID SUDO_USER
+
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -243,16 +246,18 @@ done
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2])))' \
 	"$d/probe.json" "$tgt" && ok || bad "probe -j: not the JSON expected"
 
-# Errors: one line, exit 1, no database left behind.
+# Errors: one line, exit 1 (2 for a usage error), no database left behind.
 echo "== errors"
-# expect_fail NAME PATTERN ARGS...
-expect_fail() {
+# expect_fail NAME PATTERN ARGS...; expect_usage the same, exit 2
+expect_fail() { want_rc=1 check_fail "$@"; }
+expect_usage() { want_rc=2 check_fail "$@"; }
+check_fail() {
 	name=$1 pattern=$2
 	shift 2
 	rm -f "$d/e.db"
 	"$COLLECT" "$@" >"$d/e.out" 2>"$d/e.err"
 	rc=$?
-	if [ $rc -ne 1 ]; then bad "$name: exit $rc, expected 1"; return; fi
+	if [ $rc -ne "$want_rc" ]; then bad "$name: exit $rc, expected $want_rc"; return; fi
 	if ! grep -q -- "$pattern" "$d/e.err"; then
 		bad "$name: stderr does not say '$pattern':"; sed 's/^/  /' "$d/e.err" >&2; return
 	fi
@@ -270,9 +275,20 @@ expect_fail "no process" "no running process of $PERF" \
 expect_fail "probe: no process" "no running process of $PERF" \
 	probe -r host -t tcp --spdk-host "$PERF"
 expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none" -o "$d/e.db"
-expect_fail "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
-expect_fail "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
-expect_fail "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
+expect_usage "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
+expect_usage "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
+expect_usage "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
+expect_usage "-d nan" "-d wants a number of seconds above 0" record -d nan --spdk-target "$TGT" \
+	-o "$d/e.db"
+expect_usage "-d 0" "-d wants a number of seconds above 0" record -d 0 --spdk-target "$TGT" \
+	-o "$d/e.db"
+expect_usage "-i inf" "-i wants a number of seconds above 0" record -i inf --spdk-target "$TGT" \
+	-o "$d/e.db"
+expect_usage "an unknown command" "unknown command" recrod -o "$d/e.db"
+# a long path keeps the reason at the end of the message
+long=$d/$(printf 'd%.0s' $(seq 250))/$(printf 'e%.0s' $(seq 250))/$(printf 'f%.0s' $(seq 250))/x.db
+expect_fail "a long path" "cannot create: No such file or directory$" \
+	record -r target -t tcp --spdk-target "$TGT" -o "$long"
 # this kernel has no NVMe drivers: the kernel path says which module is missing
 expect_fail "the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
 	record -r host -t tcp -o "$d/e.db"
@@ -304,8 +320,10 @@ fi
 # to the invoking user.
 echo "== Ctrl-C mid-run, sudo ownership"
 start_perf "$d/int-perf.log" -q 1 -o 4096 -w randread -t 4
+chmod 0755 "$d" # the user must reach their directory
+mkdir "$d/nobody" && chown 65534:65534 "$d/nobody"
 SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" \
-	-o "$d/int.db" >"$d/int.log" 2>&1 &
+	-o "$d/nobody/int.db" >"$d/int.log" 2>&1 &
 col=$!
 pids="$pids $col"
 wait_for "$d/int.log" "profiling as host" 10
@@ -314,12 +332,44 @@ sleep 2
 kill -INT "$col"
 wait_exit "$col" 20 || bad "Ctrl-C: the collector did not stop cleanly"
 wait_exit "$perf" 30 || bad "Ctrl-C: perf failed"
-n=$("$CHECK" "$d/int.db" 1)
+n=$("$CHECK" "$d/nobody/int.db" 1)
 expect "Ctrl-C: records = what perf sampled" "$n" "$(value "$d/int-perf.log" flushed)"
-grep -q "records written to $d/int.db" "$d/int.log" && ok || bad "Ctrl-C: no 'records written'"
-expect "Ctrl-C: owner" "$(stat -c %u:%g "$d/int.db")" "65534:65534"
-expect "Ctrl-C: stop time written" "$(sqlite3 "$d/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
-[ ! -e "$d/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
+grep -q "records written to $d/nobody/int.db" "$d/int.log" && ok || bad "Ctrl-C: no 'records written'"
+expect "Ctrl-C: owner" "$(stat -c %u:%g "$d/nobody/int.db")" "65534:65534"
+expect "Ctrl-C: stop time written" \
+	"$(sqlite3 "$d/nobody/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
+[ ! -e "$d/nobody/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
+
+# Under sudo a recording goes only where the user could write: not into
+# a directory of root's, and not through a parent directory swapped for
+# a symlink while it records (nothing there is created or changed).
+echo "== sudo: where the user cannot write"
+mkdir -m 0755 "$d/rootonly"
+SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -t tcp -s 1 \
+	-r target --spdk-target "$TGT" -o "$d/rootonly/x.db" >"$d/e.out" 2>"$d/e.err"
+expect "sudo into root's directory: exit status" $? 1
+grep -q "rootonly/x.db: cannot create: Permission denied (written as user 65534, who ran sudo)" \
+	"$d/e.err" && ok || bad "sudo into root's directory: $(cat "$d/e.err")"
+[ -z "$(ls -A "$d/rootonly")" ] && ok || bad "sudo into root's directory: created $(ls "$d/rootonly")"
+echo "== sudo: the parent directory swapped during the recording"
+mkdir -m 0700 "$d/victim" && echo keep >"$d/victim/swap.db-wal" && echo keep >"$d/victim/swap.db"
+mkdir "$d/nobody/sub" && chown 65534:65534 "$d/nobody/sub"
+before=$(ls -ln "$d/victim" | md5sum)
+start_perf "$d/swap-perf.log" -q 1 -o 4096 -w randread -t 3
+SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" \
+	-o "$d/nobody/sub/swap.db" >"$d/swap.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_for "$d/swap.log" "profiling as host" 10 || bad "swap: the collector did not start"
+kill -USR1 "$perf"
+sleep 1
+mv "$d/nobody/sub" "$d/nobody/sub.old" && ln -s "$d/victim" "$d/nobody/sub"
+wait_exit "$perf" 30
+kill -INT "$col"
+wait_exit "$col" 20
+expect "swap: the victim directory is untouched" "$(ls -ln "$d/victim" | md5sum)" "$before"
+expect "swap: its files are still root's" "$(stat -c %u "$d/victim/swap.db" "$d/victim/swap.db-wal" | sort -u)" 0
+expect "swap: the recording is the user's" "$(stat -c %u "$d/nobody/sub.old/swap.db")" 65534
 
 # SIGTERM and -d end it the same way.
 echo "== SIGTERM, -d"
@@ -372,13 +422,14 @@ expect "tiny ring: stored + lost = what perf sampled" "$((n + lost))" \
 	"$(value "$d/ring-perf.log" flushed)"
 
 # 200k sampled commands a second, as the SPDK patch hands them over
-# (batches of 64): all stored, none lost, with the default ring.
+# (batches of 64): all stored, none lost, with the default ring and the
+# live lines on (their queries take most of a second at this rate).
 echo "== 200k records/s"
 "$out/usdt_flood" 3 200000 >"$d/flood.log" 2>&1 &
 flood=$!
 pids="$pids $flood"
 wait_for "$d/flood.log" "ready" 10 || bad "flood: did not start"
-"$COLLECT" record -q -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
+"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
 	-o "$d/flood.db" >"$d/flood-col.log" 2>&1 &
 col=$!
 pids="$pids $col"

@@ -12,7 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -25,8 +27,9 @@
 #define LIB_PROGRAM OUTPUT "/proc_target_lib"
 #define LIBRARY OUTPUT "/libproc_target.so"
 
-/* Start fixture PROG; its stdout is *out. Waits for "ready". */
-static pid_t start_prog(const char *prog, FILE **out)
+/* Start fixture PROG (with ARG, if not NULL); its stdout is *out. Waits
+ * for "ready". */
+static pid_t start_arg(const char *prog, const char *arg, FILE **out)
 {
 	char line[64];
 	int fd[2];
@@ -38,7 +41,7 @@ static pid_t start_prog(const char *prog, FILE **out)
 	if (pid == 0) {
 		dup2(fd[1], 1);
 		close(fd[0]);
-		execl(prog, prog, (char *)NULL);
+		execl(prog, prog, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fd[1]);
@@ -49,9 +52,27 @@ static pid_t start_prog(const char *prog, FILE **out)
 	return pid;
 }
 
+static pid_t start_prog(const char *prog, FILE **out)
+{
+	return start_arg(prog, NULL, out);
+}
+
 static pid_t start(FILE **out)
 {
 	return start_prog(TARGET, out);
+}
+
+/* PID printed PRINTED and exited 0. */
+static void expect_exit(pid_t pid, FILE *out, const char *printed)
+{
+	char line[64];
+	int st;
+
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_string_equal(line, printed);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	fclose(out);
 }
 
 /* Find PROG's process by FILE (the program or a library it maps), write the
@@ -59,10 +80,10 @@ static pid_t start(FILE **out)
 static void write_and_check(const char *prog, const char *file)
 {
 	pid_t pids[16], pid;
-	char err[512], line[64];
+	char err[512];
 	uint64_t addr = 0;
 	FILE *out;
-	int n, st, found = 0;
+	int n, found = 0;
 
 	pid = start_prog(prog, &out);
 	n = ntp_proc_find(file, pids, 16, err, sizeof(err));
@@ -73,13 +94,9 @@ static void write_and_check(const char *prog, const char *file)
 	assert_true(found);
 	if (ntp_proc_symbol(pid, file, NTP_SAMPLE_VAR, &addr, err, sizeof(err)))
 		fail_msg("%s", err);
-	if (ntp_proc_write_u32(pid, addr, 7, err, sizeof(err)))
+	if (ntp_proc_write_var(pid, file, NTP_SAMPLE_VAR, 0, 7, err, sizeof(err)))
 		fail_msg("%s", err);
-	assert_non_null(fgets(line, sizeof(line), out));
-	assert_string_equal(line, "7\n");
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	fclose(out);
+	expect_exit(pid, out, "7\n");
 }
 
 static void test_write_sampling_variable(void **state)
@@ -120,8 +137,67 @@ static void test_errors(void **state)
 	waitpid(pid, &st, 0);
 	fclose(out);
 	/* a process that is gone */
-	assert_int_equal(ntp_proc_write_u32(pid, 0x1000, 1, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "cannot open its memory"));
+	assert_int_equal(ntp_proc_write_var(pid, TARGET, NTP_SAMPLE_VAR, 0, 1, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "does not map"));
+}
+
+/* The variable holds what someone else wrote: not ntprof's to change,
+ * unless it is what this collector wrote before. */
+static void test_foreign_value(void **state)
+{
+	char err[512];
+	FILE *out;
+	pid_t pid = start_arg(TARGET, "5", &out);
+
+	assert_int_equal(ntp_proc_write_var(pid, TARGET, NTP_SAMPLE_VAR, 0, 7, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "holds 5, not 0 or ntprof's"));
+	if (ntp_proc_write_var(pid, TARGET, NTP_SAMPLE_VAR, 5, 7, err, sizeof(err)))
+		fail_msg("%s", err);
+	expect_exit(pid, out, "7\n");
+}
+
+/*
+ * A process that is not the program but maps its file, only the first
+ * page and read-only (as a viewer may): it is found by the file, but the
+ * variable's address lands outside any writable mapping of the file, and
+ * nothing is written there.
+ */
+static void test_victim_mapping(void **state)
+{
+	int fd = open(TARGET, O_RDONLY), p[2];
+	char err[512], c;
+	pid_t pids[16], victim;
+	int n, found = 0, st;
+
+	assert_true(fd >= 0);
+	assert_int_equal(pipe(p), 0);
+	victim = fork();
+	assert_true(victim >= 0);
+	if (victim == 0) {
+		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		close(p[0]);
+		if (write(p[1], m == MAP_FAILED ? "e" : "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	close(fd);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(c, 'r');
+	n = ntp_proc_find(TARGET, pids, 16, err, sizeof(err));
+	for (int i = 0; i < n && i < 16; i++)
+		found |= pids[i] == victim;
+	assert_true(found);
+	assert_int_equal(ntp_proc_write_var(victim, TARGET, NTP_SAMPLE_VAR, 0, 7, err,
+					    sizeof(err)), -1);
+	assert_true(strstr(err, "not writing there") || strstr(err, "does not map"));
+	kill(victim, SIGKILL);
+	assert_int_equal(waitpid(victim, &st, 0), victim);
+	close(p[0]);
 }
 
 int main(void)
@@ -130,6 +206,8 @@ int main(void)
 		cmocka_unit_test(test_write_sampling_variable),
 		cmocka_unit_test(test_variable_in_library),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_foreign_value),
+		cmocka_unit_test(test_victim_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

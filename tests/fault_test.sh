@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Faults, as root on this machine's kernel: each case asserts what was
+# stored, what was said and the exit status (docs/reliability.md).
+#
+#   sudo sh tests/fault_test.sh        (make check runs it)
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/.output
+COLLECT=$top/ntprof-collect
+FLOOD=$out/usdt_flood
+
+# run under sudo or not, the same: the cases that need SUDO_UID set it
+unset SUDO_UID SUDO_GID SUDO_USER
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+if [ "$(id -u)" != 0 ]; then
+	echo "fault_test: needs root (BPF, tmpfs mounts): run make check as root" >&2
+	bad "not root"
+	finish
+fi
+for f in "$COLLECT" "$FLOOD"; do
+	[ -x "$f" ] || { bad "$f: not built (run make first)"; finish; }
+done
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fault-test.XXXXXX") || exit 1
+pids=""
+mounts=""
+cleanup() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	for m in $mounts; do umount "$m" 2>/dev/null; done
+	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
+}
+trap cleanup EXIT INT TERM
+
+# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
+wait_for() {
+	i=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($3 * 10)) ]; then
+			echo "fault_test: timed out after $3 s waiting for '$2' in $1:" >&2
+			sed 's/^/  /' "$1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_exit PID SECS: wait for a background job, killing it after SECS;
+# its exit status.
+wait_exit() {
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($2 * 10)) ]; then
+			echo "fault_test: process $1 still running after $2 s; killing it" >&2
+			kill -9 "$1"
+			return 125
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+}
+
+expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+
+# A full disk while recording: a 2 MiB file system, -s 1 at 20k records
+# a second. The collector stops at the first write error with exit 1,
+# says why, how many records are in the file and how many are not, and
+# leaves a file that passes the integrity check and holds exactly that
+# many (with its -wal, if it says the -wal must travel with it).
+echo "== disk full"
+mkdir "$d/full"
+if mount -t tmpfs -o size=2m tmpfs "$d/full"; then
+	mounts="$d/full"
+	"$FLOOD" 10 20000 >"$d/flood.log" 2>&1 &
+	flood=$!
+	pids="$pids $flood"
+	wait_for "$d/flood.log" "ready" 10 || bad "disk full: the load did not start"
+	"$COLLECT" record -r target -t tcp -s 1 -i 1 -q --spdk-target "$FLOOD" \
+		-o "$d/full/f.db" >"$d/full.out" 2>"$d/full.err" &
+	col=$!
+	pids="$pids $col"
+	wait_exit "$col" 60
+	expect "disk full: exit status" $? 1
+	kill "$flood" 2>/dev/null
+	grep -q "^ntprof: writing $d/full/f.db failed: database or disk is full" "$d/full.err" && ok ||
+		bad "disk full: no line saying why: $(cat "$d/full.err")"
+	expect "disk full: one error line about writing" "$(grep -c "failed" "$d/full.err")" 1
+	n=$(sed -n 's/^ntprof: \([0-9]*\) records are in .*; \([0-9]*\) records after its last commit were not stored$/\1/p' "$d/full.err")
+	[ "${n:-0}" -gt 0 ] && ok || bad "disk full: no count of the records stored: $(cat "$d/full.err")"
+	# read a copy, as a user would who was sent it (with its -wal when told)
+	mkdir "$d/copy"
+	cp "$d/full/f.db" "$d/copy/"
+	if grep -q "f.db-wal holds part of the recording" "$d/full.err"; then
+		cp "$d/full/f.db-wal" "$d/copy/" || bad "disk full: the -wal it names is not there"
+	else
+		[ ! -e "$d/full/f.db-wal" ] && ok || bad "disk full: a -wal is left, and nothing said so"
+	fi
+	expect "disk full: integrity" "$(sqlite3 "$d/copy/f.db" 'PRAGMA integrity_check')" ok
+	expect "disk full: records in the file = records it says" \
+		"$(sqlite3 "$d/copy/f.db" 'SELECT count(*) FROM cmd')" "${n:-?}"
+	expect "disk full: no stop time (cut short)" \
+		"$(sqlite3 "$d/copy/f.db" 'SELECT mono_stop IS NULL FROM meta')" 1
+	wait_exit "$flood" 20 >/dev/null
+	umount "$d/full" && mounts=""
+else
+	bad "disk full: cannot mount a tmpfs"
+fi
+
+finish
