@@ -77,11 +77,12 @@ HEADERS := $(wildcard bpf/*.h collector/*.h shell/*.h tests/*.h)
 $(OUTPUT)/*.o: $(HEADERS)
 $(DB_OBJS) $(SHELL_OBJS) $(GEN_OBJS): $(HEADERS)
 
-ntprof-shell: $(OUTPUT)/shell.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+# (also built into $(OUTPUT), with the sanitizers, by check-asan)
+ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 
-ntprof: $(OUTPUT)/ntprof.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
@@ -268,9 +269,10 @@ check-asan:
 		.output-asan/test_hooks .output-asan/test_spdk_bpf \
 		.output-asan/test_native .output-asan/test_views \
 		.output-asan/test_join .output-asan/test_fixture \
-		.output-asan/test_kern
+		.output-asan/test_kern .output-asan/ntprof .output-asan/ntprof-shell
 	@set -e; for t in test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_join test_fixture test_kern; do \
 		echo "== asan $$t"; .output-asan/$$t; done
+	@sh tests/fuzz_test.sh .output-asan/ntprof .output-asan/ntprof-shell 300
 
 demo: deps
 	$(MAKE) all

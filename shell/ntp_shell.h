@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
 #define NTP_MAX_DBS 10
@@ -16,6 +17,8 @@
 /* One recording the session opened. */
 struct ntp_dbinfo {
 	char *path;           /* as given on the command line */
+	char *open_path;      /* the file read: path, or a private copy (copy_dir) */
+	char *copy_dir;       /* the private copy's directory, removed at close */
 	char schema[16];      /* attached as: host, host2, ..., target, target2 */
 	char role[8];         /* host or target, from meta */
 	char driver[8];       /* kernel or spdk */
@@ -25,6 +28,9 @@ struct ntp_dbinfo {
 	int64_t sample_rate;  /* meta.sample_rate */
 	int64_t records;      /* rows in cmd */
 	int64_t lost;         /* records lost while recording */
+	int64_t wall_start, mono_start; /* meta: with hostname, the recording's identity */
+	dev_t dev;            /* the file given: the same one twice is refused */
+	ino_t ino;
 };
 
 /* An open session: an in-memory main database with the recordings attached
@@ -36,10 +42,12 @@ struct ntp_session {
 	int nhosts, ntargets;                 /* by role */
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* ntp_joined cached in a TEMP table */
+	int flags;                            /* NTP_OPEN_* */
 };
 
 /* Flags for ntp_session_open. */
 #define NTP_OPEN_PORTABLE 1 /* no native functions: the plain-sqlite3 SQL */
+#define NTP_OPEN_NO_CHECK 2 /* skip SQLite's integrity check of each file */
 
 /*
  * Open PATHS read-only, check each is an ntprof database of a known schema
@@ -79,6 +87,10 @@ struct ntp_out {
 /* Run every statement in SQL, printing each result set in o's mode.
  * Returns 0, or -1 with the SQLite error in err. */
 int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
+
+/* Write S to F with its control characters (but newline and tab) as '?':
+ * for text from a recording, which may carry terminal escapes. */
+void ntp_put_text(FILE *f, const char *s);
 
 /* What ntp_report prints besides the groups' stage tables. */
 #define NTP_REPORT_DETAIL 1 /* the components table */

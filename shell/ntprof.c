@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ntp_err.h"
 #include "ntp_shell.h"
 
 struct cmd {
@@ -26,7 +27,7 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [--no-check] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
@@ -34,6 +35,8 @@ static void report_usage(FILE *f)
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
+		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
+		"                   damaged file is then reported on as if it were whole)\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
@@ -47,13 +50,14 @@ static int do_report(int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
+		{ "no-check", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ntp_session s;
 	const char *group = NULL;
 	int report = 0, flags = 0, opt, rc;
-	char err[1024];
+	char err[NTP_ERR_MAX];
 
 	optind = 1;
 	argv[0] = "ntprof report"; /* getopt's messages name it */
@@ -63,6 +67,7 @@ static int do_report(int argc, char **argv)
 		case 'a': report |= NTP_REPORT_ALL; break;
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,11 @@ static uint32_t be32(const unsigned char *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Look at the file's header ourselves: a clear word for a file that is not
- * a database, is truncated, or belongs to another program. */
-static int check_header(const char *path, char *err, size_t errlen)
+/* Look at FILE's header ourselves: a clear word for a file that is not a
+ * database, is truncated, or belongs to another program; messages name it
+ * PATH. *ST gets its stat. */
+static int check_file(const char *path, const char *file, struct stat *out, char *err,
+		      size_t errlen)
 {
 	unsigned char h[100];
 	struct stat st;
@@ -38,7 +41,8 @@ static int check_header(const char *path, char *err, size_t errlen)
 	ssize_t n;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device must not hold the open up */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
@@ -64,7 +68,29 @@ static int check_header(const char *path, char *err, size_t errlen)
 	if (be32(h + 60) != NTP_SCHEMA_VERSION)
 		return ntp_fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
 			    path, be32(h + 60), NTP_SCHEMA_VERSION);
+	*out = st;
 	return 0;
+}
+
+/* The file as given: its header, and its identity (the same file twice). */
+static int check_header(struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (check_file(d->path, d->path, &st, err, errlen))
+		return -1;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	return 0;
+}
+
+/* A private copy with its WAL folded in: the header again, as the WAL left
+ * it. */
+static int check_copy(const struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	struct stat st;
+
+	return check_file(d->path, d->open_path, &st, err, errlen);
 }
 
 /* file: URI for a path: percent-encode what URIs give meaning to. */
@@ -84,6 +110,17 @@ static char *file_uri(const char *path)
 	}
 	strcpy(p, "?mode=ro");
 	return u;
+}
+
+/* The same, for a file nothing else writes: no locks, no -shm, no -wal
+ * looked for or made beside it. */
+static char *immutable_uri(const char *path)
+{
+	char *u = file_uri(path), *n;
+
+	if (!u || !(n = realloc(u, strlen(u) + sizeof("&immutable=1"))))
+		return free(u), NULL;
+	return strcat(n, "&immutable=1");
 }
 
 static int exec(sqlite3 *db, const char *sql)
@@ -196,12 +233,37 @@ static void copy_col(char *dst, size_t n, sqlite3_stmt *st, int col)
 	snprintf(dst, n, "%s", v ? (const char *)v : "");
 }
 
+/* meta must agree with the file's schema and say what ntprof writes: the
+ * role its schema has, this schema version, a known driver and transport,
+ * a sampling rate. */
+static int check_meta(const struct ntp_dbinfo *d, const char *role, int64_t version,
+		      char *err, size_t errlen)
+{
+	if (!role || strcmp(role, d->role))
+		return ntp_fail(err, errlen, "%s: meta.role is '%s', but it has a %s's schema",
+				d->path, role ? role : "", d->role);
+	if (version != NTP_SCHEMA_VERSION)
+		return ntp_fail(err, errlen, "%s: meta.schema_version is %lld, the file's is %d",
+				d->path, (long long)version, NTP_SCHEMA_VERSION);
+	if (strcmp(d->driver, "kernel") && strcmp(d->driver, "spdk"))
+		return ntp_fail(err, errlen, "%s: meta.driver '%s' is neither kernel nor spdk",
+				d->path, d->driver);
+	if (strcmp(d->transport, "tcp") && strcmp(d->transport, "rdma"))
+		return ntp_fail(err, errlen, "%s: meta.transport '%s' is neither tcp nor rdma",
+				d->path, d->transport);
+	if (d->sample_rate < 1 || d->sample_rate > 0xffffffffLL)
+		return ntp_fail(err, errlen, "%s: meta.sample_rate %lld is not a rate", d->path,
+				(long long)d->sample_rate);
+	return 0;
+}
+
 /* Read meta (exactly one row) and the record counts into D. */
 static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	char *sql = sqlite3_mprintf(
 		"SELECT m.role, m.driver, m.transport, m.hostname, m.kernel, m.sample_rate,"
-		" (SELECT count(*) FROM %w.meta), r.records, r.lost"
+		" (SELECT count(*) FROM %w.meta), r.records, r.lost, m.schema_version,"
+		" m.wall_start, m.mono_start"
 		" FROM %w.meta AS m, %w.recording AS r", d->schema, d->schema, d->schema);
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
@@ -219,7 +281,6 @@ static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen
 		     (long long)sqlite3_column_int64(st, 6));
 		goto out;
 	}
-	copy_col(d->role, sizeof(d->role), st, 0);
 	copy_col(d->driver, sizeof(d->driver), st, 1);
 	copy_col(d->transport, sizeof(d->transport), st, 2);
 	copy_col(d->hostname, sizeof(d->hostname), st, 3);
@@ -227,7 +288,10 @@ static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen
 	d->sample_rate = sqlite3_column_int64(st, 5);
 	d->records = sqlite3_column_int64(st, 7);
 	d->lost = sqlite3_column_int64(st, 8);
-	rc = 0;
+	d->wall_start = sqlite3_column_int64(st, 10);
+	d->mono_start = sqlite3_column_int64(st, 11);
+	rc = check_meta(d, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 9),
+			err, errlen);
 out:
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
@@ -251,9 +315,31 @@ static int peek_role(sqlite3 *db, const char *uri, struct ntp_dbinfo *d, char *e
 	return rc;
 }
 
+/* SQLite's integrity check of the attached file D: a damaged file is not
+ * reported on as if it were whole (NTP_OPEN_NO_CHECK skips it). */
+static int check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	char *sql = sqlite3_mprintf("PRAGMA %w.integrity_check(1)", d->schema);
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		ntp_fail(err, errlen, "%s: fails SQLite's integrity check: %s", d->path,
+			 sqlite3_errmsg(db));
+	else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
+		ntp_fail(err, errlen, "%s: fails SQLite's integrity check (%.200s); --no-check "
+			 "reads it anyway", d->path, (const char *)sqlite3_column_text(st, 0));
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rc;
+}
+
 static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
-	char *uri = file_uri(d->path), *sql;
+	char *uri = immutable_uri(d->open_path), *sql;
 	int rc;
 
 	if (!uri)
@@ -276,7 +362,8 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	free(uri);
 	if (rc)
 		return ntp_fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
-	if (read_meta(s->db, d, err, errlen))
+	if (read_meta(s->db, d, err, errlen) ||
+	    (!(s->flags & NTP_OPEN_NO_CHECK) && check_integrity(s->db, d, err, errlen)))
 		return -1;
 	if (!strcmp(d->role, "host"))
 		s->nhosts++;
@@ -292,9 +379,17 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 	const struct ntp_dbinfo *first = &s->dbs[0];
 
 	for (int i = 0; i < s->ndbs; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(s->dbs[i].path, s->dbs[j].path))
-				return ntp_fail(err, errlen, "%s: given twice", s->dbs[i].path);
+		for (int j = 0; j < i; j++) {
+			const struct ntp_dbinfo *a = &s->dbs[j], *b = &s->dbs[i];
+
+			if (!strcmp(a->path, b->path) || (a->dev == b->dev && a->ino == b->ino))
+				return ntp_fail(err, errlen, "%s: given twice (as %s too)", b->path,
+						a->path);
+			if (!strcmp(a->hostname, b->hostname) && a->wall_start == b->wall_start &&
+			    a->mono_start == b->mono_start)
+				return ntp_fail(err, errlen, "%s and %s: the same recording twice "
+						"(copies of one file)", a->path, b->path);
+		}
 	if (!s->nhosts)
 		return ntp_fail(err, errlen, "%s: a target recording; a report needs the host's "
 			    "recording too (sqlite3 reads a target alone)", first->path);
@@ -462,15 +557,24 @@ char *ntp_session_sql(const struct ntp_session *s)
 	return n;
 }
 
-/* Defensive mode, untrusted schema off, no extensions: a database from
- * someone else must not run code or change files. */
+/*
+ * Defensive mode, untrusted schema off, no extensions, no FTS3 tokenizer
+ * pointers: a database from someone else, or SQL typed or piped in, must
+ * not run code or change files. The limits bound what one statement can
+ * ask of memory (a string or row of 256 MiB at most; the SQLite default is
+ * 1 GB) without touching any report's needs.
+ */
 static int harden(sqlite3 *db)
 {
 	int on = 1, off = 0;
 
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, 256 << 20);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 16 << 20);
+	sqlite3_limit(db, SQLITE_LIMIT_TRIGGER_DEPTH, 0);
 	return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, NULL) ||
 	       sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, off, NULL) ||
 	       sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, off, NULL) ||
+	       sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER, off, NULL) ||
 	       sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, off, NULL) ||
 	       sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, on, NULL) ? -1 : 0;
 }
@@ -503,17 +607,125 @@ static void order_by_role(struct ntp_session *s)
 	memcpy(s->dbs, tmp, sizeof(tmp[0]) * (size_t)n);
 }
 
+/* Copy regular file FROM to TO (created); 0 or -1 with errno. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	struct stat st;
+	ssize_t n = 0;
+	int in, out, rc = -1;
+
+	in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (in < 0)
+		return -1;
+	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
+		close(in);
+		errno = EINVAL;
+		return -1;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out >= 0) {
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				break;
+		rc = n == 0 && close(out) == 0 ? 0 : -1;
+		if (n != 0)
+			close(out);
+	}
+	close(in);
+	return rc;
+}
+
+/* 1 if PATH's header says WAL mode: a recording not closed (yet), whose
+ * last commits may live in PATH-wal. */
+static int in_wal_mode(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	ssize_t n;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, h, sizeof(h)) : 0;
+	close(fd);
+	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16) && h[18] == 2 &&
+	       h[19] == 2;
+}
+
+/*
+ * A recording that was not closed (its collector killed, its disk full, or
+ * still recording): read a private copy of it and its -wal, with the WAL
+ * folded in, so nothing is written or locked beside the input and the
+ * checks below see what the WAL changes.
+ */
+static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], file[PATH_MAX + 16], wal[PATH_MAX + 32], from[PATH_MAX + 8];
+	int has_wal, rc;
+	sqlite3 *db;
+
+	snprintf(from, sizeof(from), "%s-wal", d->path);
+	has_wal = access(from, F_OK) == 0;
+	fprintf(stderr, "ntprof: %s was not closed (its collector was killed or is still "
+		"recording)%s\n", d->path, has_wal ? ": reading a copy with its -wal" :
+		", and no -wal is beside it: its last records may be missing");
+	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return ntp_fail(err, errlen, "%s: cannot make a private copy in %s: %s", d->path,
+				tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	d->copy_dir = strdup(dir);
+	snprintf(file, sizeof(file), "%s/recording.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", file);
+	if (copy_file(d->path, file) || (has_wal && copy_file(from, wal)))
+		return ntp_fail(err, errlen, "%s: cannot copy it to %s: %s", d->path, dir,
+				strerror(errno));
+	rc = sqlite3_open_v2(file, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ntp_fail(err, errlen, "%s: cannot read its -wal: %s", d->path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_close(db);
+	d->open_path = strdup(file);
+	return d->copy_dir && d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
+}
+
+/* The file to read for D: its path, or a private copy. */
+static int choose_file(struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	if (in_wal_mode(d->path))
+		return private_copy(d, err, errlen);
+	d->open_path = strdup(d->path);
+	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
+}
+
+static void remove_copy(struct ntp_dbinfo *d)
+{
+	char f[PATH_MAX + 32];
+	const char *side[] = { "", "-wal", "-journal", "-shm" };
+
+	if (!d->copy_dir)
+		return;
+	for (size_t i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
+		snprintf(f, sizeof(f), "%s/recording.db%s", d->copy_dir, side[i]);
+		unlink(f);
+	}
+	rmdir(d->copy_dir);
+}
+
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
+	s->flags = flags;
 	if (n < 1)
 		return ntp_fail(err, errlen, "no database given");
 	if (n > NTP_MAX_DBS)
 		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
-	for (int i = 0; i < n; i++)
-		if (check_header(paths[i], err, errlen))
-			return -1;
 	/* 512 MiB of cache for the TEMP tables and sorts of a big join. */
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
 			    NULL) != SQLITE_OK || harden(s->db) ||
@@ -522,9 +734,15 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
 	for (int i = 0; i < n; i++) {
-		s->dbs[i].path = strdup(paths[i]);
+		struct ntp_dbinfo *d = &s->dbs[i];
+
+		d->path = strdup(paths[i]);
 		s->ndbs++;
-		if (!s->dbs[i].path || attach_one(s, &s->dbs[i], err, errlen))
+		if (!d->path)
+			goto bad;
+		if (check_header(d, err, errlen) || choose_file(d, err, errlen) ||
+		    (d->copy_dir && check_copy(d, err, errlen)) ||
+		    attach_one(s, d, err, errlen))
 			goto bad;
 	}
 	order_by_role(s);
@@ -574,7 +792,11 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 void ntp_session_close(struct ntp_session *s)
 {
 	sqlite3_close(s->db);
-	for (int i = 0; i < s->ndbs; i++)
+	for (int i = 0; i < s->ndbs; i++) {
+		remove_copy(&s->dbs[i]);
 		free(s->dbs[i].path);
+		free(s->dbs[i].open_path);
+		free(s->dbs[i].copy_dir);
+	}
 	memset(s, 0, sizeof(*s));
 }

@@ -90,6 +90,25 @@ static size_t width(const char *s)
 	return w;
 }
 
+/* A control character (C0, DEL): recorded text may carry terminal escapes. */
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void ntp_put_text(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(is_control((unsigned char)*s) && *s != '\n' && *s != '\t' ? '?' : *s, f);
+}
+
+/* One cell or name of a text mode: on one line, no control character. */
+static void put_cell(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		fputc(is_control((unsigned char)*s) ? '?' : *s, f);
+}
+
 static void pad(FILE *f, size_t n)
 {
 	while (n--)
@@ -98,19 +117,21 @@ static void pad(FILE *f, size_t n)
 
 /* ---- CSV: RFC 4180 quoting ---- */
 
+/* Quoted when it holds a comma, a quote or a line break; other control
+ * characters (terminal escapes) become '?'. */
 static void csv_field(FILE *f, const char *s)
 {
 	if (!s)
 		return;
 	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
+		put_cell(f, s);
 		return;
 	}
 	fputc('"', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s, f);
+		fputc(is_control((unsigned char)*s) && *s != '\r' && *s != '\n' ? '?' : *s, f);
 	}
 	fputc('"', f);
 }
@@ -210,7 +231,10 @@ static void line_row(struct run *r, sqlite3_stmt *st, const struct cell *c, int 
 		const char *name = sqlite3_column_name(st, i);
 
 		pad(r->o->f, w - width(name));
-		fprintf(r->o->f, "%s = %s\n", name, c[i].s ? c[i].s : "");
+		put_cell(r->o->f, name);
+		fputs(" = ", r->o->f);
+		put_cell(r->o->f, c[i].s);
+		fputc('\n', r->o->f);
 	}
 }
 
@@ -265,7 +289,7 @@ static void table_cell(FILE *f, const char *s, size_t w, int right, int last)
 
 	if (right)
 		pad(f, w - n);
-	fputs(s ? s : "", f);
+	put_cell(f, s);
 	if (!right && !last)
 		pad(f, w - n);
 	fputs(last ? "\n" : "  ", f);

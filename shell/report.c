@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ntp_err.h"
 #include "ntp_shell.h"
 
 #define BAR_MAX 24 /* '#'s for a share of 100 %, as in report.sql */
@@ -377,8 +378,9 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 	return 0;
 }
 
-int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
-	       size_t errlen)
+/* The report of S into F, text as recorded (ntp_report cleans it). */
+static int report_raw(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
+		      size_t errlen)
 {
 	int detail = flags & NTP_REPORT_DETAIL, all = flags & NTP_REPORT_ALL || group;
 	struct group *g = NULL;
@@ -405,5 +407,30 @@ int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, cha
 	if (!rc)
 		rc = print_missing(s, f, err, errlen);
 	free_groups(g, n);
+	return rc;
+}
+
+/*
+ * Recorded text (host names, kernels, device names, NQNs) comes from
+ * another machine: the report is written to memory first and reaches F
+ * without control characters, so no terminal escape in a recording can
+ * act on the reader's terminal.
+ */
+int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
+	       size_t errlen)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return ntp_fail(err, errlen, "out of memory");
+	rc = report_raw(s, m, flags, group, err, errlen);
+	if (fclose(m))
+		rc = ntp_fail(err, errlen, "out of memory");
+	if (!rc)
+		ntp_put_text(f, buf);
+	free(buf);
 	return rc;
 }

@@ -2,7 +2,7 @@
 /*
  * ntprof-shell: SQL and dot-commands over ntprof recordings.
  *
- *   ntprof-shell [-c COMMAND]... [--sql] [--portable] DB...
+ *   ntprof-shell [-c COMMAND]... [--sql] [--portable] [--no-check] DB...
  *
  * The recordings are attached read-only to an in-memory database with the
  * report's TEMP views (shell/open.c). A line starting with '.' is a
@@ -30,6 +30,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "ntp_err.h"
 #include "ntp_shell.h"
 
 #ifndef NTP_VERSION
@@ -72,9 +73,16 @@ struct dot_cmd {
 
 static const struct dot_cmd cmds[];
 
-/* SIGINT while interactive: stop the running query, drop the input line. */
-static volatile sig_atomic_t interrupted;
+/* SIGINT while interactive: stop the running query, drop the input line.
+ * SIGTERM, SIGHUP, and SIGINT otherwise: stop the query, then the shell. */
+static volatile sig_atomic_t interrupted, stopping;
 static sqlite3 *interrupt_db;
+
+/* Nothing more to run: .quit, or a signal to stop. */
+static int done(const struct shell *sh)
+{
+	return sh->quit || stopping;
+}
 
 static const char *const mode_names[] = {
 	[NTP_MODE_TABLE] = "table",
@@ -125,10 +133,43 @@ static int is_input(const struct ntp_session *s, const struct stat *st)
 	return 0;
 }
 
+/* PATH with its directory resolved: the name a file has, existing or not. */
+static int canonical(const char *path, char *out, size_t n)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1,
+		 slash ? path : ".");
+	return realpath(dir, real) && snprintf(out, n, "%s/%s", real, base) < (int)n ? 0 : -1;
+}
+
+/* Does PATH name a recording or its -wal, -journal or -shm, even one that
+ * does not exist (yet)? */
+static int names_input(const struct ntp_session *s, const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-journal", "-shm" };
+	char want[PATH_MAX + 16], db[PATH_MAX + 16], side[PATH_MAX + 32];
+
+	if (canonical(path, want, sizeof(want)))
+		return 0;
+	for (int i = 0; i < s->ndbs; i++) {
+		if (canonical(s->dbs[i].path, db, sizeof(db)))
+			continue;
+		for (size_t k = 0; k < sizeof(suffix) / sizeof(suffix[0]); k++) {
+			snprintf(side, sizeof(side), "%s%s", db, suffix[k]);
+			if (!strcmp(side, want))
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Open PATH for .output or .once: never through a symlink, never one of the
- * recordings. The file is truncated only after fstat() shows it is not an
- * input, so a refused name is left as it was.
+ * recordings or a file beside one that SQLite would read (refused by name
+ * before anything is created). The file is truncated only after fstat()
+ * shows it is not an input, so a refused name is left as it was.
  */
 static FILE *open_output(struct shell *sh, const char *cmd, const char *path)
 {
@@ -136,6 +177,11 @@ static FILE *open_output(struct shell *sh, const char *cmd, const char *path)
 	FILE *f;
 	int fd;
 
+	if (names_input(sh->s, path)) {
+		err_msg(sh, ".%s: %s: is a recording this shell reads, or a file beside one, "
+			"refused", cmd, path);
+		return NULL;
+	}
 	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err_msg(sh, ".%s: %s: %s", cmd, path,
@@ -210,7 +256,7 @@ static int needs_join(const char *sql)
 /* Run SQL (sqlite3_free'd here) and print it; WHAT names it in errors. */
 static int run_sql(struct shell *sh, const char *what, char *sql)
 {
-	char err[1024] = "";
+	char err[NTP_ERR_MAX] = "";
 	int rc = -1;
 
 	if (!sql) {
@@ -265,7 +311,7 @@ static int all_schemas(struct shell *sh, char names[][16], int max)
 static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	const char *group = NULL;
-	char err[1024];
+	char err[NTP_ERR_MAX];
 	int flags = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -832,13 +878,13 @@ static void run_string(struct shell *sh, const char *cmd)
 		sh->failed = 1;
 		return;
 	}
-	for (line = copy; line && !sh->quit; line = next) {
+	for (line = copy; line && !done(sh); line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		process_line(sh, line);
 	}
-	if (!sh->quit)
+	if (!done(sh))
 		sql_flush(sh);
 	free(copy);
 }
@@ -851,13 +897,13 @@ static void run_stream(struct shell *sh, FILE *in)
 	ssize_t n;
 
 	sh->source = "stdin";
-	while (!sh->quit && (n = getline(&line, &cap, in)) >= 0) {
+	while (!done(sh) && (n = getline(&line, &cap, in)) >= 0) {
 		sh->lineno++;
 		if (n && line[n - 1] == '\n')
 			line[--n] = '\0';
 		process_line(sh, line);
 	}
-	if (!sh->quit)
+	if (!done(sh))
 		sql_flush(sh);
 	free(line);
 }
@@ -1006,6 +1052,11 @@ static char *term_readline(const char *prompt, int *cancelled)
 		FD_SET(fileno(rl_instream), &fds);
 		if (select(fileno(rl_instream) + 1, &fds, NULL, NULL, NULL) > 0) {
 			rl_callback_read_char();
+		} else if (errno == EINTR && stopping) {
+			rl_callback_sigcleanup();
+			rl_cleanup_after_signal();
+			rl_callback_handler_remove();
+			return NULL;
 		} else if (errno == EINTR && interrupted) {
 			interrupted = 0;
 			rl_free_line_state();
@@ -1057,6 +1108,12 @@ static void on_sigint(int sig)
 		sqlite3_interrupt(interrupt_db);
 }
 
+static void on_stop(int sig)
+{
+	stopping = 1;
+	on_sigint(sig);
+}
+
 /* The interactive loop: prompts, history, ^C drops the statement. */
 static void run_terminal(struct shell *sh)
 {
@@ -1069,7 +1126,7 @@ static void run_terminal(struct shell *sh)
 	term_begin(sh);
 	printf("ntprof-shell %s: %d recording%s. \".help\" lists the commands; "
 	       "SQL ends with ';'.\n", NTP_VERSION, sh->s->ndbs, sh->s->ndbs > 1 ? "s" : "");
-	while (!sh->quit &&
+	while (!done(sh) &&
 	       (line = term_readline(sh->sqllen ? PROMPT_MORE : PROMPT, &cancelled))) {
 		if (cancelled) {
 			sh->sqllen = 0;
@@ -1080,7 +1137,7 @@ static void run_terminal(struct shell *sh)
 		}
 		free(line);
 	}
-	if (!sh->quit) {
+	if (!done(sh)) {
 		putchar('\n');
 		sql_flush(sh);
 	}
@@ -1100,6 +1157,7 @@ static void usage(FILE *f)
 		"               run several, in order\n"
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
+		"  --no-check   skip SQLite's integrity check of each file\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n"
 		"\n"
@@ -1131,12 +1189,19 @@ static int print_session_sql(struct ntp_session *s)
 /*
  * SQL typed into the shell may not ATTACH or DETACH: the recordings are the
  * ones given on the command line, and a second, writable handle on one of
- * them would undo read-only. Everything else is checked by SQLite itself.
+ * them would undo read-only. Nor may it call fts3_tokenizer(), whose
+ * one-argument form hands out a code address even with the two-argument
+ * form turned off (harden() in open.c). Everything else is checked by
+ * SQLite itself.
  */
 static int authorize(void *arg, int action, const char *a, const char *b, const char *c,
 		     const char *d)
 {
-	return action == SQLITE_ATTACH || action == SQLITE_DETACH ? SQLITE_DENY : SQLITE_OK;
+	if (action == SQLITE_ATTACH || action == SQLITE_DETACH)
+		return SQLITE_DENY;
+	if (action == SQLITE_FUNCTION && b && !strcasecmp(b, "fts3_tokenizer"))
+		return SQLITE_DENY;
+	return SQLITE_OK;
 }
 
 /* Commands from -c, a terminal or a script; then close what .output opened. */
@@ -1147,14 +1212,24 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds)
 		.out = { .f = stdout, .mode = NTP_MODE_TABLE, .headers = 1 },
 	};
 
+	struct sigaction stop = { .sa_handler = on_stop };
+
+	interrupt_db = s->db;
+	sigaction(SIGTERM, &stop, NULL);
+	sigaction(SIGHUP, &stop, NULL);
+	sigaction(SIGINT, &stop, NULL); /* the terminal's loop has its own */
 	sqlite3_set_authorizer(s->db, authorize, NULL);
-	for (int i = 0; i < ncmds && !sh.quit; i++)
+	for (int i = 0; i < ncmds && !done(&sh); i++)
 		run_string(&sh, cmds_c[i]);
 	if (!ncmds && isatty(STDIN_FILENO))
 		run_terminal(&sh);
 	else if (!ncmds)
 		run_stream(&sh, stdin);
 	sh.source = NULL;
+	if (stopping) {
+		fprintf(stderr, "ntprof-shell: interrupted by a signal; stopping\n");
+		sh.failed = 1;
+	}
 	if (close_output(&sh, &sh.once, ".once") | close_output(&sh, &sh.output, ".output"))
 		sh.failed = 1;
 	free(sh.sql);
@@ -1167,11 +1242,12 @@ int main(int argc, char **argv)
 		{ "command", required_argument, NULL, 'c' },
 		{ "sql", no_argument, NULL, 'S' },
 		{ "portable", no_argument, NULL, 'P' },
+		{ "no-check", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **cmds_c = calloc(argc, sizeof(*cmds_c)), err[1024];
+	char **cmds_c = calloc(argc, sizeof(*cmds_c)), err[NTP_ERR_MAX];
 	int opt, ncmds = 0, sql = 0, flags = 0, rc;
 	struct ntp_session s;
 
@@ -1182,6 +1258,7 @@ int main(int argc, char **argv)
 		case 'c': cmds_c[ncmds++] = optarg; break;
 		case 'S': sql = 1; break;
 		case 'P': flags |= NTP_OPEN_PORTABLE; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
 		case 'h': usage(stdout); free(cmds_c); return 0;
 		case 'V':
 			printf("ntprof-shell %s (SQLite %s)\n", NTP_VERSION, sqlite3_libversion());

@@ -44,6 +44,10 @@ echo "bench: bare scan ${bare}s" >&2
 t0=$(now); "$top/ntprof" report --detail "$dir/host.db" > "$dir/host.txt"; t1=$(now)
 host_report=$(elapsed "$t0" "$t1")
 echo "bench: host report ${host_report}s" >&2
+# the same without SQLite's integrity check of the file: what the check costs
+t0=$(now); "$top/ntprof" report --detail --no-check "$dir/host.db" > /dev/null; t1=$(now)
+host_nocheck=$(elapsed "$t0" "$t1")
+echo "bench: host report --no-check ${host_nocheck}s" >&2
 
 # The join alone, as plain sqlite3 runs it: offset, pairing, cached.
 "$top/ntprof-shell" --sql "$dir/host.db" "$dir/target.db" > "$dir/setup.sql"
@@ -93,6 +97,7 @@ table, the join of host x target within 10x, at most 40 bytes per command.
 |---|---:|---:|---:|
 | bare scan: \`SELECT count(*), sum(...)\` of every point column | $bare | 1.00 | |
 | \`ntprof report --detail host.db\` | $host_report | $(ratio "$host_report" "$bare") | <= 4 |
+| the same with \`--no-check\` (no integrity check of the file) | $host_nocheck | $(ratio "$host_nocheck" "$bare") | |
 | join host x target in plain sqlite3 (\`CREATE TEMP TABLE AS SELECT * FROM ntp_joined\`) | $join | $(ratio "$join" "$bare") | <= 10 |
 | \`ntprof report --detail host.db target.db\` (join included) | $joined_report | $(ratio "$joined_report" "$bare") | |
 

@@ -370,6 +370,12 @@ static int close_all(struct sim *s, int rc)
 	return rc ? -1 : 0;
 }
 
+/* A second of wall clock per seed after the first. */
+static int64_t run_offset(const struct gen_config *cfg)
+{
+	return cfg->seed > 1 ? (int64_t)((cfg->seed - 1) % 1000000) * (int64_t)NS : 0;
+}
+
 int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	    const char *target_path, struct gen_result *res)
 {
@@ -387,11 +393,13 @@ int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	if (think < 0)
 		think = 0;
 	s.target.mono_base = 5000 * (int64_t)NS + cfg->target_clock_ns;
-	s.target.wall_base = WALL0 + cfg->wall_error_ns;
+	/* each seed a run of its own: it starts a second later on the wall
+	 * clock (the recordings' identity, meta's start times, differs) */
+	s.target.wall_base = WALL0 + run_offset(cfg) + cfg->wall_error_ns;
 	memcpy(s.target.window, cfg->target_window, sizeof(s.target.window));
 	for (int h = 0; h < cfg->nhosts && !rc; h++) {
 		s.host[h].mono_base = 5000 * (int64_t)NS + h * 7 * (int64_t)NS;
-		s.host[h].wall_base = WALL0;
+		s.host[h].wall_base = WALL0 + run_offset(cfg);
 		memcpy(s.host[h].window, cfg->host_window, sizeof(s.host[h].window));
 		rc = open_machine(&s, &s.host[h], host_paths[h], NTP_ROLE_HOST,
 				  cfg->host_driver, cfg->sample_rate, h) ||

@@ -263,6 +263,15 @@ run -c ".once $T" "$H" "$T"
 expect_rc 1 ".once onto a recording"
 
 ln -s "$H" "$d/link.db"
+# a file beside a recording that SQLite would read: refused by name,
+# nothing created
+run -c ".once $H-wal" -c 'SELECT 1;' "$H" "$T"
+expect_rc 1 ".once onto a recording's -wal"
+[ ! -e "$H-wal" ] && ok || bad ".once onto a recording's -wal created it"
+run -c ".output $d/./t.db-journal" "$H" "$T"
+expect_rc 1 ".output onto a recording's -journal"
+[ ! -e "$T-journal" ] && ok || bad ".output onto a recording's -journal created it"
+
 run -c ".output $d/link.db" "$H" "$T"
 expect_rc 1 ".output through a symlink"
 
@@ -291,6 +300,120 @@ expect_rc 1 "writing to a recording"
 run -c "ATTACH '$d/h.copy' AS w;" "$H"
 expect_rc 1 "ATTACH from the shell"
 expect_err "not authorized" "ATTACH from the shell"
+
+# a FIFO given as a recording: refused at once, not waited on
+mkfifo "$d/fifo.db"
+timeout 10 "$BIN" -c 'SELECT 1;' "$d/fifo.db" >"$d/out" 2>"$d/err"
+rc=$?
+expect_rc 1 "a FIFO as a recording"
+expect_err "not a regular file" "a FIFO as a recording"
+
+# A recording left in WAL mode (its collector killed): read from a private
+# copy with the WAL folded in, said on stderr, nothing made beside it; a
+# WAL that changes the schema version is checked like the file.
+mkdir "$d/wal"
+cp "$H" "$d/wal/h.db"
+# leave_wal DB SQL: run SQL in WAL mode and exit without closing
+leave_wal() {
+	python3 -c 'import os, sqlite3, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.executescript(sys.argv[2])
+os._exit(0)' "$1" "$2" && rm -f "$1-shm"
+}
+leave_wal "$d/wal/h.db" "BEGIN; INSERT INTO cmd SELECT t + 1, grp, qid, cid, slba, h_start, h_queue,
+	h_sent, h_r2t_rx, h_data_sent, h_rx, h_rx_drv, h_cqe, h_complete, h_end FROM cmd
+	ORDER BY t DESC LIMIT 1; COMMIT;"
+want=$(( $(sqlite3 "$H" 'SELECT count(*) FROM cmd') + 1 ))
+run -c '.mode csv' -c 'SELECT count(*) FROM host.cmd;' "$d/wal/h.db"
+expect_rc 0 "a recording with a -wal"
+expect_same "$d/out" "count(*)
+$want" "a recording with a -wal: the WAL's rows are read"
+expect_err "was not closed" "a recording with a -wal"
+expect_same_ls() { got=$(ls "$d/wal" | tr '\n' ' '); [ "$got" = "$1" ] && ok || bad "$2: $got"; }
+expect_same_ls "h.db h.db-wal " "nothing made beside a recording with a -wal"
+cp "$H" "$d/wal/v.db"
+leave_wal "$d/wal/v.db" "PRAGMA user_version = 99;"
+run -c 'SELECT 1;' "$d/wal/v.db"
+expect_rc 1 "a -wal that changes the schema version"
+expect_err "schema version 99" "a -wal that changes the schema version"
+
+# The same recording twice: by another path, or a copy of it.
+run -c 'SELECT 1;' "$H" "$d/./h.db" "$T"
+expect_rc 1 "the same file under two paths"
+expect_err "given twice" "the same file under two paths"
+cp "$H" "$d/h2.db"
+run -c 'SELECT 1;' "$H" "$d/h2.db" "$T"
+expect_rc 1 "a copy of a recording with it"
+expect_err "the same recording twice" "a copy of a recording with it"
+rm -f "$d/h2.db"
+
+# meta must agree with the schema
+cp "$H" "$d/m.db"
+sqlite3 "$d/m.db" "UPDATE meta SET schema_version = 99"
+run -c 'SELECT 1;' "$d/m.db"
+expect_rc 1 "meta.schema_version 99"
+expect_err "meta.schema_version is 99" "meta.schema_version 99"
+cp "$H" "$d/m.db"
+sqlite3 "$d/m.db" "UPDATE meta SET role = 'target'"
+run -c 'SELECT 1;' "$d/m.db" "$T"
+expect_rc 1 "meta.role against the schema"
+expect_err "meta.role is 'target', but it has a host's schema" "meta.role against the schema"
+
+# Recorded text with terminal escapes: '?' in the table, line and csv modes
+# and in the report, escaped in JSON.
+cp "$SOLO" "$d/esc.db"
+sqlite3 "$d/esc.db" "UPDATE meta SET hostname = 'evil' || char(27) || ']0;owned' || char(7)"
+esc=$(printf '\033')
+for mode in table line csv; do
+	run -c ".mode $mode" -c 'SELECT hostname FROM host.meta;' "$d/esc.db"
+	expect_rc 0 "escape in $mode mode"
+	if grep -q "$esc" "$d/out"; then bad "$mode mode prints a terminal escape"; else ok; fi
+	expect_out "evil?]0;owned?" "$mode mode: control characters as '?'"
+done
+run -c ".mode json" -c 'SELECT hostname FROM host.meta;' "$d/esc.db"
+expect_out '"evil\u001b]0;owned\u0007"' "json mode escapes control characters"
+if [ -x ./ntprof ]; then
+	./ntprof report "$d/esc.db" >"$d/out" 2>"$d/err"
+	if grep -q "$esc" "$d/out"; then bad "the report prints a terminal escape"; else ok; fi
+	expect_out "recorded on evil?]0;owned?" "the report: control characters as '?'"
+else
+	bad "./ntprof: not built"
+fi
+
+# fts3_tokenizer(): its two-argument form calls a pointer the caller
+# chose, its one-argument form hands out a code address
+run -c "SELECT fts3_tokenizer('simple', x'4141414141414141');" "$H"
+expect_rc 1 "fts3_tokenizer with a pointer"
+expect_err "not authorized" "fts3_tokenizer with a pointer"
+run -c "SELECT hex(fts3_tokenizer('simple'));" "$H"
+expect_rc 1 "fts3_tokenizer's address"
+expect_err "not authorized" "fts3_tokenizer's address"
+run -c "SELECT length(zeroblob(300000000));" "$H"
+expect_rc 1 "a 300 MB value"
+expect_err "too big" "a 300 MB value"
+
+# SIGTERM and SIGINT stop a long query within a second, exit 1
+for sig in TERM INT; do
+	"$BIN" -c "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
+		SELECT count(*) FROM n;" "$H" >"$d/out" 2>"$d/err" &
+	q=$!
+	sleep 1
+	kill -$sig $q
+	i=0
+	while kill -0 $q 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 $q 2>/dev/null; then
+		bad "SIG$sig: a long query still runs 2 s later"
+		kill -9 $q
+	else
+		ok
+	fi
+	wait $q
+	rc=$?
+	expect_rc 1 "SIG$sig during a query"
+	expect_err "interrupted" "SIG$sig during a query"
+done
 
 # ---- --sql in plain sqlite3 ----
 

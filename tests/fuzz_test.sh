@@ -1,0 +1,95 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Damaged recordings: N (default 300) copies of a generated host and target
+# recording, each with random bytes changed (a fixed seed per copy, so a
+# failure can be replayed), read by `ntprof report` and by ntprof-shell.
+# Asserts for each: no crash (no signal, no sanitizer report), no hang
+# (a 30 s limit), and never exit 0 on a file that fails SQLite's
+# integrity check. make check-asan runs it on binaries built with
+# AddressSanitizer and UBSan:
+#
+#   sh tests/fuzz_test.sh NTPROF NTPROF-SHELL [N]
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+NTPROF=${1:-$top/ntprof}
+SHELL_BIN=${2:-$top/ntprof-shell}
+N=${3:-300}
+GEN=$top/tests/ntprof-gen
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+for f in "$NTPROF" "$SHELL_BIN" "$GEN"; do
+	if [ ! -x "$f" ]; then
+		echo "fuzz_test: $f: not built" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+done
+command -v sqlite3 >/dev/null || { echo "fuzz_test: needs sqlite3" >&2; exit 1; }
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fuzz-test.XXXXXX") || exit 1
+[ -n "${KEEP:-}" ] && echo "fuzz_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
+
+"$GEN" -o "$d/h.db" -t "$d/t.db" -s 1 -n 1 -r 500 >"$d/gen.log" 2>&1 ||
+	{ cat "$d/gen.log" >&2; echo "0 passed, 1 failed"; exit 1; }
+
+# mutants: i.db for i in 1..N, from the host (odd i) or the target (even
+# i), 1 to 16 bytes set at random, a third of them in the first page
+python3 - "$d" "$N" <<'PY'
+import random, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(1, n + 1):
+    rnd = random.Random(i)
+    src = f"{d}/h.db" if i % 2 else f"{d}/t.db"
+    b = bytearray(open(src, "rb").read())
+    for _ in range(rnd.randint(1, 16)):
+        at = rnd.randrange(0, 4096 if rnd.random() < 1 / 3 else len(b))
+        b[at] = rnd.randrange(256)
+    open(f"{d}/{i}.db", "wb").write(b)
+PY
+
+# crashed RC ERRFILE: a signal, or a sanitizer's report
+crashed() {
+	[ "$1" -ge 124 ] || grep -q "AddressSanitizer\|runtime error:\|LeakSanitizer" "$2"
+}
+
+i=1
+bad_files=0
+while [ $i -le "$N" ]; do
+	m=$d/$i.db
+	if [ $((i % 2)) -eq 1 ]; then pair="$m $d/t.db"; else pair="$d/h.db $m"; fi
+	integrity=$(sqlite3 "file:$m?immutable=1" 'PRAGMA integrity_check' 2>&1 | head -1)
+	[ "$integrity" = ok ] || bad_files=$((bad_files + 1))
+	# shellcheck disable=SC2086
+	timeout 30 "$NTPROF" report --detail $pair >"$d/out" 2>"$d/err"
+	rc=$?
+	if crashed $rc "$d/err"; then
+		bad "mutant $i: ntprof report crashed or hung (exit $rc): $(head -3 "$d/err")"
+	elif [ $rc -eq 0 ] && [ "$integrity" != ok ]; then
+		bad "mutant $i: fails the integrity check ($integrity), yet reported with exit 0"
+	else
+		ok
+	fi
+	# shellcheck disable=SC2086
+	timeout 30 "$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM ntp_joined;' \
+		-c 'SELECT * FROM ntp_match_stats;' $pair >"$d/out" 2>"$d/err"
+	rc=$?
+	if crashed $rc "$d/err"; then
+		bad "mutant $i: ntprof-shell crashed or hung (exit $rc): $(head -3 "$d/err")"
+	elif [ $rc -eq 0 ] && [ "$integrity" != ok ]; then
+		bad "mutant $i: fails the integrity check ($integrity), yet queried with exit 0"
+	else
+		ok
+	fi
+	i=$((i + 1))
+done
+echo "fuzz_test: $N mutants, $bad_files of them fail SQLite's integrity check"
+[ "$bad_files" -gt 0 ] && ok || bad "no mutant failed the integrity check: the test proves nothing"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
