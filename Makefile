@@ -11,8 +11,15 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 PKGS := sqlite3
 DEF := -D_GNU_SOURCE
-INC := -Ibpf -Icollector -Ishell -Itests -I$(OUTPUT)
-ALL_CFLAGS = $(CFLAGS) $(WARN) $(DEF) $(INC) $(EXTRA_CFLAGS) \
+# Each directory sees only what it sits on: lib/ (the database writer, the
+# embedded SQL, sessions, the report, output) is the core; collector/ and
+# shell/ each use it and never each other; the tests see everything.
+INC_LIB := -Ilib -Ibpf
+INC_COLLECTOR := -Icollector -Ilib -Ibpf -I$(OUTPUT)
+INC_SHELL := -Ishell -Ilib
+INC_TESTS := -Itests -Icollector -Ishell -Ilib -Ibpf -I$(OUTPUT)
+# -MMD -MP: each object's header dependencies, written beside it (.d)
+ALL_CFLAGS = $(CFLAGS) $(WARN) $(DEF) $(EXTRA_CFLAGS) -MMD -MP \
 	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LIBS_SQL = $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 LDFLAGS ?=
@@ -34,12 +41,17 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
 	sql/native.sql sql/live.sql sql/live_gaps.sql
 
-DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/sql_embed.o
-SHELL_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
+# lib/: the embedded SQL and the schema every program needs, the writer,
+# and the sessions the report and the shell open
+LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
+DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
+SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
 GEN_OBJS := $(OUTPUT)/gen.o
-TESTS := $(OUTPUT)/test_abi $(OUTPUT)/test_usdt $(OUTPUT)/test_proc $(OUTPUT)/test_hooks \
-	$(OUTPUT)/test_spdk_bpf $(OUTPUT)/test_native $(OUTPUT)/test_views $(OUTPUT)/test_join \
-	$(OUTPUT)/test_fixture $(OUTPUT)/test_kern
+# The unit tests, one list: make check runs them, check-asan again with the
+# sanitizers.
+TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views \
+	test_join test_fixture test_kern
+TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
@@ -56,33 +68,36 @@ $(OUTPUT)/sql_embed.c: sql/embed.sh $(SQL_FILES) | $(OUTPUT)
 	$(call msg,EMBED,$@)
 	$(Q)sh sql/embed.sh $@ $(SQL_FILES)
 
+$(OUTPUT)/%.o: lib/%.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -fPIC -c $< -o $@
+
 $(OUTPUT)/%.o: collector/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_COLLECTOR) -c $< -o $@
 
 $(OUTPUT)/%.o: shell/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_SHELL) -c $< -o $@
 
 $(OUTPUT)/%.o: tests/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -c $< -o $@
 
 $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -c $< -o $@
 
-# Header dependencies, coarse but safe: every object depends on every header.
-HEADERS := $(wildcard bpf/*.h collector/*.h shell/*.h tests/*.h)
-$(OUTPUT)/*.o: $(HEADERS)
-$(DB_OBJS) $(SHELL_OBJS) $(GEN_OBJS): $(HEADERS)
+# The header dependencies the compiler wrote (-MMD); none yet on a clean tree,
+# where everything is built anyway.
+-include $(wildcard $(OUTPUT)/*.d)
 
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
-ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 
-ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(SHELL_OBJS) $(OUTPUT)/sql_embed.o
+ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
@@ -91,9 +106,9 @@ tests/ntprof-gen: $(OUTPUT)/ntprof-gen.o $(GEN_OBJS) $(DB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
 # The native aggregates as a loadable SQLite extension: `.load` in sqlite3.
-$(OUTPUT)/ntprof_sqlite.so: shell/native.c shell/native.h | $(OUTPUT)
+$(OUTPUT)/ntprof_sqlite.so: lib/native.c lib/native.h | $(OUTPUT)
 	$(call msg,LIB,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -DNTP_EXTENSION -fPIC -shared $< -o $@ -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -DNTP_EXTENSION -fPIC -shared $< -o $@ -lm
 
 # USDT fixtures for test_usdt: the probes of the SPDK patch, in a program and
 # in a shared library.
@@ -154,11 +169,14 @@ $(OUTPUT)/vmlinux.h: | $(OUTPUT)
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@
 
-$(OUTPUT)/%.bpf.o: bpf/%.bpf.c bpf/ntprof_abi.h bpf/ntprof_common.bpf.h bpf/ntprof_kern.bpf.h $(OUTPUT)/vmlinux.h \
-		| $(OUTPUT)
+# The BPF target architecture of this machine, as libbpf-tools names it.
+BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' \
+	-e 's/ppc64le/powerpc/' -e 's/mips.*/mips/' -e 's/riscv64/riscv/' -e 's/s390x/s390/')
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(OUTPUT)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_x86 -I$(OUTPUT) -Ibpf \
-		$(CLANG_BPF_SYS_INCLUDES) -c $< -o $@
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(OUTPUT) -Ibpf \
+		$(CLANG_BPF_SYS_INCLUDES) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -187,7 +205,7 @@ COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPU
 	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
 $(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
 	$(OUTPUT)/ntprof_kern.skel.h
-ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SHELL_OBJS)
+ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
 
@@ -202,22 +220,22 @@ $(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
 
 $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ $(LIBS_SQL)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) $< -o $@ $(LIBS_SQL)
 
 # For the VM tests: vmlinux and one module's BTF in one file (--btf).
 $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@ -lbpf -lelf -lz
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) $< -o $@ -lbpf -lelf -lz
 
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
 
-$(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(OUTPUT)/sql_embed.o
+$(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka $(LIBS_SQL)
 
-$(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) $(SHELL_OBJS)
+$(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ $(LIBS_SQL) -lcmocka -lm
 
@@ -265,13 +283,8 @@ check-vm: all
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:
 	$(MAKE) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-		.output-asan/test_abi .output-asan/test_usdt .output-asan/test_proc \
-		.output-asan/test_hooks .output-asan/test_spdk_bpf \
-		.output-asan/test_native .output-asan/test_views \
-		.output-asan/test_join .output-asan/test_fixture \
-		.output-asan/test_kern .output-asan/ntprof .output-asan/ntprof-shell
-	@set -e; for t in test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_join test_fixture test_kern; do \
-		echo "== asan $$t"; .output-asan/$$t; done
+		$(addprefix .output-asan/,$(TEST_NAMES)) .output-asan/ntprof .output-asan/ntprof-shell
+	@set -e; for t in $(TEST_NAMES); do echo "== asan $$t"; .output-asan/$$t; done
 	@sh tests/fuzz_test.sh .output-asan/ntprof .output-asan/ntprof-shell 300
 
 demo: deps

@@ -27,6 +27,7 @@
 #include "ntprof_abi.h"
 #include "ntprof_common.bpf.h"
 #include "ntprof_kern.bpf.h"
+#include "ntprof_kern.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -94,13 +95,6 @@ struct {
 } inflight SEC(".maps");
 
 /* Every I/O command, per group: exact throughput (interval_grp.total). */
-struct ntp_count_key {
-	__u64 dev;
-	__u32 nlb;
-	__u8 opcode;
-	__u8 pad[3];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 16384);

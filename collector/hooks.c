@@ -70,3 +70,24 @@ int ntp_probe_fentry(const char *func)
 	close(prog);
 	return link >= 0;
 }
+
+/* The one canary of both answers below. */
+#define NTP_CANARY "tcp_sendmsg"
+
+int ntp_fentry_allowed(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = ntp_probe_fentry(NTP_CANARY);
+	return ok;
+}
+
+int ntp_kprobe_allowed(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = ntp_probe_kprobe(NTP_CANARY);
+	return ok;
+}

@@ -17,4 +17,10 @@
 int ntp_probe_kprobe(const char *func);
 int ntp_probe_fentry(const char *func);
 
+/* The same on one function every kernel has and the kernel path hooks
+ * anyway (tcp_sendmsg), tried once: may this kernel's functions be hooked
+ * by fentry, by kprobes? */
+int ntp_fentry_allowed(void);
+int ntp_kprobe_allowed(void);
+
 #endif

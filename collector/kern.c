@@ -28,6 +28,7 @@
 #include "ntp_db.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
+#include "ntprof_kern.h"
 #include "ntprof_kern.skel.h"
 
 #define T NTP_ROLE_TARGET
@@ -78,22 +79,12 @@ static struct btf *module_btf(const char *module, const char *custom)
 	return NULL;
 }
 
-/* fentry, tried once for real on a function every kernel has. */
-static int fentry_allowed(void)
-{
-	static int ok = -1;
-
-	if (ok < 0)
-		ok = ntp_probe_fentry("tcp_sendmsg");
-	return ok;
-}
-
 const char *ntp_kern_kind(const struct ntp_kern_hook *h)
 {
 	int tp = !strcmp(h->kind, "tp_btf");
 
 	/* tracepoints need no probe: tp_btf goes where the BTF is */
-	return ntp_kern_choose(h, in_sysfs(h->module), tp || fentry_allowed());
+	return ntp_kern_choose(h, in_sysfs(h->module), tp || ntp_fentry_allowed());
 }
 
 const char *ntp_kern_prog(const struct ntp_kern_hook *h)
@@ -222,23 +213,15 @@ void ntp_kern_set_rate(struct ntp_bpf *b, uint32_t n)
 		b->kern->bss->sample_n = n;
 }
 
-/* Must match struct ntp_count_key in bpf/ntprof_kern.bpf.c. */
-struct count_key {
-	uint64_t dev;
-	uint32_t nlb;
-	uint8_t opcode;
-	uint8_t pad[3];
-};
-
 /* What was written so far per group, to write differences. */
 struct counted {
-	struct count_key k;
+	struct ntp_count_key k;
 	uint64_t n;
 };
 
 #define NTP_MAX_GROUPS 16384 /* the BPF map's size */
 
-static uint64_t *seen_of(const struct count_key *k)
+static uint64_t *seen_of(const struct ntp_count_key *k)
 {
 	static struct counted seen[NTP_MAX_GROUPS];
 	static int nseen;
@@ -255,7 +238,7 @@ static uint64_t *seen_of(const struct count_key *k)
 int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd;
-	struct count_key k, next, *prev = NULL;
+	struct ntp_count_key k, next, *prev = NULL;
 	int rc = 0;
 
 	static uint64_t uncounted;

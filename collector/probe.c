@@ -41,10 +41,9 @@ static void fail(struct found *f, const char *msg)
 
 static const char *function_hooks(void)
 {
-	/* a function every kernel has, as the socket hooks would use it */
-	if (ntp_probe_fentry("tcp_recvmsg"))
+	if (ntp_fentry_allowed())
 		return "fentry/fexit (they can attach now)";
-	if (ntp_probe_kprobe("tcp_recvmsg"))
+	if (ntp_kprobe_allowed())
 		return "kprobes (fentry/fexit: not allowed here)";
 	return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
 }

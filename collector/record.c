@@ -31,7 +31,7 @@
 #include "kern.h"
 #include "ntp_err.h"
 #include "ntp_db.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 #include "ntp_sql.h"
 #include "proc.h"
 #include "ntprof_abi.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 struct cmd {
 	const char *name;

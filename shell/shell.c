@@ -5,7 +5,7 @@
  *   ntprof-shell [-c COMMAND]... [--sql] [--portable] [--no-check] DB...
  *
  * The recordings are attached read-only to an in-memory database with the
- * report's TEMP views (shell/open.c). A line starting with '.' is a
+ * report's TEMP views (lib/open.c). A line starting with '.' is a
  * dot-command, dispatched from one table (cmds[] below); anything else is
  * SQL, collected until sqlite3_complete() and printed by ntp_out_query() in
  * the current .mode. Commands come from -c options, a terminal (readline,
@@ -31,7 +31,7 @@
 #include <readline/readline.h>
 
 #include "ntp_err.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 #ifndef NTP_VERSION
 #define NTP_VERSION "0.1"

@@ -1,5 +1,5 @@
 -- ntprof native: ntp_report_component of report.sql again, computed with the
--- native aggregate ntp_dist() (shell/native.c; for sqlite3, `.load` the
+-- native aggregate ntp_dist() (lib/native.c; for sqlite3, `.load` the
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
 -- them), but one scan per group and no sort: ntp_dist(x1, ..., xN) returns

@@ -107,6 +107,24 @@ then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff 
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
 
+# The man pages document every long option the programs' --help names.
+# man_has_options PAGE COMMAND...: each --option of COMMAND's help is in PAGE
+man_has_options() {
+	page=$top/man/$1
+	shift
+	for opt in $("$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
+		# groff writes each - of an option as \-
+		if ! grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$page"; then
+			bad "$(basename "$page"): $opt is in '$* --help' and not in the man page"
+			return
+		fi
+	done
+	ok
+}
+man_has_options ntprof-collect.1 "$top/ntprof-collect"
+man_has_options ntprof-shell.1 "$SHELL_BIN"
+man_has_options ntprof-report.1 "$NTPROF" report
+
 # The SQL stored in every database is pinned to the schema version: ntprof
 # refuses a database whose stored SQL differs from its own, so changing any
 # of it (even a comment) needs a new version, or old files stop opening.
@@ -114,7 +132,7 @@ ver=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql"
 { echo "version $ver"; (cd "$top" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
 	sql/host_views.sql sql/target.sql sql/target_views.sql sql/views.sql); } > pin.txt
 if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
-	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql and NTP_SCHEMA_VERSION in shell/open.c, then regenerate tests/schema.sha256"
+	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql and NTP_SCHEMA_VERSION in lib/ntp_schema.h, then regenerate tests/schema.sha256"
 	diff "$top/tests/schema.sha256" pin.txt >&2
 fi
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Synthetic host/target recordings with known stage distributions, written
- * through the collector's own database writer (collector/ntp_db.c) from ABI
+ * through the collector's own database writer (lib/ntp_db.c) from ABI
  * records. Used by the tests, the demo and the benchmark.
  *
  * A workload runs for `seconds` on every host; each host records a window of

@@ -2,7 +2,7 @@
 /*
  * Every view, fixture in, expected rows out (in the style of Perfetto's SQL
  * stdlib tests). A tiny host/target pair is written through the collector's
- * own writer (collector/ntp_db.c) from hand-made ABI records with round
+ * own writer (lib/ntp_db.c) from hand-made ABI records with round
  * numbers; each view is then read in full, every column, and compared with
  * rows written out below. The expected rows were computed by hand from the
  * fixture (the arithmetic is in the comments), never copied from the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ntp_quantiles (shell/native.c) against a sort-based reference: the C
+ * ntp_quantiles (lib/native.c) against a sort-based reference: the C
  * selection functions directly, the aggregate through SQL (linked in and as
  * the loadable extension), and the pure-SQL window form the portable views
  * use, which must give the very same numbers.
@@ -20,7 +20,7 @@
 #include <sqlite3.h>
 
 #include "native.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 /* Built by `make` before the tests run; a missing file is a failure. */
 #define EXT_PATH ".output/ntprof_sqlite.so"

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "gen.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 /* A fresh directory under $TMPDIR (or /tmp), removed by tl_cleanup. */
 const char *tl_dir(void);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ntp_err.h"
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 #define BAR_MAX 24 /* '#'s for a share of 100 %, as in report.sql */
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Internals of the native SQL functions (shell/native.c), declared so the
+ * Internals of the native SQL functions (lib/native.c), declared so the
  * unit tests can call them without SQL. ntp_native_register, the only entry
- * point the shell uses, is declared in ntp_shell.h.
+ * point the shell uses, is declared in ntp_session.h.
  */
 #ifndef NTP_NATIVE_H
 #define NTP_NATIVE_H

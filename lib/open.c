@@ -18,11 +18,10 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
-#include "ntp_shell.h"
+#include "ntp_schema.h"
+#include "ntp_session.h"
 #include "ntp_sql.h"
 
-#define NTP_APPLICATION_ID 0x6E747066 /* 'ntpf', sql/schema.sql */
-#define NTP_SCHEMA_VERSION 5 /* sql/schema.sql; tests/schema.sha256 */
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -156,10 +155,7 @@ static int build_reference(sqlite3 *db, const char *role)
 
 		if (sqlite3_open(":memory:", &r) != SQLITE_OK)
 			return -1;
-		rc = exec(r, ntp_sql_schema) || exec(r, ntp_sql_vocab) ||
-		     exec(r, host ? ntp_sql_host : ntp_sql_target) ||
-		     exec(r, host ? ntp_sql_host_views : ntp_sql_target_views) ||
-		     exec(r, ntp_sql_views);
+		rc = ntp_schema_apply(r, host) != SQLITE_OK;
 		if (!rc) {
 			sqlite3_backup *b = sqlite3_backup_init(db, "ref", r, "main");
 

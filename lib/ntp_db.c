@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_db.h"
+#include "ntp_schema.h"
 #include "ntp_sql.h"
 
 #define NTP_VERSION_STRING "0.1"
@@ -180,15 +181,11 @@ static int prepare(struct ntp_db *db, sqlite3_stmt **st, const char *sql)
 
 static int write_schema(struct ntp_db *db, const struct ntp_meta *m)
 {
-	const char *role_sql = m->role == NTP_ROLE_HOST ? ntp_sql_host : ntp_sql_target;
-	const char *role_views = m->role == NTP_ROLE_HOST ? ntp_sql_host_views
-							  : ntp_sql_target_views;
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	if (exec(db, "PRAGMA journal_mode=WAL") || exec(db, "BEGIN") ||
-	    exec(db, ntp_sql_schema) || exec(db, ntp_sql_vocab) || exec(db, role_sql) || exec(db, role_views) ||
-	    exec(db, ntp_sql_views))
+	    note(db, ntp_schema_apply(db->sql, m->role == NTP_ROLE_HOST)) != SQLITE_OK)
 		return -1;
 	if (sqlite3_prepare_v2(db->sql,
 			       "INSERT INTO meta (schema_version, role, driver, transport, "

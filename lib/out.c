@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ntp_shell.h"
+#include "ntp_session.h"
 
 /* One formatted value. */
 struct cell {

@@ -3,8 +3,8 @@
  * ntprof-shell and `ntprof report`: opening recordings safely, printing
  * query results, the text report, and the native SQL functions.
  */
-#ifndef NTP_SHELL_H
-#define NTP_SHELL_H
+#ifndef NTP_SESSION_H
+#define NTP_SESSION_H
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -103,7 +103,7 @@ void ntp_put_text(FILE *f, const char *s);
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
 
-/* Register ntprof's native SQL functions (shell/native.c) on DB. */
+/* Register ntprof's native SQL functions (lib/native.c) on DB. */
 int ntp_native_register(sqlite3 *db);
 
 #endif

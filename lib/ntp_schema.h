@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The stored schema of a recording, in one place for the writer and the
+ * reader: ntp_db_create applies it to a new file; lib/open.c applies it to
+ * an in-memory reference and compares a file's schema with that.
+ */
+#ifndef NTP_SCHEMA_H
+#define NTP_SCHEMA_H
+
+#include <sqlite3.h>
+
+/* PRAGMA application_id of sql/schema.sql: 'ntpf' */
+#define NTP_APPLICATION_ID 0x6E747066
+/* PRAGMA user_version of sql/schema.sql (test_abi checks the two agree);
+ * tests/schema.sha256 pins the stored SQL of this version */
+#define NTP_SCHEMA_VERSION 5
+
+/* Create the stored tables and views of a host (HOST 1) or a target
+ * database in DB: sql/schema.sql, vocab.sql, the role's table and views,
+ * views.sql. Returns SQLite's result code. */
+int ntp_schema_apply(sqlite3 *db, int host);
+
+#endif
