@@ -25,13 +25,8 @@ CHECK=$out/check_sampled
 # run under sudo or not, the same: the cases that need SUDO_UID set it
 unset SUDO_UID SUDO_GID SUDO_USER
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
+TEST=collect_test
+. "$top/tests/testlib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "collect_test: needs root to load BPF programs: run make check as root" >&2
@@ -53,35 +48,6 @@ cleanup() {
 	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
 }
 trap cleanup EXIT INT TERM
-
-# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
-wait_for() {
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt $(($3 * 10)) ]; then
-			echo "collect_test: timed out after $3 s waiting for '$2' in $1:" >&2
-			sed 's/^/  /' "$1" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# wait_exit PID SECS: wait for a background job, killing it after SECS.
-wait_exit() {
-	i=0
-	while kill -0 "$1" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt $(($2 * 10)) ]; then
-			echo "collect_test: process $1 still running after $2 s; killing it" >&2
-			kill -9 "$1"
-			return 1
-		fi
-		sleep 0.1
-	done
-	wait "$1"
-}
 
 mono_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 
@@ -133,10 +99,6 @@ sql() {
 	"$SHELL_BIN" -c ".mode csv" -c "$q" "$@" 2>>"$d/sql.err" | tail -1 | tr -d "\r"
 }
 
-# expect WHAT ACTUAL EXPECTED
-expect() {
-	if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi
-}
 
 # within WHAT A B PCT: |A - B| <= PCT % of B
 within() {

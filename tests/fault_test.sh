@@ -14,18 +14,8 @@ FLOOD=$out/usdt_flood
 # run under sudo or not, the same: the cases that need SUDO_UID set it
 unset SUDO_UID SUDO_GID SUDO_USER
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ]
-	exit $?
-}
+TEST=fault_test
+. "$top/tests/testlib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "fault_test: needs root (BPF, tmpfs mounts): run make check as root" >&2
@@ -45,38 +35,6 @@ cleanup() {
 	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
 }
 trap cleanup EXIT INT TERM
-
-# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
-wait_for() {
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt $(($3 * 10)) ]; then
-			echo "fault_test: timed out after $3 s waiting for '$2' in $1:" >&2
-			sed 's/^/  /' "$1" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
-# wait_exit PID SECS: wait for a background job, killing it after SECS;
-# its exit status.
-wait_exit() {
-	i=0
-	while kill -0 "$1" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt $(($2 * 10)) ]; then
-			echo "fault_test: process $1 still running after $2 s; killing it" >&2
-			kill -9 "$1"
-			return 125
-		fi
-		sleep 0.1
-	done
-	wait "$1"
-}
-
-expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 
 # A full disk while recording: a 2 MiB file system, -s 1 at 20k records
 # a second. The collector stops at the first write error with exit 1,

@@ -17,13 +17,8 @@ SHELL_BIN=${2:-$top/ntprof-shell}
 N=${3:-300}
 GEN=$top/tests/ntprof-gen
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL: $*" >&2
-}
+TEST=fuzz_test
+. "$top/tests/testlib.sh"
 for f in "$NTPROF" "$SHELL_BIN" "$GEN"; do
 	if [ ! -x "$f" ]; then
 		echo "fuzz_test: $f: not built" >&2

@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Shell helpers of the root tests (collect_test.sh, fault_test.sh,
+# fuzz_test.sh), sourced after setting TEST, the name messages carry.
+# Counts in $pass and $fail; `finish` prints them and exits 0 only when
+# nothing failed.
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL: $*" >&2
+}
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+	exit $?
+}
+
+# expect WHAT ACTUAL EXPECTED
+expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+
+# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
+wait_for() {
+	_i=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -gt $(($3 * 10)) ]; then
+			echo "$TEST: timed out after $3 s waiting for '$2' in $1:" >&2
+			sed 's/^/  /' "$1" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_exit PID SECS: wait for a background job and give its exit status;
+# one still running after SECS is killed, and the status is then 125 (no
+# command of ntprof's exits with it).
+wait_exit() {
+	_i=0
+	while kill -0 "$1" 2>/dev/null; do
+		_i=$((_i + 1))
+		if [ $_i -gt $(($2 * 10)) ]; then
+			echo "$TEST: process $1 still running after $2 s; killing it" >&2
+			kill -9 "$1"
+			wait "$1" 2>/dev/null
+			return 125
+		fi
+		sleep 0.1
+	done
+	wait "$1"
+}
