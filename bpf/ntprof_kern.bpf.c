@@ -83,7 +83,7 @@ const volatile int role_target;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22);
+	__uint(max_entries, 1 << 24);
 } records SEC(".maps");
 
 /* The sampled commands on their way: request -> their record so far. */

@@ -30,7 +30,7 @@ char LICENSE[] SEC("license") = "GPL";
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 22);
+	__uint(max_entries, 1 << 24);
 } records SEC(".maps");
 
 /* Device keys already sent in this recording. Keys are addresses, so two

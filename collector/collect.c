@@ -38,7 +38,7 @@ static void usage(FILE *f)
 		"      --spdk-host BIN      record SPDK's host: processes running BIN (spdk_nvme_perf)\n"
 		"      --btf FILE           the kernel's and its NVMe module's types, when /sys/kernel/btf\n"
 		"                           lacks the module's (the kernel path then takes kprobes)\n"
-		"      --ring-kb KB         ring buffer for records (default 4096; a power of 2 >= 4)\n"
+		"      --ring-kb KB         ring buffer for records (default 16384; a power of 2 >= 4)\n"
 		"  -q, --quiet              no live lines\n"
 		"      --wait               record: wait for a process of BIN if none runs yet\n"
 		"      --no-arrivals        SPDK over TCP: no t_rx/t_data_rx/h_rx from the kernel's\n"

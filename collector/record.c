@@ -554,7 +554,7 @@ static int setup(struct rec *r)
  */
 static void pace(const struct rec *r, int consumed)
 {
-	long ring = (r->o->ring_kb ? (long)r->o->ring_kb : 4096) * 1024;
+	long ring = (r->o->ring_kb ? (long)r->o->ring_kb : 16384) * 1024;
 	struct timespec ts = { 0, 20000000 };
 
 	if ((long)consumed * (long)(sizeof(struct ntp_cmd_record) + 8) < ring / 4)
