@@ -333,10 +333,7 @@ static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
 static const char *printable(char *buf, size_t n, const unsigned char *s)
 {
 	snprintf(buf, n, "%s", s ? (const char *)s : "");
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return buf;
+	return ntp_clean_text(buf);
 }
 
 /* The live lines of interval ID: sql/live.sql. */

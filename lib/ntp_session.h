@@ -29,6 +29,7 @@ struct ntp_dbinfo {
 	int64_t records;      /* rows in cmd */
 	int64_t lost;         /* records lost while recording */
 	int64_t wall_start, mono_start; /* meta: with hostname, the recording's identity */
+	int wal;              /* its header says WAL mode: read a private copy */
 	dev_t dev;            /* the file given: the same one twice is refused */
 	ino_t ino;
 };
@@ -91,6 +92,9 @@ int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, si
 /* Write S to F with its control characters (but newline and tab) as '?':
  * for text from a recording, which may carry terminal escapes. */
 void ntp_put_text(FILE *f, const char *s);
+
+/* S, in place, with every control character as '?' (one line). */
+char *ntp_clean_text(char *s);
 
 /* What ntp_report prints besides the groups' stage tables. */
 #define NTP_REPORT_DETAIL 1 /* the components table */

@@ -31,8 +31,8 @@ static uint32_t be32(const unsigned char *p)
 /* Look at FILE's header ourselves: a clear word for a file that is not a
  * database, is truncated, or belongs to another program; messages name it
  * PATH. *ST gets its stat. */
-static int check_file(const char *path, const char *file, struct stat *out, char *err,
-		      size_t errlen)
+static int check_file(const char *path, const char *file, struct stat *out, int *wal,
+		      char *err, size_t errlen)
 {
 	unsigned char h[100];
 	struct stat st;
@@ -68,6 +68,7 @@ static int check_file(const char *path, const char *file, struct stat *out, char
 		return ntp_fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
 			    path, be32(h + 60), NTP_SCHEMA_VERSION);
 	*out = st;
+	*wal = h[18] == 2 && h[19] == 2; /* WAL mode: not closed (yet) */
 	return 0;
 }
 
@@ -76,7 +77,7 @@ static int check_header(struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (check_file(d->path, d->path, &st, err, errlen))
+	if (check_file(d->path, d->path, &st, &d->wal, err, errlen))
 		return -1;
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
@@ -88,8 +89,9 @@ static int check_header(struct ntp_dbinfo *d, char *err, size_t errlen)
 static int check_copy(const struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
+	int wal;
 
-	return check_file(d->path, d->open_path, &st, err, errlen);
+	return check_file(d->path, d->open_path, &st, &wal, err, errlen);
 }
 
 /* file: URI for a path: percent-encode what URIs give meaning to. */
@@ -632,23 +634,6 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
-/* 1 if PATH's header says WAL mode: a recording not closed (yet), whose
- * last commits may live in PATH-wal. */
-static int in_wal_mode(const char *path)
-{
-	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	ssize_t n;
-	struct stat st;
-
-	if (fd < 0)
-		return 0;
-	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, h, sizeof(h)) : 0;
-	close(fd);
-	return n == (ssize_t)sizeof(h) && !memcmp(h, "SQLite format 3", 16) && h[18] == 2 &&
-	       h[19] == 2;
-}
-
 /*
  * A recording that was not closed (its collector killed, its disk full, or
  * still recording): read a private copy of it and its -wal, with the WAL
@@ -693,7 +678,7 @@ static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
 /* The file to read for D: its path, or a private copy. */
 static int choose_file(struct ntp_dbinfo *d, char *err, size_t errlen)
 {
-	if (in_wal_mode(d->path))
+	if (d->wal)
 		return private_copy(d, err, errlen);
 	d->open_path = strdup(d->path);
 	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");

@@ -96,6 +96,14 @@ static int is_control(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+char *ntp_clean_text(char *s)
+{
+	for (char *p = s; p && *p; p++)
+		if (is_control((unsigned char)*p))
+			*p = '?';
+	return s;
+}
+
 void ntp_put_text(FILE *f, const char *s)
 {
 	for (; s && *s; s++)

@@ -54,6 +54,18 @@ crashed() {
 	[ "$1" -ge 124 ] || grep -q "AddressSanitizer\|runtime error:\|LeakSanitizer" "$2"
 }
 
+# judge RC WHO: WHO's run on mutant $i (status RC, stderr in $d/err) did
+# not crash or hang, and did not exit 0 on a file that fails the check
+judge() {
+	if crashed "$1" "$d/err"; then
+		bad "mutant $i: $2 crashed or hung (exit $1): $(head -3 "$d/err")"
+	elif [ "$1" -eq 0 ] && [ "$integrity" != ok ]; then
+		bad "mutant $i: fails the integrity check ($integrity), yet $2 exited 0"
+	else
+		ok
+	fi
+}
+
 i=1
 bad_files=0
 while [ $i -le "$N" ]; do
@@ -63,25 +75,11 @@ while [ $i -le "$N" ]; do
 	[ "$integrity" = ok ] || bad_files=$((bad_files + 1))
 	# shellcheck disable=SC2086
 	timeout 30 "$NTPROF" report --detail $pair >"$d/out" 2>"$d/err"
-	rc=$?
-	if crashed $rc "$d/err"; then
-		bad "mutant $i: ntprof report crashed or hung (exit $rc): $(head -3 "$d/err")"
-	elif [ $rc -eq 0 ] && [ "$integrity" != ok ]; then
-		bad "mutant $i: fails the integrity check ($integrity), yet reported with exit 0"
-	else
-		ok
-	fi
+	judge $? "ntprof report"
 	# shellcheck disable=SC2086
 	timeout 30 "$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM ntp_joined;' \
 		-c 'SELECT * FROM ntp_match_stats;' $pair >"$d/out" 2>"$d/err"
-	rc=$?
-	if crashed $rc "$d/err"; then
-		bad "mutant $i: ntprof-shell crashed or hung (exit $rc): $(head -3 "$d/err")"
-	elif [ $rc -eq 0 ] && [ "$integrity" != ok ]; then
-		bad "mutant $i: fails the integrity check ($integrity), yet queried with exit 0"
-	else
-		ok
-	fi
+	judge $? "ntprof-shell"
 	i=$((i + 1))
 done
 echo "fuzz_test: $N mutants, $bad_files of them fail SQLite's integrity check"
