@@ -5,14 +5,17 @@
 # machine) on a private UDP wire; they run the cases in DIR/cases
 # (tests/vm/nvmf.sh: target_main, host_main). Sets $hrc and $trc, the
 # guests' exit statuses; their output is in DIR/host.vm and DIR/target.vm.
+# VM_PORT (default 40001) and VM_PORT+1 are the wire's two UDP ports: give
+# each concurrent pair its own.
 run_pair() {
+	_p=${VM_PORT:-40001}
 	for g in target host; do
 		printf 'TOP=%s\n. $TOP/tests/vm/nvmf.sh\n%s_main\n' "$top" "$g" >"$1/$g.sh"
 	done
-	VM_SMP=1 VM_NAME=target VM_NET="40001 40002" VM_MAC=52:54:00:00:00:02 \
+	VM_SMP=1 VM_NAME=target VM_NET="$_p $((_p + 1))" VM_MAC=52:54:00:00:00:02 \
 		sh "$top/tests/vm/vm.sh" run "$1" "$2" >"$1/target.vm" 2>&1 &
 	_tvm=$!
-	VM_SMP=1 VM_NAME=host VM_NET="40002 40001" VM_MAC=52:54:00:00:00:01 \
+	VM_SMP=1 VM_NAME=host VM_NET="$((_p + 1)) $_p" VM_MAC=52:54:00:00:00:01 \
 		sh "$top/tests/vm/vm.sh" run "$1" "$2" >"$1/host.vm" 2>&1
 	hrc=$?
 	wait $_tvm
