@@ -35,7 +35,7 @@ endif
 # Debian 12 packages everything here needs; `make deps` installs the missing.
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
-	qemu-system-x86 busybox-static kmod nvme-cli fio iproute2
+	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \

@@ -25,7 +25,7 @@ cat <<EOF
 ## Kernel path in two qemu guests
 
 Measured $(date -u +%Y-%m-%d) by \`tests/vm/bench_kernel.sh\`: Debian's
-$(cat "$top/.output/vm/version") in two TCG guests (one vCPU each, no KVM) on
+$(sh "$top/tests/vm/vm.sh" version) in two TCG guests (one vCPU each, no KVM) on
 $(nproc) host cores, nvme-tcp to nvmet-tcp (null_blk) over a qemu UDP wire; fio
 4 KiB random reads, queue depth 1, psync, 5 s per run, one run each. Under
 TCG every instruction of the hooks costs tens of times its native price, so

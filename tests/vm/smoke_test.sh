@@ -61,7 +61,7 @@ out=$(sh "$top/tests/vm/vm.sh" run "$d" 600)
 rc=$?
 echo "$out" | sed 's/^/  guest: /'
 [ $rc -eq 0 ] && ok || bad "the guest script failed (exit $rc)"
-echo "$out" | grep -q "^kernel $(cat "$top/.output/vm/version")$" && ok || bad "not the prepared kernel"
+echo "$out" | grep -q "^kernel $(sh "$top/tests/vm/vm.sh" version)$" && ok || bad "not the prepared kernel"
 for m in nvme_tcp nvmet_tcp; do
 	echo "$out" | grep -q "^btf $m$" && ok || bad "no module BTF for $m"
 done

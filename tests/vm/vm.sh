@@ -7,10 +7,16 @@
 # host's binaries: the host's / is its root, read-only over virtio-9p with
 # a tmpfs overlay. A run directory is shared read-write at /run/vm.
 #
-#   sh tests/vm/vm.sh prepare        kernel, modules and initramfs into .output/vm
+#   sh tests/vm/vm.sh prepare        kernel, modules and initramfs into
+#                                    .output/vm/$VM_KERNEL
+#   sh tests/vm/vm.sh version        the prepared kernel's release
 #   sh tests/vm/vm.sh run DIR [SECS] boot a guest that runs DIR/$VM_NAME.sh
 #                                    (VM_NAME: default guest); prints its
 #                                    output, exits with its status
+#
+# VM_KERNEL names the Debian meta-package whose kernel the guests boot:
+# linux-image-amd64 (the default, 6.1 on Debian 12) or linux-image-6.12-amd64.
+# Each is prepared in its own directory, so both can be used side by side.
 #
 # VM_NET="LOCAL REMOTE" gives the guest a virtio-net NIC (eth0) on a qemu UDP
 # socket: it sends to 127.0.0.1:REMOTE and receives on 127.0.0.1:LOCAL, so
@@ -23,11 +29,16 @@
 # package is downloaded and unpacked into .output/vm.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-vm=$top/.output/vm
+kmeta=${VM_KERNEL:-linux-image-amd64}
+case $kmeta in
+linux-image-*) ;;
+*) echo "vm: VM_KERNEL=$kmeta: not a linux-image-* package" >&2; exit 1 ;;
+esac
+vm=$top/.output/vm/$kmeta
 
 die() { echo "vm: $*" >&2; exit 1; }
 
-kernel_pkg() { apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: \(linux-image-[^ ]*\)/\1/p' | head -1; }
+kernel_pkg() { apt-cache depends "$kmeta" | sed -n 's/.*Depends: \(linux-image-[^ ]*\)/\1/p' | head -1; }
 
 prepare() {
 	pkg=$(kernel_pkg)
@@ -35,7 +46,7 @@ prepare() {
 		apt-get update -qq >/dev/null 2>&1 || true
 		pkg=$(kernel_pkg)
 	fi
-	[ -n "$pkg" ] || die "no linux-image-amd64 in the package lists (apt-get update?)"
+	[ -n "$pkg" ] || die "no $kmeta in the package lists (apt-get update?)"
 	ver=${pkg#linux-image-}
 	if [ ! -f "$vm/k/boot/vmlinuz-$ver" ]; then
 		rm -rf "$vm" && mkdir -p "$vm"
@@ -49,14 +60,17 @@ prepare() {
 	rm -rf "$ird" && mkdir -p "$ird/bin" "$ird/proc" "$ird/sys" "$ird/dev" "$ird/newroot"
 	# static (package busybox-static): the initramfs has no libc
 	cp "$(command -v busybox)" "$ird/bin/busybox"
+	# a module built into the kernel shows as "builtin NAME": nothing to copy
 	for m in virtio_pci 9pnet_virtio 9p overlay; do
-		modprobe -d "$vm/k" -S "$ver" --show-depends "$m" | awk '{ print $2 }'
+		modprobe -d "$vm/k" -S "$ver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 	done | sort -u | while read -r f; do
 		rel=${f#"$vm"/k/}
 		mkdir -p "$ird/$(dirname "$rel")"
 		cp "$f" "$ird/$rel"
 	done
-	cp "$vm/k/lib/modules/$ver/modules.dep" "$ird/lib/modules/$ver/"
+	mkdir -p "$ird/lib/modules/$ver"
+	cp "$vm/k/lib/modules/$ver/modules.dep" "$vm/k/lib/modules/$ver/modules.builtin" \
+		"$ird/lib/modules/$ver/"
 	echo "$vm/k/lib/modules" > "$ird/modules_dir"
 	cp "$top/tests/vm/init" "$ird/init"
 	chmod +x "$ird/init"
@@ -68,19 +82,27 @@ prepare() {
 
 # The ELF kernel inside the bzImage: qemu boots it directly (PVH entry),
 # which with qboot is seconds faster under TCG than the bzImage with SeaBIOS.
-# The payload's offset and length are in the boot protocol header.
+# The payload's offset and length are in the boot protocol header; it is xz
+# (Debian's 6.1) or zstd (6.12), told apart by its magic number.
 unpack_vmlinux() {
 	[ -s "$2" ] && return 0
-	# xz stops at the payload's end with an error the ELF check makes moot
-	python3 - "$1" <<'PY' | xz -dcq > "$2.tmp" 2>/dev/null || true
+	python3 - "$1" "$2.payload" <<'PY' || die "cannot read the payload of $1"
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
 pm = (d[0x1f1] + 1) * 512
 off, ln = struct.unpack_from('<II', d, 0x248)
-sys.stdout.buffer.write(d[pm + off:pm + off + ln])
+open(sys.argv[2], 'wb').write(d[pm + off:pm + off + ln])
 PY
+	case $(od -An -tx1 -N4 "$2.payload" | tr -d ' ') in
+	fd377a58) unpack=xz ;;
+	28b52ffd) unpack=zstd ;;
+	*) die "$1: the kernel payload is neither xz nor zstd" ;;
+	esac
+	# xz stops at the payload's end with an error the ELF check makes moot
+	$unpack -dcq "$2.payload" >"$2.tmp" 2>/dev/null || true
+	rm -f "$2.payload"
 	[ "$(head -c 4 "$2.tmp" | od -An -c | tr -d ' ')" = "177ELF" ] ||
-		die "cannot unpack vmlinux from $1 (not an xz payload?)"
+		die "cannot unpack vmlinux from $1 ($unpack payload)"
 	mv "$2.tmp" "$2"
 }
 
@@ -115,6 +137,7 @@ run() {
 
 case ${1:-} in
 prepare) prepare ;;
+version) [ -f "$vm/version" ] || die "$kmeta: not prepared"; cat "$vm/version" ;;
 run) [ $# -ge 2 ] || die "usage: vm.sh run DIR [SECS]"; run "$2" "${3:-300}" ;;
-*) die "usage: vm.sh prepare | run DIR [SECS]" ;;
+*) die "usage: vm.sh prepare | version | run DIR [SECS]" ;;
 esac
