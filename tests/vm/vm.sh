@@ -21,7 +21,8 @@
 # VM_NET="LOCAL REMOTE" gives the guest a virtio-net NIC (eth0) on a qemu UDP
 # socket: it sends to 127.0.0.1:REMOTE and receives on 127.0.0.1:LOCAL, so
 # two guests with swapped ports share a private wire. VM_MAC sets its MAC,
-# VM_SMP its CPUs (default 2).
+# VM_SMP its CPUs (default 2), VM_CPU qemu's -cpu model (`max` runs
+# programs built for newer x86-64 levels than qemu's default model).
 # Addresses are the guest script's business (inside the guests only).
 #
 # A guest that crashes or hangs (no status after SECS, default 300) fails
@@ -114,6 +115,7 @@ run() {
 	[ -f "$dir/$name.sh" ] || die "$dir/$name.sh: no guest script"
 	rm -f "$dir/$name.rc" "$dir/$name.out"
 	set -- -nic none # no NIC, unless asked
+	[ -n "${VM_CPU:-}" ] && set -- "$@" -cpu "$VM_CPU"
 	if [ -n "${VM_NET:-}" ]; then
 		set -- -netdev "socket,id=n0,udp=127.0.0.1:${VM_NET#* },localaddr=127.0.0.1:${VM_NET% *}" \
 			-device "virtio-net-pci,netdev=n0,mac=${VM_MAC:-52:54:00:12:34:56}"
