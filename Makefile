@@ -200,7 +200,7 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 		-lcmocka -lbpf -lelf -lz
 
 # The collector: libbpf, the database writer, and the report for its summary.
-COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
+COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/opts.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
 	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o $(OUTPUT)/fsid.o \
 	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
 $(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
