@@ -200,11 +200,12 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 		-lcmocka -lbpf -lelf -lz
 
 # The collector: libbpf, the database writer, and the report for its summary.
-COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/opts.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o $(OUTPUT)/fsid.o \
-	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
-$(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
-	$(OUTPUT)/ntprof_kern.skel.h
+# The commands, the backends' table, one file per backend, and what they
+# sit on.
+COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o record.o backend.o \
+	spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o usdt.o tstamp.o fsid.o)
+$(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
+$(OUTPUT)/kern.o: $(OUTPUT)/ntprof_kern.skel.h
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm

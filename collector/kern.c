@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "backend.h"
 #include "hooks.h"
 #include "kern.h"
 #include "ntp_db.h"
@@ -129,7 +129,12 @@ int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *wh
 	return 1;
 }
 
-int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
+static int takes(const struct ntp_opts *o)
+{
+	return !o->spdk;
+}
+
+static int check(const struct ntp_opts *o, char *err, size_t errlen)
 {
 	const char *mod = driver_module(o->role);
 	char path[PATH_MAX];
@@ -153,22 +158,50 @@ int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+/* What was written so far per group, to write differences. */
+struct counted {
+	struct ntp_count_key k;
+	uint64_t n;
+};
+
+#define NTP_MAX_GROUPS 16384 /* the BPF map's size */
+
+/* The backend's state (ntp_bpf.state). */
+struct kern {
+	struct ntprof_kern_bpf *skel;
+	uint64_t uncounted;                 /* as last said */
+	struct counted seen[NTP_MAX_GROUPS];
+	int nseen;
+};
+
+static struct ntprof_kern_bpf *skel_of(const struct ntp_bpf *b)
 {
+	return ((const struct kern *)b->state)->skel;
+}
+
+static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+{
+	struct ntprof_kern_bpf *skel;
 	struct bpf_program *p;
+	struct kern *k;
 	char why[256];
 	int rc;
 
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
 
-	b->kern = ntprof_kern_bpf__open_opts(&opts);
-	if (!b->kern)
+	k = calloc(1, sizeof(*k));
+	if (!k)
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
-	b->kern->rodata->role_target = o->role == T;
+	b->state = k;
+	skel = k->skel = ntprof_kern_bpf__open_opts(&opts);
+	if (!skel)
+		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
+				strerror(errno));
+	skel->rodata->role_target = o->role == T;
 	if (o->ring_kb)
-		bpf_map__set_max_entries(b->kern->maps.records, o->ring_kb * 1024);
-	bpf_object__for_each_program(p, b->kern->obj)
+		bpf_map__set_max_entries(skel->maps.records, o->ring_kb * 1024);
+	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
 		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
@@ -181,77 +214,65 @@ int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t
 			continue;
 		}
 		bpf_program__set_autoload(
-			bpf_object__find_program_by_name(b->kern->obj, ntp_kern_prog(h)), true);
+			bpf_object__find_program_by_name(skel->obj, ntp_kern_prog(h)), true);
 	}
-	rc = ntprof_kern_bpf__load(b->kern);
+	rc = ntprof_kern_bpf__load(skel);
 	if (rc)
 		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
 				strerror(-rc));
 	return 0;
 }
 
-int ntp_kern_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
+		  char *err, size_t errlen)
 {
 	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
 		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
 		const char *prog = ntp_kern_prog(h);
-		struct bpf_program *p = bpf_object__find_program_by_name(b->kern->obj, prog);
+		struct bpf_program *p = bpf_object__find_program_by_name(skel_of(b)->obj, prog);
 
 		if (h->role != o->role || !bpf_program__autoload(p))
 			continue;
-		if (ntp_bpf_add_link(b, bpf_program__attach(p)))
+		if (ntp_links_add(&b->links, bpf_program__attach(p)))
 			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
 					h->func, strerror(errno));
-		ntp_bpf_note_hook(b, prog, h->func, ntp_kern_kind(h), h->points);
+		ntp_links_note(&b->links, prog, h->func, ntp_kern_kind(h), h->points);
 	}
 	return 0;
 }
 
-void ntp_kern_set_rate(struct ntp_bpf *b, uint32_t n)
+static void set_rate(struct ntp_bpf *b, uint32_t n)
 {
-	if (b->kern)
-		b->kern->bss->sample_n = n;
+	skel_of(b)->bss->sample_n = n;
 }
 
-/* What was written so far per group, to write differences. */
-struct counted {
-	struct ntp_count_key k;
-	uint64_t n;
-};
-
-#define NTP_MAX_GROUPS 16384 /* the BPF map's size */
-
-static uint64_t *seen_of(const struct ntp_count_key *k)
+static uint64_t *seen_of(struct kern *kn, const struct ntp_count_key *k)
 {
-	static struct counted seen[NTP_MAX_GROUPS];
-	static int nseen;
-
-	for (int i = 0; i < nseen; i++)
-		if (!memcmp(&seen[i].k, k, sizeof(*k)))
-			return &seen[i].n;
-	if (nseen == NTP_MAX_GROUPS)
+	for (int i = 0; i < kn->nseen; i++)
+		if (!memcmp(&kn->seen[i].k, k, sizeof(*k)))
+			return &kn->seen[i].n;
+	if (kn->nseen == NTP_MAX_GROUPS)
 		return NULL;
-	seen[nseen].k = *k;
-	return &seen[nseen++].n;
+	kn->seen[kn->nseen].k = *k;
+	return &kn->seen[kn->nseen++].n;
 }
 
-int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
+static int counts(struct ntp_bpf *b, struct ntp_db *db)
 {
+	struct kern *kn = b->state;
 	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct ntp_count_key k, next, *prev = NULL;
 	int rc = 0;
 
-	static uint64_t uncounted;
-
-	if (!b->kern || ncpu <= 0)
+	if (ncpu <= 0)
 		return 0;
-	if (b->kern->bss->uncounted != uncounted) {
-		uncounted = b->kern->bss->uncounted;
+	if (kn->skel->bss->uncounted != kn->uncounted) {
+		kn->uncounted = kn->skel->bss->uncounted;
 		fprintf(stderr, "ntprof: %llu commands so far were not counted (more than %d "
-			"groups): cmds/s is too low\n", (unsigned long long)uncounted,
+			"groups): cmds/s is too low\n", (unsigned long long)kn->uncounted,
 			NTP_MAX_GROUPS);
 	}
-	fd = bpf_map__fd(b->kern->maps.counts);
+	fd = bpf_map__fd(kn->skel->maps.counts);
 	uint64_t v[ncpu];
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -263,7 +284,7 @@ int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 			continue;
 		for (int i = 0; i < ncpu; i++)
 			sum += v[i];
-		seen = seen_of(&k);
+		seen = seen_of(kn, &k);
 		if (!seen || sum == *seen)
 			continue;
 		/* a device whose record is still in the ring: counted next time */
@@ -275,3 +296,32 @@ int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 	}
 	return rc;
 }
+
+static struct bpf_map *records(const struct ntp_bpf *b)
+{
+	return skel_of(b)->maps.records;
+}
+
+static struct bpf_map *lost(const struct ntp_bpf *b)
+{
+	return skel_of(b)->maps.lost;
+}
+
+static void close_kern(struct ntp_bpf *b)
+{
+	ntprof_kern_bpf__destroy(skel_of(b));
+	free(b->state);
+}
+
+const struct ntp_backend ntp_kern_backend = {
+	.driver = "kernel",
+	.takes = takes,
+	.check = check,
+	.load = load,
+	.attach = attach,
+	.records = records,
+	.lost = lost,
+	.set_rate = set_rate,
+	.counts = counts,
+	.close = close_kern,
+};

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The kernel drivers' path (nvme_tcp host, nvmet_tcp target): which of
- * bpf/ntprof_kern.bpf.c's programs this kernel can take, loading and
- * attaching them, the sampling rate, and the exact per-group counts.
+ * The kernel drivers' path (nvme_tcp host, nvmet_tcp target): its hook
+ * table, and which of bpf/ntprof_kern.bpf.c's programs this kernel can
+ * take. kern.c is the backend (backend.h) that loads and attaches them,
+ * sets the sampling rate and reads the exact per-group counts.
  */
 #ifndef NTP_KERN_H
 #define NTP_KERN_H
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "collect.h"
-
-struct ntp_bpf;
-struct ntp_db;
 
 /* One program of the kernel path. */
 struct ntp_kern_hook {
@@ -43,18 +39,5 @@ const char *ntp_kern_choose(const struct ntp_kern_hook *h, int module_btf, int f
  * flavour's program name. */
 const char *ntp_kern_kind(const struct ntp_kern_hook *h);
 const char *ntp_kern_prog(const struct ntp_kern_hook *h);
-
-/* The driver module of ROLE is loaded and has BTF; -1 with ERR otherwise. */
-int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen);
-
-/* Open, choose and load the programs of O's role; attach them. */
-int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
-int ntp_kern_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
-
-/* Sample one command in N from now on (0: none). */
-void ntp_kern_set_rate(struct ntp_bpf *b, uint32_t n);
-
-/* Add the commands counted since the last call to DB's current interval. */
-int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db);
 
 #endif

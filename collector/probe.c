@@ -11,11 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "backend.h"
 #include "collect.h"
+#include "hooks.h"
 #include "kern.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
+#include "spdk.h"
 #include "tstamp.h"
 
 /* What the probe found, printed at the end as text or JSON. */
@@ -117,7 +119,7 @@ static void print_text(const struct found *f, const struct ntp_opts *o, const st
 		       "RDMA: the patch takes them at its polls");
 	printf("%s %s USDT ntprof:%s (required)\n",
 	       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
-	       b->usdt_prog ? b->usdt_prog : "ntp_u_?", ntp_required_probe(o));
+	       ntp_usdt_prog(o), ntp_required_probe(o));
 	printf("load: %s\n", f->load);
 }
 
@@ -162,7 +164,7 @@ static void print_json(const struct found *f, const struct ntp_opts *o, const st
 	       ntp_arrival_points(o) && !f->tstamp[0] ? "true" : "false");
 	printf(", {\"what\": \"command records\", \"kind\": \"usdt\", \"prog\": \"%s\", "
 	       "\"target\": \"ntprof:%s\", \"required\": true}",
-	       b->usdt_prog ? b->usdt_prog : "", ntp_required_probe(o));
+	       ntp_usdt_prog(o), ntp_required_probe(o));
 	printf("], \"load\": ");
 	json_str(f->load);
 	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
@@ -231,7 +233,7 @@ static int probe_kernel(const struct ntp_opts *o)
 	f.module = o->role == NTP_ROLE_TARGET ? "nvmet_tcp" : "nvme_tcp";
 	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
 	f.module_btf = access(path, R_OK) == 0 || o->btf;
-	if (ntp_kern_check(o, f.load, sizeof(f.load)))
+	if (ntp_bpf_check(o, f.load, sizeof(f.load)))
 		fail(&f, f.load);
 	else
 		try_load(&f, o, &b);
