@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hooks.h"
 #include "links.h"
 #include "ntprof_abi.h"
 #include "opts.h"
@@ -45,6 +46,9 @@ struct ntp_backend {
 	 * interval; NULL: no exact counts */
 	int (*counts)(struct ntp_bpf *b, struct ntp_db *db);
 	void (*close)(struct ntp_bpf *b);
+	/* the hooks it chooses from (hooks.h, up to a row of zeros), which
+	 * probe lists; NULL: none */
+	const struct ntp_hook *hooks;
 };
 
 /* What is loaded for one configuration. */

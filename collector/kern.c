@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The kernel drivers' path (kern.h). Which programs load is decided by
- * feature probes on BTF, never by kernel version: a function hook needs
- * the function in vmlinux or module BTF (Debian's build inlines several
- * nvme_tcp helpers, so the driver functions used are those that survive
- * there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
+ * The kernel drivers' backend (kern.h, backend.h). Which programs load is
+ * decided by feature probes on BTF, never by kernel version: a function
+ * hook needs the function in vmlinux or module BTF (Debian's build inlines
+ * several nvme_tcp helpers, so the driver functions used are those that
+ * survive there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
  *
- * The flavour follows the probes (ntp_kern_choose): a module with BTF in
+ * The flavour follows the probes (hooks.h): a module with BTF in
  * /sys/kernel/btf gets fentry, if the kernel allows it, and tp_btf; one
  * without (a kernel built without module BTF) gets kprobes and raw_tp,
  * with --btf FILE (the kernel's and the module's types in one file) for
  * CO-RE.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
@@ -39,96 +38,6 @@ static const char *driver_module(int role)
 	return role == T ? "nvmet_tcp" : "nvme_tcp";
 }
 
-static int in_sysfs(const char *module)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-	return access(path, R_OK) == 0;
-}
-
-/* The types of MODULE ("vmlinux" or a module): the kernel's own from
- * /sys/kernel/btf, else the --btf file CUSTOM. Parsed once. */
-static struct btf *module_btf(const char *module, const char *custom)
-{
-	static struct { char name[32]; struct btf *btf; } cache[8];
-	static struct btf *vmlinux, *file;
-	char path[PATH_MAX];
-
-	if (!vmlinux && in_sysfs("vmlinux"))
-		vmlinux = btf__load_vmlinux_btf();
-	if (!in_sysfs(module)) {
-		if (custom && !file && libbpf_get_error(file = btf__parse(custom, NULL)))
-			file = NULL;
-		return custom ? file : NULL;
-	}
-	if (!strcmp(module, "vmlinux"))
-		return vmlinux;
-	for (int i = 0; i < 8; i++) {
-		if (!strcmp(cache[i].name, module))
-			return cache[i].btf;
-		if (cache[i].name[0])
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-		snprintf(cache[i].name, sizeof(cache[i].name), "%s", module);
-		cache[i].btf = btf__parse_split(path, vmlinux);
-		if (libbpf_get_error(cache[i].btf))
-			cache[i].btf = NULL;
-		return cache[i].btf;
-	}
-	return NULL;
-}
-
-const char *ntp_kern_kind(const struct ntp_kern_hook *h)
-{
-	int tp = !strcmp(h->kind, "tp_btf");
-
-	/* tracepoints need no probe: tp_btf goes where the BTF is */
-	return ntp_kern_choose(h, in_sysfs(h->module), tp || ntp_fentry_allowed());
-}
-
-const char *ntp_kern_prog(const struct ntp_kern_hook *h)
-{
-	static char name[64];
-	const char *kind = ntp_kern_kind(h);
-
-	snprintf(name, sizeof(name), "%s%s", h->prog,
-		 !strcmp(kind, "kprobe") ? "_kp" : !strcmp(kind, "raw_tp") ? "_raw" : "");
-	return name;
-}
-
-int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *why, size_t whylen)
-{
-	struct btf *btf = module_btf(h->module, custom);
-	const char *colon = strchr(h->func, ':'), *kind = ntp_kern_kind(h);
-	char name[128];
-
-	if (!btf)
-		return snprintf(why, whylen, "no BTF for %s%s", h->module,
-				custom ? " in /sys/kernel/btf or the --btf file" : ""), 0;
-	if (!strcmp(kind, "raw_tp")) /* the loaded module's tracepoint */
-		return 1;
-	if (!strcmp(kind, "kprobe")) { /* the --btf file need not have every module */
-		if (access("/sys/bus/event_source/devices/kprobe/type", R_OK))
-			return snprintf(why, whylen, "kprobes are not available here (and "
-					"fentry is not allowed)"), 0;
-		if (!ntp_probe_kprobe(h->func))
-			return snprintf(why, whylen, "%s is not in /proc/kallsyms (inlined?)",
-					h->func), 0;
-		return 1;
-	}
-	if (colon) { /* tracepoint system:name -> typedef btf_trace_name */
-		snprintf(name, sizeof(name), "btf_trace_%s", colon + 1);
-		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
-			return snprintf(why, whylen, "no tracepoint %s in %s", h->func, h->module), 0;
-		return 1;
-	}
-	if (btf__find_by_name_kind(btf, h->func, BTF_KIND_FUNC) < 0)
-		return snprintf(why, whylen, "%s is not in %s's BTF (inlined, or another "
-				"kernel version)", h->func, h->module), 0;
-	return 1;
-}
-
 static int takes(const struct ntp_opts *o)
 {
 	return !o->spdk;
@@ -147,10 +56,8 @@ static int check(const struct ntp_opts *o, char *err, size_t errlen)
 				o->role == T ? " and configure the target" : " and connect");
 	if (o->btf && access(o->btf, R_OK))
 		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
-		if (h->role == o->role && !in_sysfs(h->module) && !o->btf)
+	for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+		if (h->role == o->role && !ntp_module_btf(h->module) && !o->btf)
 			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "
 					"without CONFIG_DEBUG_INFO_BTF_MODULES): give --btf FILE "
 					"with the kernel's and %s's types", h->module, h->module);
@@ -182,9 +89,7 @@ static struct ntprof_kern_bpf *skel_of(const struct ntp_bpf *b)
 static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
 	struct ntprof_kern_bpf *skel;
-	struct bpf_program *p;
 	struct kern *k;
-	char why[256];
 	int rc;
 
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
@@ -201,21 +106,8 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 	skel->rodata->role_target = o->role == T;
 	if (o->ring_kb)
 		bpf_map__set_max_entries(skel->maps.records, o->ring_kb * 1024);
-	bpf_object__for_each_program(p, skel->obj)
-		bpf_program__set_autoload(p, false);
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
-		if (h->role != o->role)
-			continue;
-		if (!ntp_kern_hook_ok(h, o->btf, why, sizeof(why))) {
-			if (h->required)
-				return ntp_fail(err, errlen, "cannot hook %s: %s", h->func, why);
-			continue;
-		}
-		bpf_program__set_autoload(
-			bpf_object__find_program_by_name(skel->obj, ntp_kern_prog(h)), true);
-	}
+	if (ntp_hooks_choose(skel->obj, ntp_kern_hooks, o->role, o->btf, err, errlen))
+		return -1;
 	rc = ntprof_kern_bpf__load(skel);
 	if (rc)
 		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
@@ -226,19 +118,8 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
 		  char *err, size_t errlen)
 {
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-		const char *prog = ntp_kern_prog(h);
-		struct bpf_program *p = bpf_object__find_program_by_name(skel_of(b)->obj, prog);
-
-		if (h->role != o->role || !bpf_program__autoload(p))
-			continue;
-		if (ntp_links_add(&b->links, bpf_program__attach(p)))
-			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
-					h->func, strerror(errno));
-		ntp_links_note(&b->links, prog, h->func, ntp_kern_kind(h), h->points);
-	}
-	return 0;
+	return ntp_hooks_attach(skel_of(b)->obj, ntp_kern_hooks, o->role, &b->links, err,
+				errlen);
 }
 
 static void set_rate(struct ntp_bpf *b, uint32_t n)
@@ -324,4 +205,5 @@ const struct ntp_backend ntp_kern_backend = {
 	.set_rate = set_rate,
 	.counts = counts,
 	.close = close_kern,
+	.hooks = ntp_kern_hooks,
 };

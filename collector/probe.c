@@ -14,7 +14,6 @@
 #include "backend.h"
 #include "collect.h"
 #include "hooks.h"
-#include "kern.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "spdk.h"
@@ -43,9 +42,9 @@ static void fail(struct found *f, const char *msg)
 
 static const char *function_hooks(void)
 {
-	if (ntp_fentry_allowed())
+	if (ntp_function_hooks() == NTP_FN_FENTRY)
 		return "fentry/fexit (they can attach now)";
-	if (ntp_kprobe_allowed())
+	if (ntp_function_hooks() == NTP_FN_KPROBE)
 		return "kprobes (fentry/fexit: not allowed here)";
 	return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
 }
@@ -180,17 +179,16 @@ static void kernel_text(const struct found *f, const struct ntp_opts *o)
 	printf("function hooks: %s\n", f->fhooks);
 	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
 	       f->module_btf ? "present" : "absent");
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
+	for (const struct ntp_hook *h = ntp_backend_for(o)->hooks; h->prog; h++) {
 		if (h->role != o->role)
 			continue;
-		if (ntp_kern_hook_ok(h, o->btf, why, sizeof(why)))
-			printf("ok %s %s %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h), h->func,
+		if (ntp_hook_ok(h, o->btf, why, sizeof(why)))
+			printf("ok %s %s %s (%s)\n", ntp_hook_prog(h),
+			       ntp_flavour_name(ntp_hook_flavour(h)), h->target,
 			       h->points[0] ? h->points : "no point: voids a requeued record");
 		else
-			printf("no %s %s %s: %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h),
-			       h->func, why,
+			printf("no %s %s %s: %s (%s)\n", ntp_hook_prog(h), ntp_flavour_name(ntp_hook_flavour(h)),
+			       h->target, why,
 			       h->required ? "required" : "optional: those points stay empty");
 	}
 	printf("load: %s\n", f->load);
@@ -205,16 +203,15 @@ static void kernel_json(const struct found *f, const struct ntp_opts *o)
 	json_str(f->fhooks);
 	printf(", \"configuration\": \"%s\", \"module\": \"%s\", \"module_btf\": %s, "
 	       "\"hooks\": [", ntp_config_name(o), f->module, f->module_btf ? "true" : "false");
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
+	for (const struct ntp_hook *h = ntp_backend_for(o)->hooks; h->prog; h++) {
 		int ok;
 
 		if (h->role != o->role)
 			continue;
-		ok = ntp_kern_hook_ok(h, o->btf, why, sizeof(why));
+		ok = ntp_hook_ok(h, o->btf, why, sizeof(why));
 		printf("%s{\"prog\": \"%s\", \"kind\": \"%s\", \"target\": \"%s\", "
 		       "\"points\": \"%s\", \"required\": %s, \"ok\": %s}", n++ ? ", " : "",
-		       ntp_kern_prog(h), ntp_kern_kind(h), h->func, h->points,
+		       ntp_hook_prog(h), ntp_flavour_name(ntp_hook_flavour(h)), h->target, h->points,
 		       h->required ? "true" : "false", ok ? "true" : "false");
 	}
 	printf("], \"load\": ");

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The kernel path's hook table (collector/kern_hooks.c) against the BPF
+ * The kernel backend's hook table (collector/kern_hooks.c) against the BPF
  * object it loads from (bpf/ntprof_kern.bpf.c): every row names programs
  * that exist in both flavours, attached where the row says, and every
- * program of the object has its row. Opening the object needs no kernel
+ * program of the object has its row (no phantom rows, no orphan programs);
+ * and the chooser (collector/hooks.c). Opening the object needs no kernel
  * support, so this runs anywhere; loading needs the drivers (tests/vm).
  */
 #include <setjmp.h>
@@ -54,20 +55,17 @@ static void test_every_row_in_both_flavours(void **state)
 	char name[96];
 
 	(void)state;
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-		const char *colon = strchr(h->func, ':');
+	for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+		const char *colon = strchr(h->target, ':');
 
 		if (colon) { /* system:name, attached by name */
-			assert_string_equal(h->kind, "tp_btf");
 			expect_section(h->prog, "tp_btf", colon + 1);
 			snprintf(name, sizeof(name), "%s_raw", h->prog);
 			expect_section(name, "raw_tp", colon + 1);
 		} else {
-			assert_string_equal(h->kind, "fentry");
-			expect_section(h->prog, "fentry", h->func);
+			expect_section(h->prog, "fentry", h->target);
 			snprintf(name, sizeof(name), "%s_kp", h->prog);
-			expect_section(name, "kprobe", h->func);
+			expect_section(name, "kprobe", h->target);
 		}
 		assert_true(h->role == NTP_ROLE_HOST || h->role == NTP_ROLE_TARGET);
 		if (!h->points[0]) { /* records no point: the requeue hook alone */
@@ -95,8 +93,8 @@ static void test_every_program_has_a_row(void **state)
 			base[n - 3] = 0;
 		else if (n > 4 && !strcmp(base + n - 4, "_raw"))
 			base[n - 4] = 0;
-		for (size_t i = 0; i < ntp_kern_hooks_n; i++)
-			found |= !strcmp(ntp_kern_hooks[i].prog, base);
+		for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++)
+			found |= !strcmp(h->prog, base);
 		if (!found)
 			fail_msg("program %s has no row in ntp_kern_hooks", bpf_program__name(p));
 	}
@@ -119,12 +117,11 @@ static void test_every_point_covered(void **state)
 		for (size_t j = 0; j < npts; j++) {
 			int found = 0;
 
-			for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-				const char *at = strstr(ntp_kern_hooks[i].points, pts[j]);
+			for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+				const char *at = strstr(h->points, pts[j]);
 				size_t len = strlen(pts[j]);
 
-				found |= ntp_kern_hooks[i].role == role && at &&
-					 (at[len] == 0 || at[len] == ' ');
+				found |= h->role == role && at && (at[len] == 0 || at[len] == ' ');
 			}
 			if (!found)
 				fail_msg("no %s hook records %s", role ? "target" : "host", pts[j]);
@@ -135,25 +132,22 @@ static void test_every_point_covered(void **state)
 /* The flavour for every combination of what the kernel has. */
 static void test_choice(void **state)
 {
-	const struct ntp_kern_hook *fn = NULL, *tp = NULL;
+	const struct ntp_hook fn = { .prog = "f", .target = "nvme_tcp_queue_rq" };
+	const struct ntp_hook tp = { .prog = "t", .target = "nvme:nvme_setup_cmd" };
 
 	(void)state;
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		if (!strcmp(ntp_kern_hooks[i].kind, "fentry"))
-			fn = &ntp_kern_hooks[i];
-		else
-			tp = &ntp_kern_hooks[i];
-	}
-	assert_non_null(fn);
-	assert_non_null(tp);
-	assert_string_equal(ntp_kern_choose(fn, 1, 1), "fentry");
-	assert_string_equal(ntp_kern_choose(fn, 1, 0), "kprobe"); /* fentry forbidden */
-	assert_string_equal(ntp_kern_choose(fn, 0, 1), "kprobe"); /* no module BTF */
-	assert_string_equal(ntp_kern_choose(fn, 0, 0), "kprobe");
-	assert_string_equal(ntp_kern_choose(tp, 1, 1), "tp_btf");
-	assert_string_equal(ntp_kern_choose(tp, 1, 0), "tp_btf");
-	assert_string_equal(ntp_kern_choose(tp, 0, 1), "raw_tp");
-	assert_string_equal(ntp_kern_choose(tp, 0, 0), "raw_tp");
+	assert_int_equal(ntp_hook_choose(&fn, 1, 1), NTP_FENTRY);
+	assert_int_equal(ntp_hook_choose(&fn, 1, 0), NTP_KPROBE); /* fentry forbidden */
+	assert_int_equal(ntp_hook_choose(&fn, 0, 1), NTP_KPROBE); /* no module BTF */
+	assert_int_equal(ntp_hook_choose(&fn, 0, 0), NTP_KPROBE);
+	assert_int_equal(ntp_hook_choose(&tp, 1, 1), NTP_TP_BTF);
+	assert_int_equal(ntp_hook_choose(&tp, 1, 0), NTP_TP_BTF);
+	assert_int_equal(ntp_hook_choose(&tp, 0, 1), NTP_RAW_TP);
+	assert_int_equal(ntp_hook_choose(&tp, 0, 0), NTP_RAW_TP);
+	assert_string_equal(ntp_flavour_name(NTP_FENTRY), "fentry");
+	assert_string_equal(ntp_flavour_name(NTP_KPROBE), "kprobe");
+	assert_string_equal(ntp_flavour_name(NTP_TP_BTF), "tp_btf");
+	assert_string_equal(ntp_flavour_name(NTP_RAW_TP), "raw_tp");
 }
 
 int main(void)
