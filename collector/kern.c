@@ -28,7 +28,8 @@
 #include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "ntprof_kern.h"
-#include "ntprof_kern.skel.h"
+#include "ntprof_tcp_host.skel.h"
+#include "ntprof_tcp_target.skel.h"
 
 #define T NTP_ROLE_TARGET
 
@@ -73,22 +74,79 @@ struct counted {
 
 #define NTP_MAX_GROUPS 16384 /* the BPF map's size */
 
-/* The backend's state (ntp_bpf.state). */
+/* The backend's state (ntp_bpf.state): the object of the role, and what
+ * was counted. */
 struct kern {
-	struct ntprof_kern_bpf *skel;
-	uint64_t uncounted;                 /* as last said */
+	const struct kern_object *ko;
+	void *skel;                   /* its skeleton */
+	struct bpf_object *obj;
+	struct bpf_map *records, *lost, *counts;
+	volatile __u32 *sample_n;     /* in the loaded object's .bss */
+	__u64 *uncounted;
+	uint64_t said;                /* uncounted, as last said */
 	struct counted seen[NTP_MAX_GROUPS];
 	int nseen;
 };
 
-static struct ntprof_kern_bpf *skel_of(const struct ntp_bpf *b)
+/* One BPF object per role. Each has the maps and variables of
+ * bpf/ntprof_kern_common.bpf.h, so one macro writes how each is opened,
+ * loaded and destroyed through its skeleton. */
+struct kern_object {
+	int role;
+	int (*open)(struct kern *k, const struct bpf_object_open_opts *opts);
+	int (*load)(struct kern *k);
+	void (*destroy)(void *skel);
+};
+
+#define KERN_OBJECT(name)                                                               \
+	static int name##_open(struct kern *k, const struct bpf_object_open_opts *opts) \
+	{                                                                               \
+		struct name##_bpf *s = name##_bpf__open_opts(opts);                     \
+                                                                                        \
+		if (!s)                                                                 \
+			return -1;                                                      \
+		k->skel = s;                                                            \
+		k->obj = s->obj;                                                        \
+		k->records = s->maps.records;                                           \
+		k->lost = s->maps.lost;                                                 \
+		k->counts = s->maps.counts;                                             \
+		return 0;                                                               \
+	}                                                                               \
+	static int name##_load(struct kern *k)                                          \
+	{                                                                               \
+		struct name##_bpf *s = k->skel;                                         \
+		int rc = name##_bpf__load(s);                                           \
+                                                                                        \
+		if (!rc) { /* the load maps the .bss anew */                            \
+			k->sample_n = &s->bss->sample_n;                                \
+			k->uncounted = &s->bss->uncounted;                              \
+		}                                                                       \
+		return rc;                                                              \
+	}                                                                               \
+	static void name##_destroy(void *skel)                                          \
+	{                                                                               \
+		name##_bpf__destroy(skel);                                              \
+	}
+
+KERN_OBJECT(ntprof_tcp_host)
+KERN_OBJECT(ntprof_tcp_target)
+
+static const struct kern_object objects[] = {
+	{ NTP_ROLE_HOST, ntprof_tcp_host_open, ntprof_tcp_host_load, ntprof_tcp_host_destroy },
+	{ NTP_ROLE_TARGET, ntprof_tcp_target_open, ntprof_tcp_target_load,
+	  ntprof_tcp_target_destroy },
+};
+
+static const struct kern_object *object_of(int role)
 {
-	return ((const struct kern *)b->state)->skel;
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (objects[i].role == role)
+			return &objects[i];
+	return NULL;
 }
 
 static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
-	struct ntprof_kern_bpf *skel;
 	struct kern *k;
 	int rc;
 
@@ -99,16 +157,17 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
 	b->state = k;
-	skel = k->skel = ntprof_kern_bpf__open_opts(&opts);
-	if (!skel)
+	k->ko = object_of(o->role);
+	if (!k->ko || k->ko->open(k, &opts)) {
+		k->skel = NULL;
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
-	skel->rodata->role_target = o->role == T;
+	}
 	if (o->ring_kb)
-		bpf_map__set_max_entries(skel->maps.records, o->ring_kb * 1024);
-	if (ntp_hooks_choose(skel->obj, ntp_kern_hooks, o->role, o->btf, err, errlen))
+		bpf_map__set_max_entries(k->records, o->ring_kb * 1024);
+	if (ntp_hooks_choose(k->obj, ntp_kern_hooks, o->role, o->btf, err, errlen))
 		return -1;
-	rc = ntprof_kern_bpf__load(skel);
+	rc = k->ko->load(k);
 	if (rc)
 		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
 				strerror(-rc));
@@ -118,13 +177,17 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
 		  char *err, size_t errlen)
 {
-	return ntp_hooks_attach(skel_of(b)->obj, ntp_kern_hooks, o->role, &b->links, err,
+	struct kern *k = b->state;
+
+	return ntp_hooks_attach(k->obj, ntp_kern_hooks, o->role, &b->links, err,
 				errlen);
 }
 
 static void set_rate(struct ntp_bpf *b, uint32_t n)
 {
-	skel_of(b)->bss->sample_n = n;
+	struct kern *k = b->state;
+
+	*k->sample_n = n;
 }
 
 static uint64_t *seen_of(struct kern *kn, const struct ntp_count_key *k)
@@ -147,13 +210,12 @@ static int counts(struct ntp_bpf *b, struct ntp_db *db)
 
 	if (ncpu <= 0)
 		return 0;
-	if (kn->skel->bss->uncounted != kn->uncounted) {
-		kn->uncounted = kn->skel->bss->uncounted;
+	if (*kn->uncounted != kn->said) {
+		kn->said = *kn->uncounted;
 		fprintf(stderr, "ntprof: %llu commands so far were not counted (more than %d "
-			"groups): cmds/s is too low\n", (unsigned long long)kn->uncounted,
-			NTP_MAX_GROUPS);
+			"groups): cmds/s is too low\n", (unsigned long long)kn->said, NTP_MAX_GROUPS);
 	}
-	fd = bpf_map__fd(kn->skel->maps.counts);
+	fd = bpf_map__fd(kn->counts);
 	uint64_t v[ncpu];
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -180,18 +242,21 @@ static int counts(struct ntp_bpf *b, struct ntp_db *db)
 
 static struct bpf_map *records(const struct ntp_bpf *b)
 {
-	return skel_of(b)->maps.records;
+	return ((const struct kern *)b->state)->records;
 }
 
 static struct bpf_map *lost(const struct ntp_bpf *b)
 {
-	return skel_of(b)->maps.lost;
+	return ((const struct kern *)b->state)->lost;
 }
 
 static void close_kern(struct ntp_bpf *b)
 {
-	ntprof_kern_bpf__destroy(skel_of(b));
-	free(b->state);
+	struct kern *k = b->state;
+
+	if (k->skel)
+		k->ko->destroy(k->skel);
+	free(k);
 }
 
 const struct ntp_backend ntp_kern_backend = {

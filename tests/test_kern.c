@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The kernel backend's hook table (collector/kern_hooks.c) against the BPF
- * object it loads from (bpf/ntprof_kern.bpf.c): every row names programs
- * that exist in both flavours, attached where the row says, and every
- * program of the object has its row (no phantom rows, no orphan programs);
- * and the chooser (collector/hooks.c). Opening the object needs no kernel
+ * objects it loads from, one per role (bpf/ntprof_tcp_host.bpf.c,
+ * bpf/ntprof_tcp_target.bpf.c): every row names programs that exist in
+ * both flavours in its role's object, attached where the row says, and
+ * every program of an object has its row (no phantom rows, no orphan
+ * programs); and the chooser (collector/hooks.c). Opening the object needs no kernel
  * support, so this runs anywhere; loading needs the drivers (tests/vm).
  */
 #include <setjmp.h>
@@ -19,33 +20,44 @@
 
 #include "kern.h"
 #include "ntprof_abi.h"
-#include "ntprof_kern.skel.h"
+#include "ntprof_tcp_host.skel.h"
+#include "ntprof_tcp_target.skel.h"
 
-static struct ntprof_kern_bpf *skel;
+static struct ntprof_tcp_host_bpf *host_skel;
+static struct ntprof_tcp_target_bpf *target_skel;
+
+/* The object of ROLE. */
+static struct bpf_object *obj_of(int role)
+{
+	return role == NTP_ROLE_TARGET ? target_skel->obj : host_skel->obj;
+}
 
 static int setup(void **state)
 {
 	(void)state;
 	libbpf_set_print(NULL);
-	skel = ntprof_kern_bpf__open();
-	return skel ? 0 : -1;
+	host_skel = ntprof_tcp_host_bpf__open();
+	target_skel = ntprof_tcp_target_bpf__open();
+	return host_skel && target_skel ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	ntprof_kern_bpf__destroy(skel);
+	ntprof_tcp_host_bpf__destroy(host_skel);
+	ntprof_tcp_target_bpf__destroy(target_skel);
 	return 0;
 }
 
-/* PROG's section must be KIND/TARGET. */
-static void expect_section(const char *prog, const char *kind, const char *target)
+/* PROG's section in ROLE's object must be KIND/TARGET. */
+static void expect_section(int role, const char *prog, const char *kind, const char *target)
 {
-	struct bpf_program *p = bpf_object__find_program_by_name(skel->obj, prog);
+	struct bpf_program *p = bpf_object__find_program_by_name(obj_of(role), prog);
 	char want[128];
 
 	if (!p)
-		fail_msg("no program %s in the BPF object", prog);
+		fail_msg("no program %s in the %s object", prog,
+			 role == NTP_ROLE_TARGET ? "target" : "host");
 	snprintf(want, sizeof(want), "%s/%s", kind, target);
 	assert_string_equal(bpf_program__section_name(p), want);
 }
@@ -59,13 +71,13 @@ static void test_every_row_in_both_flavours(void **state)
 		const char *colon = strchr(h->target, ':');
 
 		if (colon) { /* system:name, attached by name */
-			expect_section(h->prog, "tp_btf", colon + 1);
+			expect_section(h->role, h->prog, "tp_btf", colon + 1);
 			snprintf(name, sizeof(name), "%s_raw", h->prog);
-			expect_section(name, "raw_tp", colon + 1);
+			expect_section(h->role, name, "raw_tp", colon + 1);
 		} else {
-			expect_section(h->prog, "fentry", h->target);
+			expect_section(h->role, h->prog, "fentry", h->target);
 			snprintf(name, sizeof(name), "%s_kp", h->prog);
-			expect_section(name, "kprobe", h->target);
+			expect_section(h->role, name, "kprobe", h->target);
 		}
 		assert_true(h->role == NTP_ROLE_HOST || h->role == NTP_ROLE_TARGET);
 		if (!h->points[0]) { /* records no point: the requeue hook alone */
@@ -77,12 +89,12 @@ static void test_every_row_in_both_flavours(void **state)
 	}
 }
 
-static void test_every_program_has_a_row(void **state)
+/* Every program of ROLE's object has a row of that role. */
+static void expect_rows(int role)
 {
 	struct bpf_program *p;
 
-	(void)state;
-	bpf_object__for_each_program(p, skel->obj) {
+	bpf_object__for_each_program(p, obj_of(role)) {
 		char base[96];
 		size_t n;
 		int found = 0;
@@ -94,10 +106,17 @@ static void test_every_program_has_a_row(void **state)
 		else if (n > 4 && !strcmp(base + n - 4, "_raw"))
 			base[n - 4] = 0;
 		for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++)
-			found |= !strcmp(h->prog, base);
+			found |= h->role == role && !strcmp(h->prog, base);
 		if (!found)
 			fail_msg("program %s has no row in ntp_kern_hooks", bpf_program__name(p));
 	}
+}
+
+static void test_every_program_has_a_row(void **state)
+{
+	(void)state;
+	expect_rows(NTP_ROLE_HOST);
+	expect_rows(NTP_ROLE_TARGET);
 }
 
 /* Each role has every stage point of docs/stages.md's kernel TCP tables
