@@ -69,11 +69,6 @@ volatile __u32 sample_n;
 /* Commands not counted because `counts` was full: the collector says so. */
 __u64 uncounted;
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 24);
-} records SEC(".maps");
-
 /* The sampled commands on their way: request -> their record so far. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -89,14 +84,6 @@ struct {
 	__type(key, struct ntp_count_key);
 	__type(value, __u64);
 } counts SEC(".maps");
-
-/* Device keys whose ntp_device_record went out. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, __u8);
-} devs_seen SEC(".maps");
 
 /* The fields of a submission queue entry the identity and hash use
  * (NVMe base spec: the same layout on the wire and in memory). */

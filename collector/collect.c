@@ -21,21 +21,13 @@ static const struct cmd cmds[] = {
 	{ "record", ntp_record, 1 },
 };
 
-/* Unique prefixes, as bpftool and ntprof: "rec" is record. */
+/* By its whole name. */
 static const struct cmd *find(const char *name)
 {
-	const struct cmd *hit = NULL;
-
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(cmds[i].name, name))
 			return &cmds[i];
-		if (!strncmp(cmds[i].name, name, strlen(name))) {
-			if (hit)
-				return NULL;
-			hit = &cmds[i];
-		}
-	}
-	return hit;
+	return NULL;
 }
 
 int main(int argc, char **argv)
