@@ -89,8 +89,10 @@ $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -c $< -o $@
 
 # The header dependencies the compiler wrote (-MMD); none yet on a clean tree,
-# where everything is built anyway.
--include $(wildcard $(OUTPUT)/*.d)
+# where everything is built anyway. A BPF object's only while its source is
+# there: the rules of a removed one would ask for it.
+-include $(filter-out %.bpf.d,$(wildcard $(OUTPUT)/*.d)) \
+	$(wildcard $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.d,$(wildcard bpf/*.bpf.c)))
 
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
 ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
@@ -182,10 +184,13 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/test_kern.o: $(OUTPUT)/ntprof_kern.skel.h
-$(OUTPUT)/test_kern: $(OUTPUT)/test_kern.o $(OUTPUT)/kern_hooks.o
+$(OUTPUT)/test_kern.o: $(OUTPUT)/ntprof_tcp_host.skel.h $(OUTPUT)/ntprof_tcp_target.skel.h
+# The hooks and their chooser attach through links.c, which writes the
+# hook table: the tests link what they sit on.
+HOOK_OBJS := $(OUTPUT)/hooks.o $(OUTPUT)/links.o $(DB_OBJS)
+$(OUTPUT)/test_kern: $(OUTPUT)/test_kern.o $(OUTPUT)/kern_hooks.o $(HOOK_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL)
 
 # The USDT programs against a fixture that fires a batch like the patch.
 $(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
@@ -200,11 +205,12 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 		-lcmocka -lbpf -lelf -lz
 
 # The collector: libbpf, the database writer, and the report for its summary.
-COLLECT_OBJS := $(OUTPUT)/collect.o $(OUTPUT)/probe.o $(OUTPUT)/record.o $(OUTPUT)/attach.o \
-	$(OUTPUT)/spdk.o $(OUTPUT)/hooks.o $(OUTPUT)/proc.o $(OUTPUT)/usdt.o $(OUTPUT)/tstamp.o $(OUTPUT)/fsid.o \
-	$(OUTPUT)/kern.o $(OUTPUT)/kern_hooks.o
-$(OUTPUT)/attach.o $(OUTPUT)/record.o $(OUTPUT)/kern.o $(OUTPUT)/probe.o: $(OUTPUT)/ntprof_spdk.skel.h \
-	$(OUTPUT)/ntprof_kern.skel.h
+# The commands, the backends' table, one file per backend, and what they
+# sit on.
+COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o json.o record.o backend.o \
+	spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o usdt.o tstamp.o fsid.o)
+$(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
+$(OUTPUT)/kern.o: $(OUTPUT)/ntprof_tcp_host.skel.h $(OUTPUT)/ntprof_tcp_target.skel.h
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
@@ -227,9 +233,9 @@ $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) $< -o $@ -lbpf -lelf -lz
 
-$(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(OUTPUT)/hooks.o
+$(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(HOOK_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL)
 
 $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)

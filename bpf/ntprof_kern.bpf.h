@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The kernel NVMe/TCP drivers' types that ntprof_kern.bpf.c reads, as far as
- * it reads them. They live in module BTF (nvme_tcp, nvme_core, nvmet_tcp,
+ * The kernel NVMe/TCP drivers' types that ntprof_tcp_*.bpf.c read, as far as
+ * they read them. They live in module BTF (nvme_tcp, nvme_core, nvmet_tcp,
  * nvmet), not in vmlinux.h; the ___ntp flavour keeps them apart from any
  * vmlinux.h definition, and CO-RE matches each by its name without the
  * flavour against the running kernel's module BTF, field by field, so the

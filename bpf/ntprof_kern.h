@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What the kernel path's BPF programs (bpf/ntprof_kern.bpf.c) and the
+ * What the kernel path's BPF programs (bpf/ntprof_tcp_*.bpf.c) and the
  * collector (collector/kern.c) share besides the record ABI: the key of the
  * per-group command counts. Not part of the SPDK patch's ABI.
  */

@@ -28,20 +28,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 24);
-} records SEC(".maps");
-
-/* Device keys already sent in this recording. Keys are addresses, so two
- * processes could in principle share one; with ASLR they do not. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, __u64);
-	__type(value, __u8);
-} devs_seen SEC(".maps");
-
 /* A batch as it goes on the ring (too large for the stack). */
 struct batch {
 	struct ntp_batch_header h;
@@ -55,6 +41,9 @@ struct {
 	__type(value, struct batch);
 } scratch SEC(".maps");
 
+/* The device record at address KEY in the process, once per key (keys are
+ * addresses, so two processes could in principle share one; with ASLR
+ * they do not). */
 static __always_inline void send_device(__u64 key)
 {
 	struct ntp_device_record *d;

@@ -2,232 +2,55 @@
 /*
  * ntprof-collect: `probe` checks what can be hooked here, `record` records
  * sampled commands into a database. `ntprof probe` and `ntprof record` run
- * this program. main() parses, then hands over to probe.c or record.c.
+ * this program. main() finds the command in a table, parses the options
+ * (opts.c) and hands over to probe.c or record.c.
  */
-#include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "collect.h"
-#include "ntprof_abi.h"
 
-static void usage(FILE *f)
+struct cmd {
+	const char *name;
+	int (*func)(const struct ntp_opts *o);
+	int wants_output; /* -o is required */
+};
+
+static const struct cmd cmds[] = {
+	{ "probe", ntp_probe, 0 },
+	{ "record", ntp_record, 1 },
+};
+
+/* By its whole name. */
+static const struct cmd *find(const char *name)
 {
-	fprintf(f,
-		"usage: ntprof-collect probe -r host|target -t tcp|rdma [--spdk-target BIN | --spdk-host BIN]\n"
-		"                            [--btf FILE] [-j]\n"
-		"       ntprof-collect [record] [-r ROLE] -t tcp|rdma -s N -i SECS [-d SECS] -o FILE.db\n"
-		"                            [-f] [--wait] [--spdk-target BIN | --spdk-host BIN]\n"
-		"                            [--btf FILE]\n"
-		"`probe` says what ntprof can hook on this machine for the configuration and\n"
-		"whether it loads. `record` samples one command in N, records each sampled\n"
-		"command's stage timestamps into a new SQLite database and prints a live line\n"
-		"per group every interval; Ctrl-C (or SIGTERM, or -d) stops it, and it then\n"
-		"prints the summary. Run it as root.\n"
-		"  -r, --role host|target   which side this machine is (default: from --spdk-*)\n"
-		"  -t, --transport tcp|rdma the fabric (default tcp)\n"
-		"  -s, --sample N           sample one command in N (default 100; 1: all)\n"
-		"  -i, --interval SECS      live line and interval length (default 10)\n"
-		"  -d, --duration SECS      stop after SECS (default: at Ctrl-C)\n"
-		"  -o, --output FILE        the database to create (refuses to replace one)\n"
-		"  -f, --force              replace FILE if it exists (never through a symlink)\n"
-		"      --spdk-target BIN    record SPDK's target: processes running BIN (nvmf_tgt)\n"
-		"      --spdk-host BIN      record SPDK's host: processes running BIN (spdk_nvme_perf)\n"
-		"      --btf FILE           the kernel's and its NVMe module's types, when /sys/kernel/btf\n"
-		"                           lacks the module's (the kernel path then takes kprobes)\n"
-		"      --ring-kb KB         ring buffer for records (default 16384; a power of 2 >= 4)\n"
-		"  -q, --quiet              no live lines\n"
-		"      --wait               record: wait for a process of BIN if none runs yet\n"
-		"      --no-arrivals        SPDK over TCP: no t_rx/t_data_rx/h_rx from the kernel's\n"
-		"                           receive timestamps (no receive paths), less overhead\n"
-		"  -j, --json               probe prints JSON\n"
-		"  -h, --help               this text\n"
-		"examples:\n"
-		"  ntprof-collect probe -r target -t tcp --spdk-target ~/spdk/build/bin/nvmf_tgt\n"
-		"  ntprof-collect record -r target -t tcp -s 100 -i 10 \\\n"
-		"      --spdk-target ~/spdk/build/bin/nvmf_tgt -o target.ntp\n"
-		"  ntprof-collect record -t tcp -s 100 -d 20 -i 10 \\\n"
-		"      --spdk-host ~/spdk/build/bin/spdk_nvme_perf -o host.ntp\n"
-		"See ntprof-collect(1).\n");
-}
-
-const char *ntp_config_name(const struct ntp_opts *o)
-{
-	static char name[64];
-
-	snprintf(name, sizeof(name), "%s_%s_%s", o->spdk ? "spdk" : "kernel", o->transport,
-		 o->role == NTP_ROLE_TARGET ? "target" : "host");
-	return name;
-}
-
-const char *ntp_required_probe(const struct ntp_opts *o)
-{
-	int rdma = !strcmp(o->transport, "rdma");
-
-	if (o->role == NTP_ROLE_TARGET)
-		return rdma ? "nvmf_rdma_done" : "nvmf_tcp_done";
-	return rdma ? "nvme_rdma_done" : "nvme_tcp_done";
-}
-
-static int bad(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "ntprof-collect: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (see --help)\n");
-	return -1;
-}
-
-/* A number of seconds above 0 and at most 1e7 (not nan, not inf). */
-static int parse_secs(const char *s, double *out, const char *opt)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*out) || *out <= 0 || *out > 1e7)
-		return bad("%s wants a number of seconds above 0", opt);
-	return 0;
-}
-
-static int parse_u32(const char *s, uint32_t *out, const char *opt)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < 1 || v > 0xffffffffUL)
-		return bad("%s wants a whole number >= 1", opt);
-	*out = (uint32_t)v;
-	return 0;
-}
-
-static void join_argv(struct ntp_opts *o, int argc, char **argv)
-{
-	size_t len = 0;
-
-	o->command_line[0] = '\0';
-	for (int i = 0; i < argc && len < sizeof(o->command_line); i++)
-		len += (size_t)snprintf(o->command_line + len, sizeof(o->command_line) - len,
-					"%s%s", i ? " " : "", argv[i]);
-}
-
-static int set_spdk(struct ntp_opts *o, const char *bin, int role)
-{
-	if (o->spdk)
-		return bad("%s: give one of --spdk-target and --spdk-host", bin);
-	o->spdk = bin;
-	if (o->role >= 0 && o->role != role)
-		return bad("%s: -r contradicts the --spdk option", bin);
-	o->role = role;
-	return 0;
-}
-
-static int parse_opt(struct ntp_opts *o, int opt, const char *arg)
-{
-	uint32_t kb;
-
-	switch (opt) {
-	case 'r':
-		if (strcmp(arg, "host") && strcmp(arg, "target"))
-			return bad("-r %s: the role is host or target", arg);
-		if (o->spdk && o->role != (strcmp(arg, "host") ? NTP_ROLE_TARGET : NTP_ROLE_HOST))
-			return bad("-r %s contradicts the --spdk option", arg);
-		o->role = strcmp(arg, "host") ? NTP_ROLE_TARGET : NTP_ROLE_HOST;
-		return 0;
-	case 't':
-		if (strcmp(arg, "tcp") && strcmp(arg, "rdma"))
-			return bad("-t %s: the transport is tcp or rdma", arg);
-		o->transport = arg;
-		return 0;
-	case 's': return parse_u32(arg, &o->rate, "-s");
-	case 'i': return parse_secs(arg, &o->interval, "-i");
-	case 'd': return parse_secs(arg, &o->duration, "-d");
-	case 'o': o->out = arg; return 0;
-	case 'f': o->force = 1; return 0;
-	case 'j': o->json = 1; return 0;
-	case 'q': o->quiet = 1; return 0;
-	case 'W': o->wait = 1; return 0;
-	case 'N': o->no_arrivals = 1; return 0;
-	case 'T': return set_spdk(o, arg, NTP_ROLE_TARGET);
-	case 'H': return set_spdk(o, arg, NTP_ROLE_HOST);
-	case 'B': o->btf = arg; return 0;
-	case 'R':
-		if (parse_u32(arg, &kb, "--ring-kb") || kb < 4 || (kb & (kb - 1)) || kb > (1u << 20))
-			return bad("--ring-kb %s: a power of 2 from 4 to 1048576", arg);
-		o->ring_kb = kb;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int parse(struct ntp_opts *o, int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "role", required_argument, NULL, 'r' },
-		{ "transport", required_argument, NULL, 't' },
-		{ "sample", required_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "spdk-target", required_argument, NULL, 'T' },
-		{ "spdk-host", required_argument, NULL, 'H' },
-		{ "btf", required_argument, NULL, 'B' },
-		{ "ring-kb", required_argument, NULL, 'R' },
-		{ "wait", no_argument, NULL, 'W' },
-		{ "no-arrivals", no_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	int opt;
-
-	while ((opt = getopt_long(argc, argv, "r:t:s:i:d:o:fjqh", longopts, NULL)) != -1) {
-		if (opt == 'h') {
-			usage(stdout);
-			exit(0);
-		}
-		if (opt == '?' || parse_opt(o, opt, optarg))
-			return -1;
-	}
-	if (optind < argc)
-		return bad("unexpected argument %s", argv[optind]);
-	if (o->role < 0)
-		o->role = NTP_ROLE_HOST;
-	if (o->no_arrivals && (!o->spdk || strcmp(o->transport, "tcp")))
-		return bad("%s is for SPDK over TCP (the kernel drivers' and RDMA's arrivals "
-			   "cost nothing per packet)", "--no-arrivals");
-	return 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(cmds[i].name, name))
+			return &cmds[i];
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct ntp_opts o = { .role = -1, .transport = "tcp", .rate = 100, .interval = 10 };
-	int is_probe = 0;
+	struct ntp_opts o = NTP_OPTS_INIT;
+	const struct cmd *c = &cmds[1]; /* no command: record */
 
-	join_argv(&o, argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "probe"))
-		is_probe = 1;
-	if (argc > 1 && (is_probe || !strcmp(argv[1], "record"))) {
+	ntp_opts_command_line(&o, argc, argv);
+	if (argc > 1 && argv[1][0] != '-') {
+		c = find(argv[1]);
+		if (!c) {
+			ntp_opts_bad("unknown command %s: probe or record", argv[1]);
+			return 2;
+		}
 		argv[1] = argv[0];
 		argc--;
 		argv++;
-	} else if (argc > 1 && argv[1][0] != '-') {
-		fprintf(stderr, "ntprof-collect: unknown command %s: probe or record (see --help)\n",
-			argv[1]);
-		return 2;
 	}
-	if (parse(&o, argc, argv))
+	if (ntp_opts_parse(&o, argc, argv))
 		return 2; /* usage; 1 is for what goes wrong while running */
-	if (!is_probe && !o.out) {
-		bad("%s", "no output: give -o FILE.db");
+	if (c->wants_output && !o.out) {
+		ntp_opts_bad("%s", "no output: give -o FILE.db");
 		return 2;
 	}
-	return is_probe ? ntp_probe(&o) : ntp_record(&o);
+	return c->func(&o);
 }

@@ -1,13 +1,48 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Feature probes, never kernel version checks: whether this kernel lets a
- * tracing program hook a function or tracepoint the way ntprof would
- * (kern.c chooses the kernel path's hooks with them; probe.c reports them).
- * Tracepoints need no probe: tp_btf goes wherever the BTF has the
- * tracepoint's btf_trace_<name> typedef (kern.c looks).
+ * The hooks of the kernel backends and how each is taken here. A hook is
+ * one row of a backend's table (kern_hooks.c): a program of its BPF object
+ * that has a twin, the same body in another flavour. Feature probes, never
+ * kernel version checks, choose the flavour, and the choice drives
+ * bpf_program__set_autoload(): only the chosen twin of each hook the
+ * kernel has is loaded.
+ *
+ *   function:   fentry (PROG)   where its module has BTF and fentry may attach,
+ *               kprobe (PROG_kp) elsewhere, with the --btf file for CO-RE;
+ *   tracepoint: tp_btf (PROG)   where its module has BTF,
+ *               raw_tp (PROG_raw) elsewhere.
  */
 #ifndef NTP_HOOKS_H
 #define NTP_HOOKS_H
+
+#include <stddef.h>
+
+struct bpf_object;
+struct ntp_links;
+
+struct ntp_hook {
+	const char *prog;     /* the fentry or tp_btf program; its twin adds _kp or _raw
+			       * (NULL: the end of a table) */
+	int role;             /* enum ntp_role */
+	const char *target;   /* function, or tracepoint as system:name */
+	const char *module;   /* whose BTF has it: "vmlinux", "nvme_tcp", ... */
+	const char *points;   /* the stage points it records */
+	int required;         /* 0: attached where the kernel has it */
+};
+
+enum ntp_flavour { NTP_FENTRY, NTP_KPROBE, NTP_TP_BTF, NTP_RAW_TP };
+
+/* "fentry", "kprobe", "tp_btf", "raw_tp": the hook table's kind. */
+const char *ntp_flavour_name(enum ntp_flavour f);
+
+/* The one function every kernel has, and the kernel backend hooks anyway,
+ * on which the probes below ask whether function hooks may attach at all. */
+#define NTP_CANARY "tcp_sendmsg"
+
+/* What function hooks may attach here, asked once on NTP_CANARY: fentry
+ * (a real load and attach), else kprobes, else none. */
+enum ntp_fn_hooks { NTP_FN_FENTRY, NTP_FN_KPROBE, NTP_FN_NONE };
+enum ntp_fn_hooks ntp_function_hooks(void);
 
 /*
  * A kprobe needs the kprobe PMU and the function among the kprobe-able ones.
@@ -17,10 +52,30 @@
 int ntp_probe_kprobe(const char *func);
 int ntp_probe_fentry(const char *func);
 
-/* The same on one function every kernel has and the kernel path hooks
- * anyway (tcp_sendmsg), tried once: may this kernel's functions be hooked
- * by fentry, by kprobes? */
-int ntp_fentry_allowed(void);
-int ntp_kprobe_allowed(void);
+/* MODULE ("vmlinux" or a module) has BTF in /sys/kernel/btf. */
+int ntp_module_btf(const char *module);
+
+/* How H is taken, as a pure function of what the kernel has: whether its
+ * module has BTF, whether fentry may attach. */
+enum ntp_flavour ntp_hook_choose(const struct ntp_hook *h, int module_btf, int fentry_ok);
+
+/* How H is taken here, and that flavour's program name. */
+enum ntp_flavour ntp_hook_flavour(const struct ntp_hook *h);
+const char *ntp_hook_prog(const struct ntp_hook *h);
+
+/* Whether the kernel has H in its flavour here (types from /sys/kernel/btf,
+ * or from the --btf file CUSTOM, may be NULL): 1 yes, 0 no (WHY says why). */
+int ntp_hook_ok(const struct ntp_hook *h, const char *custom, char *why, size_t whylen);
+
+/* In OBJ, autoload the chosen twin of each of ROLE's hooks in TABLE (up
+ * to a row whose prog is NULL) that the kernel has, and nothing else. A
+ * required one missing: -1 with ERR set. */
+int ntp_hooks_choose(struct bpf_object *obj, const struct ntp_hook *table, int role,
+		     const char *custom, char *err, size_t errlen);
+
+/* Attach what ntp_hooks_choose chose (OBJ loaded), each with its link and
+ * hook note in LINKS. */
+int ntp_hooks_attach(struct bpf_object *obj, const struct ntp_hook *table, int role,
+		     struct ntp_links *links, char *err, size_t errlen);
 
 #endif

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The kernel drivers' path (kern.h). Which programs load is decided by
- * feature probes on BTF, never by kernel version: a function hook needs
- * the function in vmlinux or module BTF (Debian's build inlines several
- * nvme_tcp helpers, so the driver functions used are those that survive
- * there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
+ * The kernel drivers' backend (kern.h, backend.h). Which programs load is
+ * decided by feature probes on BTF, never by kernel version: a function
+ * hook needs the function in vmlinux or module BTF (Debian's build inlines
+ * several nvme_tcp helpers, so the driver functions used are those that
+ * survive there), a tp_btf hook needs the tracepoint's btf_trace_ typedef.
  *
- * The flavour follows the probes (ntp_kern_choose): a module with BTF in
+ * The flavour follows the probes (hooks.h): a module with BTF in
  * /sys/kernel/btf gets fentry, if the kernel allows it, and tp_btf; one
  * without (a kernel built without module BTF) gets kprobes and raw_tp,
  * with --btf FILE (the kernel's and the module's types in one file) for
  * CO-RE.
  */
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
@@ -22,14 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "backend.h"
 #include "hooks.h"
 #include "kern.h"
 #include "ntp_db.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "ntprof_kern.h"
-#include "ntprof_kern.skel.h"
+#include "ntprof_tcp_host.skel.h"
+#include "ntprof_tcp_target.skel.h"
 
 #define T NTP_ROLE_TARGET
 
@@ -39,97 +39,12 @@ static const char *driver_module(int role)
 	return role == T ? "nvmet_tcp" : "nvme_tcp";
 }
 
-static int in_sysfs(const char *module)
+static int takes(const struct ntp_opts *o)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-	return access(path, R_OK) == 0;
+	return !o->spdk;
 }
 
-/* The types of MODULE ("vmlinux" or a module): the kernel's own from
- * /sys/kernel/btf, else the --btf file CUSTOM. Parsed once. */
-static struct btf *module_btf(const char *module, const char *custom)
-{
-	static struct { char name[32]; struct btf *btf; } cache[8];
-	static struct btf *vmlinux, *file;
-	char path[PATH_MAX];
-
-	if (!vmlinux && in_sysfs("vmlinux"))
-		vmlinux = btf__load_vmlinux_btf();
-	if (!in_sysfs(module)) {
-		if (custom && !file && libbpf_get_error(file = btf__parse(custom, NULL)))
-			file = NULL;
-		return custom ? file : NULL;
-	}
-	if (!strcmp(module, "vmlinux"))
-		return vmlinux;
-	for (int i = 0; i < 8; i++) {
-		if (!strcmp(cache[i].name, module))
-			return cache[i].btf;
-		if (cache[i].name[0])
-			continue;
-		snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
-		snprintf(cache[i].name, sizeof(cache[i].name), "%s", module);
-		cache[i].btf = btf__parse_split(path, vmlinux);
-		if (libbpf_get_error(cache[i].btf))
-			cache[i].btf = NULL;
-		return cache[i].btf;
-	}
-	return NULL;
-}
-
-const char *ntp_kern_kind(const struct ntp_kern_hook *h)
-{
-	int tp = !strcmp(h->kind, "tp_btf");
-
-	/* tracepoints need no probe: tp_btf goes where the BTF is */
-	return ntp_kern_choose(h, in_sysfs(h->module), tp || ntp_fentry_allowed());
-}
-
-const char *ntp_kern_prog(const struct ntp_kern_hook *h)
-{
-	static char name[64];
-	const char *kind = ntp_kern_kind(h);
-
-	snprintf(name, sizeof(name), "%s%s", h->prog,
-		 !strcmp(kind, "kprobe") ? "_kp" : !strcmp(kind, "raw_tp") ? "_raw" : "");
-	return name;
-}
-
-int ntp_kern_hook_ok(const struct ntp_kern_hook *h, const char *custom, char *why, size_t whylen)
-{
-	struct btf *btf = module_btf(h->module, custom);
-	const char *colon = strchr(h->func, ':'), *kind = ntp_kern_kind(h);
-	char name[128];
-
-	if (!btf)
-		return snprintf(why, whylen, "no BTF for %s%s", h->module,
-				custom ? " in /sys/kernel/btf or the --btf file" : ""), 0;
-	if (!strcmp(kind, "raw_tp")) /* the loaded module's tracepoint */
-		return 1;
-	if (!strcmp(kind, "kprobe")) { /* the --btf file need not have every module */
-		if (access("/sys/bus/event_source/devices/kprobe/type", R_OK))
-			return snprintf(why, whylen, "kprobes are not available here (and "
-					"fentry is not allowed)"), 0;
-		if (!ntp_probe_kprobe(h->func))
-			return snprintf(why, whylen, "%s is not in /proc/kallsyms (inlined?)",
-					h->func), 0;
-		return 1;
-	}
-	if (colon) { /* tracepoint system:name -> typedef btf_trace_name */
-		snprintf(name, sizeof(name), "btf_trace_%s", colon + 1);
-		if (btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) < 0)
-			return snprintf(why, whylen, "no tracepoint %s in %s", h->func, h->module), 0;
-		return 1;
-	}
-	if (btf__find_by_name_kind(btf, h->func, BTF_KIND_FUNC) < 0)
-		return snprintf(why, whylen, "%s is not in %s's BTF (inlined, or another "
-				"kernel version)", h->func, h->module), 0;
-	return 1;
-}
-
-int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
+static int check(const struct ntp_opts *o, char *err, size_t errlen)
 {
 	const char *mod = driver_module(o->role);
 	char path[PATH_MAX];
@@ -142,75 +57,13 @@ int ntp_kern_check(const struct ntp_opts *o, char *err, size_t errlen)
 				o->role == T ? " and configure the target" : " and connect");
 	if (o->btf && access(o->btf, R_OK))
 		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
-		if (h->role == o->role && !in_sysfs(h->module) && !o->btf)
+	for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+		if (h->role == o->role && !ntp_module_btf(h->module) && !o->btf)
 			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "
 					"without CONFIG_DEBUG_INFO_BTF_MODULES): give --btf FILE "
 					"with the kernel's and %s's types", h->module, h->module);
 	}
 	return 0;
-}
-
-int ntp_kern_load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
-{
-	struct bpf_program *p;
-	char why[256];
-	int rc;
-
-	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
-
-	b->kern = ntprof_kern_bpf__open_opts(&opts);
-	if (!b->kern)
-		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
-				strerror(errno));
-	b->kern->rodata->role_target = o->role == T;
-	if (o->ring_kb)
-		bpf_map__set_max_entries(b->kern->maps.records, o->ring_kb * 1024);
-	bpf_object__for_each_program(p, b->kern->obj)
-		bpf_program__set_autoload(p, false);
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
-		if (h->role != o->role)
-			continue;
-		if (!ntp_kern_hook_ok(h, o->btf, why, sizeof(why))) {
-			if (h->required)
-				return ntp_fail(err, errlen, "cannot hook %s: %s", h->func, why);
-			continue;
-		}
-		bpf_program__set_autoload(
-			bpf_object__find_program_by_name(b->kern->obj, ntp_kern_prog(h)), true);
-	}
-	rc = ntprof_kern_bpf__load(b->kern);
-	if (rc)
-		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
-				strerror(-rc));
-	return 0;
-}
-
-int ntp_kern_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-		const char *prog = ntp_kern_prog(h);
-		struct bpf_program *p = bpf_object__find_program_by_name(b->kern->obj, prog);
-
-		if (h->role != o->role || !bpf_program__autoload(p))
-			continue;
-		if (ntp_bpf_add_link(b, bpf_program__attach(p)))
-			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,
-					h->func, strerror(errno));
-		ntp_bpf_note_hook(b, prog, h->func, ntp_kern_kind(h), h->points);
-	}
-	return 0;
-}
-
-void ntp_kern_set_rate(struct ntp_bpf *b, uint32_t n)
-{
-	if (b->kern)
-		b->kern->bss->sample_n = n;
 }
 
 /* What was written so far per group, to write differences. */
@@ -221,37 +74,148 @@ struct counted {
 
 #define NTP_MAX_GROUPS 16384 /* the BPF map's size */
 
-static uint64_t *seen_of(const struct ntp_count_key *k)
-{
-	static struct counted seen[NTP_MAX_GROUPS];
-	static int nseen;
+/* The backend's state (ntp_bpf.state): the object of the role, and what
+ * was counted. */
+struct kern {
+	const struct kern_object *ko;
+	void *skel;                   /* its skeleton */
+	struct bpf_object *obj;
+	struct bpf_map *records, *lost, *counts;
+	volatile __u32 *sample_n;     /* in the loaded object's .bss */
+	__u64 *uncounted;
+	uint64_t said;                /* uncounted, as last said */
+	struct counted seen[NTP_MAX_GROUPS];
+	int nseen;
+};
 
-	for (int i = 0; i < nseen; i++)
-		if (!memcmp(&seen[i].k, k, sizeof(*k)))
-			return &seen[i].n;
-	if (nseen == NTP_MAX_GROUPS)
-		return NULL;
-	seen[nseen].k = *k;
-	return &seen[nseen++].n;
+/* One BPF object per role. Each has the maps and variables of
+ * bpf/ntprof_kern_common.bpf.h, so one macro writes how each is opened,
+ * loaded and destroyed through its skeleton. */
+struct kern_object {
+	int role;
+	int (*open)(struct kern *k, const struct bpf_object_open_opts *opts);
+	int (*load)(struct kern *k);
+	void (*destroy)(void *skel);
+};
+
+#define KERN_OBJECT(name)                                                               \
+	static int name##_open(struct kern *k, const struct bpf_object_open_opts *opts) \
+	{                                                                               \
+		struct name##_bpf *s = name##_bpf__open_opts(opts);                     \
+                                                                                        \
+		if (!s)                                                                 \
+			return -1;                                                      \
+		k->skel = s;                                                            \
+		k->obj = s->obj;                                                        \
+		k->records = s->maps.records;                                           \
+		k->lost = s->maps.lost;                                                 \
+		k->counts = s->maps.counts;                                             \
+		return 0;                                                               \
+	}                                                                               \
+	static int name##_load(struct kern *k)                                          \
+	{                                                                               \
+		struct name##_bpf *s = k->skel;                                         \
+		int rc = name##_bpf__load(s);                                           \
+                                                                                        \
+		if (!rc) { /* the load maps the .bss anew */                            \
+			k->sample_n = &s->bss->sample_n;                                \
+			k->uncounted = &s->bss->uncounted;                              \
+		}                                                                       \
+		return rc;                                                              \
+	}                                                                               \
+	static void name##_destroy(void *skel)                                          \
+	{                                                                               \
+		name##_bpf__destroy(skel);                                              \
+	}
+
+KERN_OBJECT(ntprof_tcp_host)
+KERN_OBJECT(ntprof_tcp_target)
+
+static const struct kern_object objects[] = {
+	{ NTP_ROLE_HOST, ntprof_tcp_host_open, ntprof_tcp_host_load, ntprof_tcp_host_destroy },
+	{ NTP_ROLE_TARGET, ntprof_tcp_target_open, ntprof_tcp_target_load,
+	  ntprof_tcp_target_destroy },
+};
+
+static const struct kern_object *object_of(int role)
+{
+	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (objects[i].role == role)
+			return &objects[i];
+	return NULL;
 }
 
-int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
+static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
+	struct kern *k;
+	int rc;
+
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
+
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
+				strerror(errno));
+	b->state = k;
+	k->ko = object_of(o->role);
+	if (!k->ko || k->ko->open(k, &opts)) {
+		k->skel = NULL;
+		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
+				strerror(errno));
+	}
+	if (o->ring_kb)
+		bpf_map__set_max_entries(k->records, o->ring_kb * 1024);
+	if (ntp_hooks_choose(k->obj, ntp_kern_hooks, o->role, o->btf, err, errlen))
+		return -1;
+	rc = k->ko->load(k);
+	if (rc)
+		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
+				strerror(-rc));
+	return 0;
+}
+
+static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
+		  char *err, size_t errlen)
+{
+	struct kern *k = b->state;
+
+	return ntp_hooks_attach(k->obj, ntp_kern_hooks, o->role, &b->links, err,
+				errlen);
+}
+
+static void set_rate(struct ntp_bpf *b, uint32_t n)
+{
+	struct kern *k = b->state;
+
+	*k->sample_n = n;
+}
+
+static uint64_t *seen_of(struct kern *kn, const struct ntp_count_key *k)
+{
+	for (int i = 0; i < kn->nseen; i++)
+		if (!memcmp(&kn->seen[i].k, k, sizeof(*k)))
+			return &kn->seen[i].n;
+	if (kn->nseen == NTP_MAX_GROUPS)
+		return NULL;
+	kn->seen[kn->nseen].k = *k;
+	return &kn->seen[kn->nseen++].n;
+}
+
+static int counts(struct ntp_bpf *b, struct ntp_db *db)
+{
+	struct kern *kn = b->state;
 	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct ntp_count_key k, next, *prev = NULL;
 	int rc = 0;
 
-	static uint64_t uncounted;
-
-	if (!b->kern || ncpu <= 0)
+	if (ncpu <= 0)
 		return 0;
-	if (b->kern->bss->uncounted != uncounted) {
-		uncounted = b->kern->bss->uncounted;
+	if (*kn->uncounted != kn->said) {
+		kn->said = *kn->uncounted;
 		fprintf(stderr, "ntprof: %llu commands so far were not counted (more than %d "
-			"groups): cmds/s is too low\n", (unsigned long long)uncounted,
-			NTP_MAX_GROUPS);
+			"groups): cmds/s is too low\n", (unsigned long long)kn->said, NTP_MAX_GROUPS);
 	}
-	fd = bpf_map__fd(b->kern->maps.counts);
+	fd = bpf_map__fd(kn->counts);
 	uint64_t v[ncpu];
 
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -263,7 +227,7 @@ int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 			continue;
 		for (int i = 0; i < ncpu; i++)
 			sum += v[i];
-		seen = seen_of(&k);
+		seen = seen_of(kn, &k);
 		if (!seen || sum == *seen)
 			continue;
 		/* a device whose record is still in the ring: counted next time */
@@ -275,3 +239,36 @@ int ntp_kern_counts(struct ntp_bpf *b, struct ntp_db *db)
 	}
 	return rc;
 }
+
+static struct bpf_map *records(const struct ntp_bpf *b)
+{
+	return ((const struct kern *)b->state)->records;
+}
+
+static struct bpf_map *lost(const struct ntp_bpf *b)
+{
+	return ((const struct kern *)b->state)->lost;
+}
+
+static void close_kern(struct ntp_bpf *b)
+{
+	struct kern *k = b->state;
+
+	if (k->skel)
+		k->ko->destroy(k->skel);
+	free(k);
+}
+
+const struct ntp_backend ntp_kern_backend = {
+	.driver = "kernel",
+	.takes = takes,
+	.check = check,
+	.load = load,
+	.attach = attach,
+	.records = records,
+	.lost = lost,
+	.set_rate = set_rate,
+	.counts = counts,
+	.close = close_kern,
+	.hooks = ntp_kern_hooks,
+};

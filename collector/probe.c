@@ -3,7 +3,8 @@
  * `ntprof-collect probe`: what can be hooked here for one configuration,
  * section by section like `bpftool feature probe`, then a real load and
  * attach (`load: ok`). A missing required probe, no running process or a
- * failed load makes it exit 1. -j prints the same as one JSON object.
+ * failed load makes it exit 1. One printer writes each item as a text
+ * line, or with -j into one JSON object.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -11,18 +12,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "backend.h"
 #include "collect.h"
-#include "kern.h"
+#include "json.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
+#include "spdk.h"
 #include "tstamp.h"
 
-/* What the probe found, printed at the end as text or JSON. */
+/* What the probe found, printed at the end. */
 struct found {
 	int btf;
 	const char *fhooks;       /* what function hooks can do */
-	const char *module;       /* the kernel module of the configuration */
+	char module[32];          /* the kernel module of the configuration */
 	int module_btf;
 	struct ntp_spdk spdk;
 	uint64_t var[NTP_SPDK_MAX_PIDS]; /* sampling variable per process, 0: none */
@@ -41,11 +43,24 @@ static void fail(struct found *f, const char *msg)
 
 static const char *function_hooks(void)
 {
-	if (ntp_fentry_allowed())
+	switch (ntp_function_hooks()) {
+	case NTP_FN_FENTRY:
 		return "fentry/fexit (they can attach now)";
-	if (ntp_kprobe_allowed())
+	case NTP_FN_KPROBE:
 		return "kprobes (fentry/fexit: not allowed here)";
-	return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
+	default:
+		return "tracepoints only (fentry/fexit: not allowed here; kprobes: not available)";
+	}
+}
+
+/* The kernel's own driver module of the configuration: nvmet_tcp, ... */
+static void find_kernel(struct found *f, const struct ntp_opts *o)
+{
+	snprintf(f->module, sizeof(f->module), "%s_%s", o->role == NTP_ROLE_TARGET ? "nvmet" : "nvme",
+		 strcmp(o->transport, "rdma") ? "tcp" : "rdma");
+	f->btf = ntp_module_btf("vmlinux");
+	f->fhooks = function_hooks();
+	f->module_btf = ntp_module_btf(f->module) || o->btf;
 }
 
 static void find_processes(struct found *f)
@@ -63,10 +78,24 @@ static void find_processes(struct found *f)
 			fail(f, err);
 }
 
+/* The SPDK program: its probes, processes and the receive timestamps. */
+static void find_spdk(struct found *f, const struct ntp_opts *o)
+{
+	char err[NTP_ERR_MAX];
+
+	if (!ntp_spdk_sites(&f->spdk, ntp_required_probe(o))) {
+		snprintf(err, sizeof(err), "%s: no USDT probe ntprof:%s (is it built with ntprof's "
+			 "SPDK patch and --with-usdt?)", o->spdk, ntp_required_probe(o));
+		fail(f, err);
+	}
+	find_processes(f);
+}
+
 static void try_load(struct found *f, const struct ntp_opts *o, struct ntp_bpf *b)
 {
-	if (ntp_bpf_load(b, o, f->load, sizeof(f->load)) ||
-	    ntp_bpf_attach(b, o, &f->spdk, f->load, sizeof(f->load)))
+	if (ntp_bpf_check(o, f->load, sizeof(f->load)) ||
+	    ntp_bpf_load(b, o, f->load, sizeof(f->load)) ||
+	    ntp_bpf_attach(b, o, o->spdk ? &f->spdk : NULL, f->load, sizeof(f->load)))
 		fail(f, f->load);
 	else
 		snprintf(f->load, sizeof(f->load), "ok");
@@ -85,197 +114,236 @@ static int in_libraries(const struct found *f)
 	return 0;
 }
 
-static void print_text(const struct found *f, const struct ntp_opts *o, const struct ntp_bpf *b)
+/*
+ * The printer. Each item below writes itself as text or, with W, as JSON:
+ * the order of the items is the same in both.
+ */
+static void print_kernel(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
 {
-	printf("kernel BTF: %s\n", f->btf ? "yes" : "no");
-	printf("function hooks: %s\n", f->fhooks);
-	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
-	       f->module_btf ? "present" : "absent");
-	printf("USDT probes in %s%s:\n", o->spdk, in_libraries(f) ? " and the libraries it loads" : "");
+	if (!w) {
+		printf("kernel BTF: %s\n", f->btf ? "yes" : "no");
+		printf("function hooks: %s\n", f->fhooks);
+		printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
+		       f->module_btf ? "present" : "absent");
+		return;
+	}
+	ntp_json_bool_field(w, "kernel_btf", f->btf);
+	ntp_json_string_field(w, "function_hooks", f->fhooks);
+	ntp_json_string_field(w, "configuration", ntp_config_name(o));
+	ntp_json_string_field(w, "module", f->module);
+	ntp_json_bool_field(w, "module_btf", f->module_btf);
+}
+
+static void print_usdt(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
+{
+	if (!w)
+		printf("USDT probes in %s%s:\n", o->spdk,
+		       in_libraries(f) ? " and the libraries it loads" : "");
+	else {
+		ntp_json_string_field(w, "binary", o->spdk);
+		ntp_json_name(w, "usdt");
+		ntp_json_start_object(w);
+	}
 	for (int i = 0; i < NTP_SPDK_NPROBES; i++) {
 		int n = ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]);
 
-		printf("%s %s %d site%s\n", n ? "ok" : "no", ntp_spdk_probes[i], n, n == 1 ? "" : "s");
+		if (w)
+			ntp_json_int_field(w, ntp_spdk_probes[i], n);
+		else
+			printf("%s %s %d site%s\n", n ? "ok" : "no", ntp_spdk_probes[i], n,
+			       n == 1 ? "" : "s");
+	}
+	if (w)
+		ntp_json_end_object(w);
+}
+
+static void print_objects(struct ntp_json *w, const struct found *f)
+{
+	if (w) {
+		ntp_json_name(w, "objects");
+		ntp_json_start_array(w);
 	}
 	for (int i = 0; i < f->spdk.nobjs; i++)
-		printf("  in %s\n", f->spdk.objs[i].path);
-	printf("running processes:");
-	for (int i = 0; i < f->spdk.npids; i++)
-		if (f->var[i])
-			printf("%s %d (sampling variable at 0x%llx)", i ? "," : "",
-			       (int)f->spdk.pids[i], (unsigned long long)f->var[i]);
+		if (w)
+			ntp_json_string(w, f->spdk.objs[i].path);
 		else
-			printf("%s %d (no sampling variable)", i ? "," : "", (int)f->spdk.pids[i]);
-	printf("%s\n", f->spdk.npids ? "" : " none");
-	if (ntp_arrival_points(o) && f->tstamp[0])
-		printf("no arrivals: %s (%s stay empty)\n", f->tstamp, ntp_arrival_points(o));
-	else if (ntp_arrival_points(o))
-		printf("ok arrivals: the kernel's receive timestamps (SO_TIMESTAMPING), read by the "
-		       "patch (%s)\n", ntp_arrival_points(o));
+			printf("  in %s\n", f->spdk.objs[i].path);
+	if (w)
+		ntp_json_end_array(w);
+}
+
+static void print_process(struct ntp_json *w, const struct found *f, int i)
+{
+	char var[32];
+
+	snprintf(var, sizeof(var), "0x%llx", (unsigned long long)f->var[i]);
+	if (w) {
+		ntp_json_start_object(w);
+		ntp_json_int_field(w, "pid", f->spdk.pids[i]);
+		ntp_json_string_field(w, "sampling_variable", var);
+		ntp_json_end_object(w);
+	} else if (f->var[i]) {
+		printf("%s %d (sampling variable at %s)", i ? "," : "", (int)f->spdk.pids[i], var);
+	} else {
+		printf("%s %d (no sampling variable)", i ? "," : "", (int)f->spdk.pids[i]);
+	}
+}
+
+static void print_processes(struct ntp_json *w, const struct found *f)
+{
+	if (w) {
+		ntp_json_name(w, "processes");
+		ntp_json_start_array(w);
+	} else {
+		printf("running processes:");
+	}
+	for (int i = 0; i < f->spdk.npids; i++)
+		print_process(w, f, i);
+	if (w)
+		ntp_json_end_array(w);
 	else
+		printf("%s\n", f->spdk.npids ? "" : " none");
+}
+
+/* The SPDK patch's arrivals: the receive timestamps it reads, if any. */
+static void print_arrivals(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
+{
+	const char *points = ntp_arrival_points(o);
+
+	if (w) {
+		ntp_json_start_object(w);
+		ntp_json_string_field(w, "what", "arrivals");
+		ntp_json_string_field(w, "kind", "sockopt");
+		ntp_json_string_field(w, "target", "SO_TIMESTAMPING");
+		ntp_json_string_field(w, "points", points ? points : "");
+		ntp_json_bool_field(w, "on", points != NULL);
+		ntp_json_bool_field(w, "ok", points && !f->tstamp[0]);
+		ntp_json_end_object(w);
+	} else if (points && f->tstamp[0]) {
+		printf("no arrivals: %s (%s stay empty)\n", f->tstamp, points);
+	} else if (points) {
+		printf("ok arrivals: the kernel's receive timestamps (SO_TIMESTAMPING), read by the "
+		       "patch (%s)\n", points);
+	} else {
 		printf("off arrivals (%s)\n", o->no_arrivals ? "--no-arrivals" :
 		       "RDMA: the patch takes them at its polls");
-	printf("%s %s USDT ntprof:%s (required)\n",
-	       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
-	       b->usdt_prog ? b->usdt_prog : "ntp_u_?", ntp_required_probe(o));
-	printf("load: %s\n", f->load);
-}
-
-/* A JSON string: the paths and messages here have no control characters
- * but may have quotes or backslashes. */
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			putchar('\\');
-		if ((unsigned char)*s >= 0x20)
-			putchar(*s);
 	}
-	putchar('"');
 }
 
-static void print_json(const struct found *f, const struct ntp_opts *o, const struct ntp_bpf *b)
+/* The USDT program that takes the command records. */
+static void print_usdt_hook(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
 {
-	printf("{\"kernel_btf\": %s, \"function_hooks\": ", f->btf ? "true" : "false");
-	json_str(f->fhooks);
-	printf(", \"configuration\": \"%s\", \"module\": \"%s\", \"module_btf\": %s, \"binary\": ",
-	       ntp_config_name(o), f->module, f->module_btf ? "true" : "false");
-	json_str(o->spdk);
-	printf(", \"objects\": [");
-	for (int i = 0; i < f->spdk.nobjs; i++) {
-		printf("%s", i ? ", " : "");
-		json_str(f->spdk.objs[i].path);
+	char target[64];
+
+	if (!w) {
+		printf("%s %s USDT ntprof:%s (required)\n",
+		       ntp_spdk_sites(&f->spdk, ntp_required_probe(o)) ? "ok" : "no",
+		       ntp_usdt_prog(o), ntp_required_probe(o));
+		return;
 	}
-	printf("], \"usdt\": {");
-	for (int i = 0; i < NTP_SPDK_NPROBES; i++)
-		printf("%s\"%s\": %d", i ? ", " : "", ntp_spdk_probes[i],
-		       ntp_spdk_sites(&f->spdk, ntp_spdk_probes[i]));
-	printf("}, \"processes\": [");
-	for (int i = 0; i < f->spdk.npids; i++)
-		printf("%s{\"pid\": %d, \"sampling_variable\": \"0x%llx\"}", i ? ", " : "",
-		       (int)f->spdk.pids[i], (unsigned long long)f->var[i]);
-	printf("], \"hooks\": [");
-	printf("{\"what\": \"arrivals\", \"kind\": \"sockopt\", \"target\": \"SO_TIMESTAMPING\", "
-	       "\"points\": \"%s\", \"on\": %s, \"ok\": %s}", ntp_arrival_points(o) ?: "",
-	       ntp_arrival_points(o) ? "true" : "false",
-	       ntp_arrival_points(o) && !f->tstamp[0] ? "true" : "false");
-	printf(", {\"what\": \"command records\", \"kind\": \"usdt\", \"prog\": \"%s\", "
-	       "\"target\": \"ntprof:%s\", \"required\": true}",
-	       b->usdt_prog ? b->usdt_prog : "", ntp_required_probe(o));
-	printf("], \"load\": ");
-	json_str(f->load);
-	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
+	ntp_json_start_object(w);
+	ntp_json_string_field(w, "what", "command records");
+	ntp_json_string_field(w, "kind", "usdt");
+	ntp_json_string_field(w, "prog", ntp_usdt_prog(o));
+	snprintf(target, sizeof(target), "ntprof:%s", ntp_required_probe(o));
+	ntp_json_string_field(w, "target", target);
+	ntp_json_bool_field(w, "required", 1);
+	ntp_json_end_object(w);
 }
 
-/* The kernel path: each hook of the role, whether this kernel has it, and
- * a real load and attach. */
-static void kernel_text(const struct found *f, const struct ntp_opts *o)
+/* A hook of the backend's table: whether this kernel has it, in which
+ * flavour. */
+static void print_hook(struct ntp_json *w, const struct ntp_hook *h, const struct ntp_opts *o)
 {
 	char why[256];
+	int ok = ntp_hook_ok(h, o->btf, why, sizeof(why));
+	const char *kind = ntp_flavour_name(ntp_hook_flavour(h));
 
-	printf("kernel BTF: %s\n", f->btf ? "yes" : "no");
-	printf("function hooks: %s\n", f->fhooks);
-	printf("%s (module BTF %s: %s)\n", ntp_config_name(o), f->module,
-	       f->module_btf ? "present" : "absent");
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-
-		if (h->role != o->role)
-			continue;
-		if (ntp_kern_hook_ok(h, o->btf, why, sizeof(why)))
-			printf("ok %s %s %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h), h->func,
-			       h->points[0] ? h->points : "no point: voids a requeued record");
-		else
-			printf("no %s %s %s: %s (%s)\n", ntp_kern_prog(h), ntp_kern_kind(h),
-			       h->func, why,
-			       h->required ? "required" : "optional: those points stay empty");
+	if (w) {
+		ntp_json_start_object(w);
+		ntp_json_string_field(w, "prog", ntp_hook_prog(h));
+		ntp_json_string_field(w, "kind", kind);
+		ntp_json_string_field(w, "target", h->target);
+		ntp_json_string_field(w, "points", h->points);
+		ntp_json_bool_field(w, "required", h->required);
+		ntp_json_bool_field(w, "ok", ok);
+		ntp_json_end_object(w);
+	} else if (ok) {
+		printf("ok %s %s %s (%s)\n", ntp_hook_prog(h), kind, h->target,
+		       h->points[0] ? h->points : "no point: voids a requeued record");
+	} else {
+		printf("no %s %s %s: %s (%s)\n", ntp_hook_prog(h), kind, h->target, why,
+		       h->required ? "required" : "optional: those points stay empty");
 	}
-	printf("load: %s\n", f->load);
 }
 
-static void kernel_json(const struct found *f, const struct ntp_opts *o)
+static void print_hooks(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
 {
-	char why[256];
-	int n = 0;
+	const struct ntp_hook *h = ntp_backend_for(o)->hooks;
 
-	printf("{\"kernel_btf\": %s, \"function_hooks\": ", f->btf ? "true" : "false");
-	json_str(f->fhooks);
-	printf(", \"configuration\": \"%s\", \"module\": \"%s\", \"module_btf\": %s, "
-	       "\"hooks\": [", ntp_config_name(o), f->module, f->module_btf ? "true" : "false");
-	for (size_t i = 0; i < ntp_kern_hooks_n; i++) {
-		const struct ntp_kern_hook *h = &ntp_kern_hooks[i];
-		int ok;
-
-		if (h->role != o->role)
-			continue;
-		ok = ntp_kern_hook_ok(h, o->btf, why, sizeof(why));
-		printf("%s{\"prog\": \"%s\", \"kind\": \"%s\", \"target\": \"%s\", "
-		       "\"points\": \"%s\", \"required\": %s, \"ok\": %s}", n++ ? ", " : "",
-		       ntp_kern_prog(h), ntp_kern_kind(h), h->func, h->points,
-		       h->required ? "true" : "false", ok ? "true" : "false");
+	if (w) {
+		ntp_json_name(w, "hooks");
+		ntp_json_start_array(w);
 	}
-	printf("], \"load\": ");
-	json_str(f->load);
-	printf(", \"ok\": %s}\n", f->failed ? "false" : "true");
+	if (o->spdk) {
+		print_arrivals(w, f, o);
+		print_usdt_hook(w, f, o);
+	}
+	for (; h && h->prog; h++)
+		if (h->role == o->role)
+			print_hook(w, h, o);
+	if (w)
+		ntp_json_end_array(w);
 }
 
-static int probe_kernel(const struct ntp_opts *o)
+static void print_load(struct ntp_json *w, const struct found *f)
 {
-	static struct found f;
-	struct ntp_bpf b = { 0 };
-	char path[128];
+	if (!w) {
+		printf("load: %s\n", f->load);
+		return;
+	}
+	ntp_json_string_field(w, "load", f->load);
+	ntp_json_bool_field(w, "ok", !f->failed);
+}
 
-	f.btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
-	f.fhooks = function_hooks();
-	f.module = o->role == NTP_ROLE_TARGET ? "nvmet_tcp" : "nvme_tcp";
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
-	f.module_btf = access(path, R_OK) == 0 || o->btf;
-	if (ntp_kern_check(o, f.load, sizeof(f.load)))
-		fail(&f, f.load);
-	else
-		try_load(&f, o, &b);
-	if (o->json)
-		kernel_json(&f, o);
-	else
-		kernel_text(&f, o);
-	if (f.failed)
-		fprintf(stderr, "ntprof-collect: %s\n", f.why);
-	ntp_bpf_close(&b);
-	return f.failed;
+static void print_found(const struct found *f, const struct ntp_opts *o)
+{
+	struct ntp_json json, *w = NULL;
+
+	if (o->json) {
+		w = &json;
+		ntp_json_init(w, stdout);
+		ntp_json_start_object(w);
+	}
+	print_kernel(w, f, o);
+	if (o->spdk) {
+		print_usdt(w, f, o);
+		print_objects(w, f);
+		print_processes(w, f);
+	}
+	print_hooks(w, f, o);
+	print_load(w, f);
+	if (w)
+		ntp_json_end_object(w);
 }
 
 int ntp_probe(const struct ntp_opts *o)
 {
 	static struct found f; /* large: the objects' paths */
 	struct ntp_bpf b = { 0 };
-	char err[NTP_ERR_MAX], path[128];
+	char err[NTP_ERR_MAX];
 
-	if (!o->spdk)
-		return probe_kernel(o);
-	if (ntp_spdk_open(&f.spdk, o->spdk, err, sizeof(err))) {
+	if (o->spdk && ntp_spdk_open(&f.spdk, o->spdk, err, sizeof(err))) {
 		fprintf(stderr, "ntprof-collect: %s\n", err);
 		return 1;
 	}
-	f.btf = access("/sys/kernel/btf/vmlinux", R_OK) == 0;
-	f.fhooks = function_hooks();
-	f.module = o->role == NTP_ROLE_TARGET ? (strcmp(o->transport, "rdma") ? "nvmet_tcp" : "nvmet_rdma")
-					      : (strcmp(o->transport, "rdma") ? "nvme_tcp" : "nvme_rdma");
-	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", f.module);
-	f.module_btf = access(path, R_OK) == 0 || o->btf;
-	if (!ntp_spdk_sites(&f.spdk, ntp_required_probe(o))) {
-		snprintf(err, sizeof(err), "%s: no USDT probe ntprof:%s (is it built with ntprof's "
-			 "SPDK patch and --with-usdt?)", o->spdk, ntp_required_probe(o));
-		fail(&f, err);
-	}
-	find_processes(&f);
+	find_kernel(&f, o);
+	if (o->spdk)
+		find_spdk(&f, o);
 	try_load(&f, o, &b);
-	if (ntp_arrival_points(o))
+	if (ntp_arrival_points(o) && o->spdk)
 		ntp_tstamp_release(ntp_tstamp_hold(f.tstamp, sizeof(f.tstamp)));
-	if (o->json)
-		print_json(&f, o, &b);
-	else
-		print_text(&f, o, &b);
+	print_found(&f, o);
 	if (f.failed)
 		fprintf(stderr, "ntprof-collect: %s\n", f.why);
 	ntp_bpf_close(&b);

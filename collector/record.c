@@ -25,17 +25,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach.h"
+#include "backend.h"
 #include "collect.h"
 #include "fsid.h"
-#include "kern.h"
 #include "ntp_err.h"
 #include "ntp_db.h"
 #include "ntp_session.h"
 #include "ntp_sql.h"
 #include "proc.h"
+#include "spdk.h"
 #include "ntprof_abi.h"
-#include "ntprof_spdk.skel.h"
 #include "tstamp.h"
 
 #define NS 1000000000LL
@@ -256,11 +255,8 @@ static void follow_processes(struct rec *r, int first)
 	pid_t was[NTP_SPDK_MAX_PIDS];
 	int nwas = r->npids;
 
-	if (!r->o->spdk) { /* the kernel path: one switch in the BPF programs */
-		if (first)
-			ntp_kern_set_rate(&r->bpf, r->o->rate);
+	if (!r->o->spdk) /* the kernel's drivers: no processes */
 		return;
-	}
 	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
 		return;
 	memcpy(was, r->pids, sizeof(was[0]) * (size_t)nwas);
@@ -292,7 +288,7 @@ static void sampling_off(struct rec *r)
 {
 	uint64_t addr;
 
-	ntp_kern_set_rate(&r->bpf, 0);
+	ntp_bpf_set_rate(&r->bpf, 0);
 	for (int i = 0; i < r->npids; i++)
 		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, 0, &addr, r->err,
 				      sizeof(r->err)) < 0 &&
@@ -431,7 +427,7 @@ static int end_interval(struct rec *r, int64_t now, int print)
 	int64_t id;
 
 	count_bpf_lost(r);
-	ntp_kern_counts(&r->bpf, r->db); /* the kernel path counts every command */
+	ntp_bpf_counts(&r->bpf, r->db); /* where the backend counts every command */
 	id = ntp_db_end_interval(r->db, r->interval_start, now);
 	if (id < 0)
 		return -1; /* ntp_db_failed() says why; the loop stops */
@@ -452,7 +448,7 @@ static int create_db(struct rec *r)
 	const struct ntp_opts *o = r->o;
 	struct utsname u;
 	struct ntp_meta m = {
-		.role = o->role, .driver = o->spdk ? "spdk" : "kernel", .transport = o->transport,
+		.role = o->role, .driver = r->bpf.be->driver, .transport = o->transport,
 		.sample_rate = o->rate, .command_line = o->command_line,
 	};
 
@@ -530,14 +526,15 @@ static int setup(struct rec *r)
 
 	if (!o->out)
 		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
-	/* the kernel path: the driver's module and its BTF, no processes */
-	if (o->spdk ? setup_spdk(r) : ntp_kern_check(o, r->err, sizeof(r->err)))
+	/* SPDK: the program and its processes; the kernel: the driver's
+	 * module and its BTF */
+	if ((o->spdk && setup_spdk(r)) || ntp_bpf_check(o, r->err, sizeof(r->err)))
 		return -1;
 	/* the database last: a failed start leaves no file behind */
 	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
 	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
 		return -1;
-	if (ntp_bpf_write_hooks(&r->bpf, r->db))
+	if (ntp_links_write(&r->bpf.links, r->db))
 		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
 				ntp_db_errmsg(r->db)), -1;
 	return 0;
@@ -694,7 +691,8 @@ int ntp_record(const struct ntp_opts *o)
 	}
 	if (o->spdk && !r.spdk.npids)
 		wait_for_process(&r);
-	follow_processes(&r, 1);
+	ntp_bpf_set_rate(&r.bpf, o->rate); /* where the BPF programs sample */
+	follow_processes(&r, 1);           /* where the processes do */
 	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
 	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);
 	fflush(stdout);

@@ -30,8 +30,9 @@ static void test_this_machine(void **state)
 
 	(void)state;
 	assert_int_equal(access("/sys/kernel/btf/vmlinux", R_OK), 0);
-	assert_false(ntp_probe_fentry("tcp_sendmsg"));
-	assert_int_equal(ntp_probe_kprobe("tcp_sendmsg"), kprobes);
+	assert_false(ntp_probe_fentry(NTP_CANARY));
+	assert_int_equal(ntp_probe_kprobe(NTP_CANARY), kprobes);
+	assert_int_equal(ntp_function_hooks(), kprobes ? NTP_FN_KPROBE : NTP_FN_NONE);
 }
 
 int main(void)
