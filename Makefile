@@ -281,9 +281,11 @@ check-fault: all
 	@sh tests/fault_test.sh
 
 # Linux guests under qemu for the kernel drivers: NVMe/TCP on one
-# guest's loopback (with --btf and kprobes), then a host and a target guest.
+# guest's loopback (with --btf and kprobes), on Debian 12's two kernels
+# (6.1 and 6.12), then a host and a target guest.
 check-vm: all
 	@sh tests/vm/smoke_test.sh
+	@VM_KERNEL=linux-image-6.12-amd64 sh tests/vm/smoke_test.sh
 	@sh tests/vm/kernel_test.sh
 
 # The unit tests again, built with AddressSanitizer and UBSan.

@@ -29,6 +29,12 @@
  * (kprobe), NTP_TPn(prog, tp, ...) prog (tp_btf) and prog_raw (raw_tp); the
  * body follows the macro. Bodies read kernel memory only through
  * BPF_CORE_READ, which works in every flavour.
+ *
+ * A tracepoint's pointer arguments may be NULL as far as newer verifiers
+ * know (6.12 marks tp_btf arguments trusted_ptr_or_null and refuses
+ * arithmetic on them until checked), so the tracepoint twins hand only
+ * non-NULL arguments to the body. Every tracepoint used here has pointer
+ * arguments only.
  */
 #define NTP_FN1(prog, func, t1, a1)                                            \
 	static __always_inline int prog##_do(t1 a1);                           \
@@ -53,15 +59,17 @@
 
 #define NTP_TP1(prog, tp, t1, a1)                                              \
 	static __always_inline int prog##_do(t1 a1);                           \
-	SEC("tp_btf/" #tp) int BPF_PROG(prog, t1 a1) { return prog##_do(a1); } \
-	SEC("raw_tp/" #tp) int BPF_PROG(prog##_raw, t1 a1) { return prog##_do(a1); } \
+	SEC("tp_btf/" #tp) int BPF_PROG(prog, t1 a1) { return a1 ? prog##_do(a1) : 0; } \
+	SEC("raw_tp/" #tp)                                                      \
+	int BPF_PROG(prog##_raw, t1 a1) { return a1 ? prog##_do(a1) : 0; }     \
 	static __always_inline int prog##_do(t1 a1)
 
 #define NTP_TP2(prog, tp, t1, a1, t2, a2)                                      \
 	static __always_inline int prog##_do(t1 a1, t2 a2);                    \
-	SEC("tp_btf/" #tp) int BPF_PROG(prog, t1 a1, t2 a2) { return prog##_do(a1, a2); } \
+	SEC("tp_btf/" #tp)                                                      \
+	int BPF_PROG(prog, t1 a1, t2 a2) { return a1 && a2 ? prog##_do(a1, a2) : 0; } \
 	SEC("raw_tp/" #tp)                                                      \
-	int BPF_PROG(prog##_raw, t1 a1, t2 a2) { return prog##_do(a1, a2); }  \
+	int BPF_PROG(prog##_raw, t1 a1, t2 a2) { return a1 && a2 ? prog##_do(a1, a2) : 0; } \
 	static __always_inline int prog##_do(t1 a1, t2 a2)
 
 /* 1 in sample_n commands is recorded; 0: none. Written by the collector. */
