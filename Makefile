@@ -57,7 +57,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm demo bench install clean
+.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm check-kernels demo bench install clean
 
 all: $(BINS) $(TESTS)
 
@@ -184,7 +184,9 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(OUTPUT)/test_kern.o: $(OUTPUT)/ntprof_tcp_host.skel.h $(OUTPUT)/ntprof_tcp_target.skel.h
+# The kernel backend's objects, one per role and transport (collector/kern.c).
+KERN_SKELS := $(addprefix $(OUTPUT)/ntprof_,$(addsuffix .skel.h,tcp_host tcp_target rdma_host rdma_target))
+$(OUTPUT)/test_kern.o: $(KERN_SKELS)
 # The hooks and their chooser attach through links.c, which writes the
 # hook table: the tests link what they sit on.
 HOOK_OBJS := $(OUTPUT)/hooks.o $(OUTPUT)/links.o $(DB_OBJS)
@@ -210,7 +212,7 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o json.o record.o backend.o \
 	spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o usdt.o tstamp.o fsid.o)
 $(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
-$(OUTPUT)/kern.o: $(OUTPUT)/ntprof_tcp_host.skel.h $(OUTPUT)/ntprof_tcp_target.skel.h
+$(OUTPUT)/kern.o: $(KERN_SKELS)
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
@@ -280,13 +282,25 @@ check-collect: all
 check-fault: all
 	@sh tests/fault_test.sh
 
-# Linux guests under qemu for the kernel drivers: NVMe/TCP on one
-# guest's loopback (with --btf and kprobes), on Debian 12's two kernels
-# (6.1 and 6.12), then a host and a target guest.
+# Linux guests under qemu for the kernel drivers, on Debian 12's two
+# kernels (6.1 and 6.12): NVMe/TCP on one guest's loopback (with --btf and
+# kprobes), then a host and a target guest over NVMe/TCP and NVMe/RDMA
+# (soft-RoCE). make check runs every case on 6.1's TCP and a subset of the
+# others; check-kernels runs them all.
+K612 := VM_KERNEL=linux-image-6.12-amd64
 check-vm: all
 	@sh tests/vm/smoke_test.sh
-	@VM_KERNEL=linux-image-6.12-amd64 sh tests/vm/smoke_test.sh
+	@$(K612) sh tests/vm/smoke_test.sh
 	@sh tests/vm/kernel_test.sh
+	@TR=rdma CASES="read1 write1 read10 flush1" sh tests/vm/kernel_test.sh
+	@$(K612) CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
+	@$(K612) TR=rdma CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
+
+check-kernels: all
+	@set -e; for k in linux-image-amd64 linux-image-6.12-amd64; do \
+		VM_KERNEL=$$k sh tests/vm/smoke_test.sh; \
+		for tr in tcp rdma; do VM_KERNEL=$$k TR=$$tr sh tests/vm/kernel_test.sh; done; \
+	done
 
 # The unit tests again, built with AddressSanitizer and UBSan.
 check-asan:

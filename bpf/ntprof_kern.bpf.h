@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * The kernel NVMe/TCP drivers' types that ntprof_tcp_*.bpf.c read, as far as
- * they read them. They live in module BTF (nvme_tcp, nvme_core, nvmet_tcp,
- * nvmet), not in vmlinux.h; the ___ntp flavour keeps them apart from any
+ * The kernel NVMe drivers' types that the kernel objects (ntprof_tcp_*.bpf.c,
+ * ntprof_rdma_*.bpf.c) read, as far as they read them. They live in module
+ * BTF (nvme_tcp, nvme_rdma, nvme_core, nvmet_tcp, nvmet_rdma, nvmet,
+ * ib_core), not in vmlinux.h; the ___ntp flavour keeps them apart from any
  * vmlinux.h definition, and CO-RE matches each by its name without the
  * flavour against the running kernel's module BTF, field by field, so the
  * layout here is never used as is.
@@ -108,6 +109,50 @@ struct nvmet_tcp_queue___ntp {
 	struct socket *sock;
 	struct nvmet_tcp_cmd___ntp *snd_cmd; /* the one being sent */
 	struct nvmet_sq___ntp nvme_sq;
+} NTP_PAI;
+
+/* include/rdma/ib_verbs.h (ib_core's module BTF) */
+struct ib_cqe___ntp {
+	void *done;
+} NTP_PAI;
+
+struct ib_qp___ntp {
+	void *qp_context;
+} NTP_PAI;
+
+enum ib_wc_status___ntp {
+	IB_WC_SUCCESS___ntp, /* the only value read */
+};
+
+struct ib_wc___ntp {
+	struct ib_cqe___ntp *wr_cqe;
+	enum ib_wc_status___ntp status; /* CO-RE: an enum must match an enum */
+	struct ib_qp___ntp *qp;
+} NTP_PAI;
+
+/* drivers/nvme/host/rdma.c */
+struct nvme_rdma_queue___ntp {
+	void *ib_cq;
+} NTP_PAI;
+
+struct nvme_rdma_qe___ntp {
+	struct ib_cqe___ntp cqe;
+	void *data; /* the SQE sent, or the CQE received */
+} NTP_PAI;
+
+struct nvme_rdma_request___ntp {
+	struct nvme_rdma_qe___ntp sqe;
+} NTP_PAI;
+
+/* drivers/nvme/target/rdma.c */
+struct nvmet_rdma_queue___ntp {
+	void *cq;
+} NTP_PAI;
+
+struct nvmet_rdma_rsp___ntp {
+	struct nvmet_rdma_queue___ntp *queue;
+	struct ib_cqe___ntp read_cqe;
+	struct nvmet_req___ntp req;
 } NTP_PAI;
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * What every object of the kernel drivers' backend shares (one object per
- * role and transport: ntprof_tcp_host.bpf.c, ntprof_tcp_target.bpf.c): the
+ * role and transport: ntprof_tcp_host.bpf.c, ntprof_tcp_target.bpf.c,
+ * ntprof_rdma_host.bpf.c, ntprof_rdma_target.bpf.c): the
  * twin macros, the sampling switch and the per-group counts the collector
  * reads (collector/kern.c), the records ring, the records in flight, the
  * device records, and the SQE fields the sampling rule hashes.
@@ -56,6 +57,17 @@
 	SEC("kprobe/" #func)                                                    \
 	int BPF_KPROBE(prog##_kp, t1 a1, t2 a2, t3 a3) { return prog##_do(a1, a2, a3); } \
 	static __always_inline int prog##_do(t1 a1, t2 a2, t3 a3)
+
+#define NTP_FN4(prog, func, t1, a1, t2, a2, t3, a3, t4, a4)                    \
+	static __always_inline int prog##_do(t1 a1, t2 a2, t3 a3, t4 a4);      \
+	SEC("fentry/" #func)                                                    \
+	int BPF_PROG(prog, t1 a1, t2 a2, t3 a3, t4 a4) { return prog##_do(a1, a2, a3, a4); } \
+	SEC("kprobe/" #func)                                                    \
+	int BPF_KPROBE(prog##_kp, t1 a1, t2 a2, t3 a3, t4 a4)                   \
+	{                                                                       \
+		return prog##_do(a1, a2, a3, a4);                               \
+	}                                                                       \
+	static __always_inline int prog##_do(t1 a1, t2 a2, t3 a3, t4 a4)
 
 #define NTP_TP1(prog, tp, t1, a1)                                              \
 	static __always_inline int prog##_do(t1 a1);                           \

@@ -3,7 +3,8 @@
  * A collector backend: the BPF side of one kind of configuration, behind
  * one set of operations that probe.c and record.c call through ntp_bpf_*.
  * The SPDK backend (spdk_backend.c) loads the USDT batch programs; the
- * kernel backend (kern.c) the programs of the kernel's NVMe/TCP drivers.
+ * kernel backend (kern.c) the programs of the kernel's NVMe/TCP and
+ * NVMe/RDMA drivers.
  * backend.c holds the table they are chosen from: a new backend is one
  * file and one row there.
  */
@@ -46,9 +47,9 @@ struct ntp_backend {
 	 * interval; NULL: no exact counts */
 	int (*counts)(struct ntp_bpf *b, struct ntp_db *db);
 	void (*close)(struct ntp_bpf *b);
-	/* the hooks it chooses from (hooks.h, up to a row of zeros), which
-	 * probe lists; NULL: none */
-	const struct ntp_hook *hooks;
+	/* the hooks it chooses from for O (hooks.h, up to a row of zeros),
+	 * which probe lists; NULL: none */
+	const struct ntp_hook *(*hooks)(const struct ntp_opts *o);
 };
 
 /* What is loaded for one configuration. */

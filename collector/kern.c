@@ -28,15 +28,24 @@
 #include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "ntprof_kern.h"
+#include "ntprof_rdma_host.skel.h"
+#include "ntprof_rdma_target.skel.h"
 #include "ntprof_tcp_host.skel.h"
 #include "ntprof_tcp_target.skel.h"
 
 #define T NTP_ROLE_TARGET
 
-/* The driver module of a role; the others whose BTF the hooks need. */
-static const char *driver_module(int role)
+/* The driver module of O's role and transport. */
+static const char *driver_module(const struct ntp_opts *o)
 {
-	return role == T ? "nvmet_tcp" : "nvme_tcp";
+	if (!strcmp(o->transport, "rdma"))
+		return o->role == T ? "nvmet_rdma" : "nvme_rdma";
+	return o->role == T ? "nvmet_tcp" : "nvme_tcp";
+}
+
+static const struct ntp_hook *hooks(const struct ntp_opts *o)
+{
+	return ntp_kern_hooks_of(o->transport);
 }
 
 static int takes(const struct ntp_opts *o)
@@ -46,18 +55,16 @@ static int takes(const struct ntp_opts *o)
 
 static int check(const struct ntp_opts *o, char *err, size_t errlen)
 {
-	const char *mod = driver_module(o->role);
+	const char *mod = driver_module(o);
 	char path[PATH_MAX];
 
-	if (strcmp(o->transport, "tcp"))
-		return ntp_fail(err, errlen, "the kernel's NVMe/RDMA drivers are not supported yet");
 	snprintf(path, sizeof(path), "/sys/module/%s", mod);
 	if (access(path, F_OK))
 		return ntp_fail(err, errlen, "module %s is not loaded: modprobe %s%s", mod, mod,
 				o->role == T ? " and configure the target" : " and connect");
 	if (o->btf && access(o->btf, R_OK))
 		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
-	for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+	for (const struct ntp_hook *h = hooks(o); h->prog; h++) {
 		if (h->role == o->role && !ntp_module_btf(h->module) && !o->btf)
 			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "
 					"without CONFIG_DEBUG_INFO_BTF_MODULES): give --btf FILE "
@@ -88,11 +95,12 @@ struct kern {
 	int nseen;
 };
 
-/* One BPF object per role. Each has the maps and variables of
+/* One BPF object per role and transport. Each has the maps and variables of
  * bpf/ntprof_kern_common.bpf.h, so one macro writes how each is opened,
  * loaded and destroyed through its skeleton. */
 struct kern_object {
 	int role;
+	const char *transport;
 	int (*open)(struct kern *k, const struct bpf_object_open_opts *opts);
 	int (*load)(struct kern *k);
 	void (*destroy)(void *skel);
@@ -130,17 +138,22 @@ struct kern_object {
 
 KERN_OBJECT(ntprof_tcp_host)
 KERN_OBJECT(ntprof_tcp_target)
+KERN_OBJECT(ntprof_rdma_host)
+KERN_OBJECT(ntprof_rdma_target)
+
+#define KERN_ROW(role, transport, name) { role, transport, name##_open, name##_load, name##_destroy }
 
 static const struct kern_object objects[] = {
-	{ NTP_ROLE_HOST, ntprof_tcp_host_open, ntprof_tcp_host_load, ntprof_tcp_host_destroy },
-	{ NTP_ROLE_TARGET, ntprof_tcp_target_open, ntprof_tcp_target_load,
-	  ntprof_tcp_target_destroy },
+	KERN_ROW(NTP_ROLE_HOST, "tcp", ntprof_tcp_host),
+	KERN_ROW(NTP_ROLE_TARGET, "tcp", ntprof_tcp_target),
+	KERN_ROW(NTP_ROLE_HOST, "rdma", ntprof_rdma_host),
+	KERN_ROW(NTP_ROLE_TARGET, "rdma", ntprof_rdma_target),
 };
 
-static const struct kern_object *object_of(int role)
+static const struct kern_object *object_of(const struct ntp_opts *o)
 {
 	for (size_t i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
-		if (objects[i].role == role)
+		if (objects[i].role == o->role && !strcmp(objects[i].transport, o->transport))
 			return &objects[i];
 	return NULL;
 }
@@ -157,7 +170,7 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
 	b->state = k;
-	k->ko = object_of(o->role);
+	k->ko = object_of(o);
 	if (!k->ko || k->ko->open(k, &opts)) {
 		k->skel = NULL;
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
@@ -165,7 +178,7 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 	}
 	if (o->ring_kb)
 		bpf_map__set_max_entries(k->records, o->ring_kb * 1024);
-	if (ntp_hooks_choose(k->obj, ntp_kern_hooks, o->role, o->btf, err, errlen))
+	if (ntp_hooks_choose(k->obj, hooks(o), o->role, o->btf, err, errlen))
 		return -1;
 	rc = k->ko->load(k);
 	if (rc)
@@ -179,7 +192,7 @@ static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_
 {
 	struct kern *k = b->state;
 
-	return ntp_hooks_attach(k->obj, ntp_kern_hooks, o->role, &b->links, err,
+	return ntp_hooks_attach(k->obj, hooks(o), o->role, &b->links, err,
 				errlen);
 }
 
@@ -270,5 +283,5 @@ const struct ntp_backend ntp_kern_backend = {
 	.set_rate = set_rate,
 	.counts = counts,
 	.close = close_kern,
-	.hooks = ntp_kern_hooks,
+	.hooks = hooks,
 };

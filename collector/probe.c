@@ -279,7 +279,8 @@ static void print_hook(struct ntp_json *w, const struct ntp_hook *h, const struc
 
 static void print_hooks(struct ntp_json *w, const struct found *f, const struct ntp_opts *o)
 {
-	const struct ntp_hook *h = ntp_backend_for(o)->hooks;
+	const struct ntp_backend *be = ntp_backend_for(o);
+	const struct ntp_hook *h = be->hooks ? be->hooks(o) : NULL;
 
 	if (w) {
 		ntp_json_name(w, "hooks");

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The kernel backend's hook table (collector/kern_hooks.c) against the BPF
- * objects it loads from, one per role (bpf/ntprof_tcp_host.bpf.c,
- * bpf/ntprof_tcp_target.bpf.c): every row names programs that exist in
- * both flavours in its role's object, attached where the row says, and
+ * The kernel backend's hook tables (collector/kern_hooks.c, one per
+ * transport) against the BPF objects it loads from, one per role and
+ * transport (bpf/ntprof_tcp_host.bpf.c, ...): every row names programs
+ * that exist in both flavours in its role's object, attached where the row says, and
  * every program of an object has its row (no phantom rows, no orphan
  * programs); and the chooser (collector/hooks.c). Opening the object needs no kernel
  * support, so this runs anywhere; loading needs the drivers (tests/vm).
@@ -20,64 +20,76 @@
 
 #include "kern.h"
 #include "ntprof_abi.h"
+#include "ntprof_rdma_host.skel.h"
+#include "ntprof_rdma_target.skel.h"
 #include "ntprof_tcp_host.skel.h"
 #include "ntprof_tcp_target.skel.h"
 
-static struct ntprof_tcp_host_bpf *host_skel;
-static struct ntprof_tcp_target_bpf *target_skel;
+static struct ntprof_tcp_host_bpf *tcp_host;
+static struct ntprof_tcp_target_bpf *tcp_target;
+static struct ntprof_rdma_host_bpf *rdma_host;
+static struct ntprof_rdma_target_bpf *rdma_target;
 
-/* The object of ROLE. */
-static struct bpf_object *obj_of(int role)
+static const char *const transports[] = { "tcp", "rdma" };
+
+/* The object of ROLE and TRANSPORT. */
+static struct bpf_object *obj_of(int role, const char *transport)
 {
-	return role == NTP_ROLE_TARGET ? target_skel->obj : host_skel->obj;
+	if (!strcmp(transport, "rdma"))
+		return role == NTP_ROLE_TARGET ? rdma_target->obj : rdma_host->obj;
+	return role == NTP_ROLE_TARGET ? tcp_target->obj : tcp_host->obj;
 }
 
 static int setup(void **state)
 {
 	(void)state;
 	libbpf_set_print(NULL);
-	host_skel = ntprof_tcp_host_bpf__open();
-	target_skel = ntprof_tcp_target_bpf__open();
-	return host_skel && target_skel ? 0 : -1;
+	tcp_host = ntprof_tcp_host_bpf__open();
+	tcp_target = ntprof_tcp_target_bpf__open();
+	rdma_host = ntprof_rdma_host_bpf__open();
+	rdma_target = ntprof_rdma_target_bpf__open();
+	return tcp_host && tcp_target && rdma_host && rdma_target ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	ntprof_tcp_host_bpf__destroy(host_skel);
-	ntprof_tcp_target_bpf__destroy(target_skel);
+	ntprof_tcp_host_bpf__destroy(tcp_host);
+	ntprof_tcp_target_bpf__destroy(tcp_target);
+	ntprof_rdma_host_bpf__destroy(rdma_host);
+	ntprof_rdma_target_bpf__destroy(rdma_target);
 	return 0;
 }
 
-/* PROG's section in ROLE's object must be KIND/TARGET. */
-static void expect_section(int role, const char *prog, const char *kind, const char *target)
+/* PROG's section in the object of ROLE and TRANSPORT must be KIND/TARGET. */
+static void expect_section(int role, const char *transport, const char *prog, const char *kind,
+			   const char *target)
 {
-	struct bpf_program *p = bpf_object__find_program_by_name(obj_of(role), prog);
+	struct bpf_program *p = bpf_object__find_program_by_name(obj_of(role, transport), prog);
 	char want[128];
 
 	if (!p)
-		fail_msg("no program %s in the %s object", prog,
+		fail_msg("no program %s in the %s %s object", prog, transport,
 			 role == NTP_ROLE_TARGET ? "target" : "host");
 	snprintf(want, sizeof(want), "%s/%s", kind, target);
 	assert_string_equal(bpf_program__section_name(p), want);
 }
 
-static void test_every_row_in_both_flavours(void **state)
+static void expect_table(const char *tr)
 {
 	char name[96];
 
-	(void)state;
-	for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
+	for (const struct ntp_hook *h = ntp_kern_hooks_of(tr); h->prog; h++) {
 		const char *colon = strchr(h->target, ':');
 
 		if (colon) { /* system:name, attached by name */
-			expect_section(h->role, h->prog, "tp_btf", colon + 1);
+			expect_section(h->role, tr, h->prog, "tp_btf", colon + 1);
 			snprintf(name, sizeof(name), "%s_raw", h->prog);
-			expect_section(h->role, name, "raw_tp", colon + 1);
+			expect_section(h->role, tr, name, "raw_tp", colon + 1);
 		} else {
-			expect_section(h->role, h->prog, "fentry", h->target);
+			expect_section(h->role, tr, h->prog, "fentry", h->target);
 			snprintf(name, sizeof(name), "%s_kp", h->prog);
-			expect_section(h->role, name, "kprobe", h->target);
+			expect_section(h->role, tr, name, "kprobe", h->target);
 		}
 		assert_true(h->role == NTP_ROLE_HOST || h->role == NTP_ROLE_TARGET);
 		if (!h->points[0]) { /* records no point: the requeue hook alone */
@@ -89,12 +101,19 @@ static void test_every_row_in_both_flavours(void **state)
 	}
 }
 
-/* Every program of ROLE's object has a row of that role. */
-static void expect_rows(int role)
+static void test_every_row_in_both_flavours(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(transports) / sizeof(*transports); i++)
+		expect_table(transports[i]);
+}
+
+/* Every program of the object of ROLE and TR has a row of that role. */
+static void expect_rows(int role, const char *tr)
 {
 	struct bpf_program *p;
 
-	bpf_object__for_each_program(p, obj_of(role)) {
+	bpf_object__for_each_program(p, obj_of(role, tr)) {
 		char base[96];
 		size_t n;
 		int found = 0;
@@ -105,22 +124,39 @@ static void expect_rows(int role)
 			base[n - 3] = 0;
 		else if (n > 4 && !strcmp(base + n - 4, "_raw"))
 			base[n - 4] = 0;
-		for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++)
+		for (const struct ntp_hook *h = ntp_kern_hooks_of(tr); h->prog; h++)
 			found |= h->role == role && !strcmp(h->prog, base);
 		if (!found)
-			fail_msg("program %s has no row in ntp_kern_hooks", bpf_program__name(p));
+			fail_msg("program %s has no row in the %s hooks", bpf_program__name(p), tr);
 	}
 }
 
 static void test_every_program_has_a_row(void **state)
 {
 	(void)state;
-	expect_rows(NTP_ROLE_HOST);
-	expect_rows(NTP_ROLE_TARGET);
+	for (size_t i = 0; i < sizeof(transports) / sizeof(*transports); i++) {
+		expect_rows(NTP_ROLE_HOST, transports[i]);
+		expect_rows(NTP_ROLE_TARGET, transports[i]);
+	}
 }
 
-/* Each role has every stage point of docs/stages.md's kernel TCP tables
- * from some hook (t_free is not recorded on the kernel target). */
+/* Some hook of TABLE and ROLE records POINT. */
+static int recorded(const struct ntp_hook *table, int role, const char *point)
+{
+	size_t len = strlen(point);
+	int found = 0;
+
+	for (const struct ntp_hook *h = table; h->prog; h++) {
+		const char *at = strstr(h->points, point);
+
+		found |= h->role == role && at && (at[len] == 0 || at[len] == ' ');
+	}
+	return found;
+}
+
+/* Each role has every stage point of docs/stages.md's kernel tables
+ * ("Which points exist") from some hook: t_free is not recorded on a
+ * kernel target, and an RDMA host has no R2T (the target reads the data). */
 static void test_every_point_covered(void **state)
 {
 	static const char *const host[] = { "h_start", "h_queue", "h_sent", "h_r2t_rx",
@@ -129,22 +165,21 @@ static void test_every_point_covered(void **state)
 		"t_stor", "t_resp", "t_sent" };
 
 	(void)state;
-	for (int role = 0; role < 2; role++) {
-		const char *const *pts = role ? target : host;
-		size_t npts = role ? sizeof(target) / sizeof(*target) : sizeof(host) / sizeof(*host);
+	for (size_t i = 0; i < sizeof(transports) / sizeof(*transports); i++) {
+		const struct ntp_hook *table = ntp_kern_hooks_of(transports[i]);
+		int rdma = !strcmp(transports[i], "rdma");
 
-		for (size_t j = 0; j < npts; j++) {
-			int found = 0;
+		for (size_t j = 0; j < sizeof(host) / sizeof(*host); j++) {
+			int want = !(rdma && (!strcmp(host[j], "h_r2t_rx") ||
+					      !strcmp(host[j], "h_data_sent")));
 
-			for (const struct ntp_hook *h = ntp_kern_hooks; h->prog; h++) {
-				const char *at = strstr(h->points, pts[j]);
-				size_t len = strlen(pts[j]);
-
-				found |= h->role == role && at && (at[len] == 0 || at[len] == ' ');
-			}
-			if (!found)
-				fail_msg("no %s hook records %s", role ? "target" : "host", pts[j]);
+			if (recorded(table, NTP_ROLE_HOST, host[j]) != want)
+				fail_msg("%s host: %s %s", transports[i], host[j],
+					 want ? "has no hook" : "has a hook, but no such point");
 		}
+		for (size_t j = 0; j < sizeof(target) / sizeof(*target); j++)
+			if (!recorded(table, NTP_ROLE_TARGET, target[j]))
+				fail_msg("%s target: no hook records %s", transports[i], target[j]);
 	}
 }
 

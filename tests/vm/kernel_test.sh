@@ -1,8 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# The kernel path of ntprof-collect on Debian's 6.1 kernel in two qemu
-# guests, host and target, on a private wire (a qemu UDP socket): fio 4 KiB
+# The kernel path of ntprof-collect in two qemu guests, host and target,
+# on a private wire (a qemu UDP socket), over NVMe/TCP or, with TR=rdma,
+# NVMe/RDMA over soft-RoCE (rdma_rxe on the wire); VM_KERNEL picks the
+# guests' kernel (tests/vm/vm.sh), CASES="read1 write1 ..." a subset of the
+# cases below (default: all for TCP; all but the netem one for RDMA): fio 4 KiB
 # random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and 4 KiB
 # writes each followed by a flush, at queue depth 1, recorded on both sides
 # at -s 1 and -s 10; then a 70/30 mix at queue depth 8 with 3 +- 2 ms of
@@ -15,6 +18,12 @@
 # side. Root (qemu exports / over 9p); a few minutes under TCG.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/.output
+TR=${TR:-tcp}
+case $TR in
+tcp) net_label="network (TCP/IP, NICs, wire)" ;;
+rdma) net_label="network (RDMA, NICs, wire)" ;;
+*) echo "kernel_test: TR=$TR: tcp or rdma" >&2; exit 1 ;;
+esac
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
@@ -33,9 +42,14 @@ d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
 # name rate fio-rw block-size seconds [options: fsync, qdN, mix, netem]
 printf '%s\n' "read1 1 randread 4k 3" "write1 1 randwrite 8k 3" "read10 10 randread 4k 3" \
 	"write10 10 randwrite 4k 3" "flush1 1 randwrite 4k 3 fsync" \
-	"jitter8 1 randrw 4k 4 qd8 mix netem" >"$d/cases"
+	"jitter8 1 randrw 4k 4 qd8 mix netem" >"$d/all"
+# soft-RoCE over a delayed, reordering wire retransmits: not a profile
+[ "$TR" = tcp ] || default="read1 write1 read10 write10 flush1"
+for c in ${CASES:-${default:-$(cut -d' ' -f1 "$d/all")}}; do
+	grep "^$c " "$d/all" || { echo "kernel_test: no case $c" >&2; exit 1; }
+done >"$d/cases"
 
-echo "== two guests (about 3 minutes)"
+echo "== two guests, NVMe/$TR, $(sh "$top/tests/vm/vm.sh" version) (a few minutes)"
 . "$top/tests/vm/pair.sh"
 run_pair "$d" 900
 [ $hrc -eq 0 ] && ok || { bad "the host guest failed (exit $hrc):"; tail -20 "$d/host.vm" >&2; }
@@ -96,15 +110,16 @@ check_case() {
 			FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
 			WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")" 0
 	hp=$HOST_POINTS tp=$TARGET_POINTS
-	if [ "$name" = write1 ]; then # 8 KiB > 4 KiB in-capsule: R2T
-		hp="$hp h_r2t_rx h_data_sent" tp="$tp t_r2t t_data_rx"
+	if [ "$name" = write1 ]; then # 8 KiB > 4 KiB in-capsule: R2T, or an RDMA READ
+		[ "$TR" = tcp ] && hp="$hp h_r2t_rx h_data_sent"
+		tp="$tp t_r2t t_data_rx"
 	fi
 	expect "$name: host commands without a point of: $hp" "$(missing "$h" cmd $hp)" 0
 	expect "$name: target commands without a point of: $tp" "$(missing "$t" cmd $tp)" 0
 	"$top/ntprof" report --detail "$h" "$t" >"$d/$name.report" 2>&1
 	grep -Eq "^== (read|write) [48]KiB nvme[0-9]+n1: " "$d/$name.report" && ok ||
 		bad "$name: no report group named after the block device"
-	grep -q "network (TCP/IP, NICs, wire)" "$d/$name.report" && ok ||
+	grep -qF "$net_label" "$d/$name.report" && ok ||
 		bad "$name: the report has no network stage"
 	if [ "$name" = flush1 ]; then
 		grep -Eq "^== flush nvme[0-9]+n1: " "$d/$name.report" && ok ||
@@ -133,16 +148,30 @@ done <"$d/cases"
 sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40
 
 echo "== probe in the guests"
-for want in "^kernel_tcp_host (module BTF nvme_tcp: present)" "^ok ntp_k_queue_rq fentry nvme_tcp_queue_rq" \
-	"^ok ntp_k_setup_cmd tp_btf nvme:nvme_setup_cmd" "^ok ntp_k_h_ready fentry nvme_tcp_data_ready" \
-	"^load: ok"; do
-	grep -q "$want" "$d/probe-host.out" && ok || bad "host probe: no line '$want'"
-done
-for want in "^kernel_tcp_target (module BTF nvmet_tcp: present)" \
-	"^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init" "^ok ntp_k_bio_done fentry nvmet_bio_done" \
-	"^load: ok"; do
-	grep -q "$want" "$d/probe-target.out" && ok || bad "target probe: no line '$want'"
-done
+if [ "$TR" = tcp ]; then
+	host_want="^kernel_tcp_host (module BTF nvme_tcp: present)
+^ok ntp_k_queue_rq fentry nvme_tcp_queue_rq
+^ok ntp_k_h_ready fentry nvme_tcp_data_ready"
+	target_want="^kernel_tcp_target (module BTF nvmet_tcp: present)"
+else
+	host_want="^kernel_rdma_host (module BTF nvme_rdma: present)
+^ok ntp_r_queue_rq fentry nvme_rdma_queue_rq
+^ok ntp_r_recv_done fentry nvme_rdma_recv_done"
+	target_want="^kernel_rdma_target (module BTF nvmet_rdma: present)
+^ok ntp_r_read_post fentry rdma_rw_ctx_post"
+fi
+printf '%s\n' "$host_want" "^ok ntp_k_setup_cmd tp_btf nvme:nvme_setup_cmd" "^load: ok" |
+	while read -r want; do
+		grep -q "$want" "$d/probe-host.out" && echo ok || echo "bad host probe: no line '$want'"
+	done >"$d/probe.check"
+printf '%s\n' "$target_want" "^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init" \
+	"^ok ntp_k_bio_done fentry nvmet_bio_done" "^load: ok" |
+	while read -r want; do
+		grep -q "$want" "$d/probe-target.out" && echo ok || echo "bad target probe: no line '$want'"
+	done >>"$d/probe.check"
+while read -r verdict rest; do
+	if [ "$verdict" = ok ]; then ok; else bad "$rest"; fi
+done <"$d/probe.check"
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["load"] == "ok" and all(h["ok"] for h in j["hooks"] if h["required"])))' \
 	"$d/probe-host.json" && ok || bad "host probe -j: not the JSON expected"
 finish

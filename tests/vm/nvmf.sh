@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Sourced by the guest scripts of tests/vm/kernel_test.sh: NVMe/TCP set-up
+# Sourced by the guest scripts of tests/vm/kernel_test.sh: NVMe-oF set-up
 # and ntprof recording inside a guest. $TOP is the repository (the host's,
-# read-only), the current directory the shared run directory.
+# read-only), the current directory the shared run directory. $TR is the
+# transport: tcp (the default) or rdma (soft-RoCE, rdma_rxe, on eth0).
 
 NQN=nqn.2026-11.io.ntprof:kernel-test
+TR=${TR:-tcp}
 N=$TOP/ntprof-collect
 # SQLite needs a file system with working locks and mmap: not 9p
 DB=/mnt/db
@@ -22,11 +24,19 @@ wire() {
 	ip addr add "$1/24" dev eth0 && ip link set eth0 up
 }
 
-# target_up ADDR: null_blk behind nvmet-tcp on ADDR:4420. In-capsule data
-# up to 4 KiB, so 8 KiB writes go through R2T and 4 KiB ones do not. The
-# null_blk has a volatile write cache, so the host sends flushes.
+# rxe: soft-RoCE on eth0, for TR=rdma (nothing for tcp)
+rxe() {
+	[ "$TR" = rdma ] || return 0
+	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
+}
+
+# target_up ADDR: null_blk behind nvmet-$TR on ADDR:4420. In-capsule data
+# up to 4 KiB, so 8 KiB writes go through R2T (RDMA: an RDMA READ) and 4 KiB
+# ones do not. The null_blk has a volatile write cache, so the host sends
+# flushes.
 target_up() {
-	modprobe null_blk nr_devices=1 memory_backed=1 cache_size=64 && modprobe nvmet_tcp ||
+	rxe || return 1
+	modprobe null_blk nr_devices=1 memory_backed=1 cache_size=64 && modprobe nvmet_$TR ||
 		return 1
 	# configfs is a module too: its mount point exists once it is loaded
 	mount -t configfs none /sys/kernel/config 2>/dev/null
@@ -34,7 +44,7 @@ target_up() {
 	mkdir "$_s" && echo 1 >"$_s/attr_allow_any_host" && mkdir "$_s/namespaces/1" &&
 		echo /dev/nullb0 >"$_s/namespaces/1/device_path" &&
 		echo 1 >"$_s/namespaces/1/enable" && mkdir $_c/ports/1 &&
-		echo tcp >$_c/ports/1/addr_trtype && echo ipv4 >$_c/ports/1/addr_adrfam &&
+		echo $TR >$_c/ports/1/addr_trtype && echo ipv4 >$_c/ports/1/addr_adrfam &&
 		echo "$1" >$_c/ports/1/addr_traddr && echo 4420 >$_c/ports/1/addr_trsvcid &&
 		echo 4096 >$_c/ports/1/param_inline_data_size &&
 		ln -s "$_s" $_c/ports/1/subsystems/
@@ -42,8 +52,9 @@ target_up() {
 
 # host_up ADDR: connect; sets $DEV
 host_up() {
-	modprobe nvme_tcp || return 1
-	nvme connect -t tcp -a "$1" -s 4420 -n $NQN || return 1
+	[ "$1" = 127.0.0.1 ] || [ -e /sys/class/infiniband/rxe0 ] || rxe || return 1
+	modprobe nvme_$TR || return 1
+	nvme connect -t $TR -a "$1" -s 4420 -n $NQN || return 1
 	for _i in $(seq 50); do
 		DEV=$(ls /dev/nvme*n1 2>/dev/null | head -1)
 		[ -n "$DEV" ] && return 0
@@ -59,7 +70,7 @@ rec() {
 	_role=$1 _name=$2
 	shift 2
 	rm -f $DB/$_name.db
-	"$N" record -r "$_role" -t tcp -i 2 -o $DB/$_name.db "$@" >"$_name.log" 2>&1 &
+	"$N" record -r "$_role" -t $TR -i 2 -o $DB/$_name.db "$@" >"$_name.log" 2>&1 &
 	REC=$!
 	for _i in $(seq 600); do
 		grep -q "profiling as" "$_name.log" && return 0
@@ -131,7 +142,7 @@ target_main() {
 		jitter off $extra
 		[ "$rate" = 0 ] || rec_stop "$name-target" || return 1
 	done <cases
-	"$N" probe -r target -t tcp >probe-target.out 2>&1
+	"$N" probe -r target -t $TR >probe-target.out 2>&1
 	wait_file host.done 120
 }
 
@@ -151,8 +162,8 @@ host_main() {
 		[ "$rate" = 0 ] || rec_stop "$name-host" || return 1
 		touch "$name.h-done"
 	done <cases
-	"$N" probe -r host -t tcp >probe-host.out 2>&1
-	"$N" probe -r host -t tcp -j >probe-host.json 2>&1
+	"$N" probe -r host -t $TR >probe-host.out 2>&1
+	"$N" probe -r host -t $TR -j >probe-host.json 2>&1
 	touch host.done
 	nvme disconnect -n $NQN
 }
