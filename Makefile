@@ -39,7 +39,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql sql/live.sql sql/live_gaps.sql
+	sql/native.sql sql/shell.sql sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open

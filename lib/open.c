@@ -424,114 +424,101 @@ static char *replace_all(char *body, const char *key, const char *val)
 	return body;
 }
 
-/* The prelude's arm NAME with @db@ (or @h@ and @t@) replaced. */
+/* The prelude's arm NAME (the text after its marker line, "-- @NAME" and
+ * an optional OVER, up to the next marker) with @db@ (or @h@ and @t@)
+ * replaced; NULL if there is no such arm. */
 static char *arm2(const char *name, const char *db, const char *h, const char *t)
 {
-	char marker[64];
-	const char *start, *end;
+	size_t n = strlen(name);
+	const char *start = ntp_sql_prelude, *end;
 	char *body;
-	size_t len;
 
-	snprintf(marker, sizeof(marker), "-- @%s\n", name);
-	start = strstr(ntp_sql_prelude, marker);
+	while ((start = strstr(start, "\n-- @"))) {
+		start += 5;
+		if (!strncmp(start, name, n) && (start[n] == ' ' || start[n] == '\n'))
+			break;
+	}
 	if (!start)
 		return NULL;
-	start += strlen(marker);
-	end = strstr(start, "-- @");
-	len = end ? (size_t)(end - start) : strlen(start);
-	body = sqlite3_mprintf("%.*s", (int)len, start);
+	start = strchr(start, '\n') + 1;
+	end = strstr(start, "\n-- @");
+	body = sqlite3_mprintf("%.*s", end ? (int)(end - start) + 1 : (int)strlen(start), start);
 	body = replace_all(body, "@db@", db);
 	body = replace_all(body, "@h@", h);
 	return replace_all(body, "@t@", t);
 }
 
-static char *arm(const char *name, const char *schema)
+/* Append arm A (freed here) to Q, UNION ALL after the first; *N counts
+ * them. -1 if A is NULL. */
+static int add_arm(sqlite3_str *q, char *a, int *n)
 {
-	return arm2(name, schema, "", "");
-}
-
-/* Append ARM to the CREATE VIEW statement in SQL, UNION ALL after the first. */
-static char *add_arm(char *sql, char *a, int first)
-{
-	char *n = sql && a ? sqlite3_mprintf("%s%s%s", sql, first ? "" : "UNION ALL\n", a) : NULL;
-
-	sqlite3_free(sql);
+	if (!a)
+		return -1;
+	sqlite3_str_appendf(q, "%s%s", (*n)++ ? "UNION ALL\n" : "", a);
 	sqlite3_free(a);
-	return n;
+	return 0;
 }
 
-/* CREATE TEMP VIEW NAME AS one arm per host and target pair (NAME_none
- * when there is no pair). */
-static char *pair_view(const struct ntp_session *s, const char *name)
+/* CREATE TEMP VIEW NAME AS one arm per database OVER names (all, host,
+ * target) or per host and target pair (pair); NAME_none if none does. */
+static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char *name,
+			const char *over)
 {
-	char *sql = sqlite3_mprintf("CREATE TEMP VIEW %s AS\n", name), *n;
-	char none[64];
-	int first = 1;
+	char none[80];
+	int n = 0, rc = 0;
 
-	for (int h = 0; h < s->ndbs; h++) {
-		for (int t = 0; t < s->ndbs; t++) {
-			if (strcmp(s->dbs[h].role, "host") || strcmp(s->dbs[t].role, "target"))
-				continue;
-			sql = add_arm(sql, arm2(name, "", s->dbs[h].schema, s->dbs[t].schema),
-				      first);
-			first = 0;
-		}
+	sqlite3_str_appendf(q, "CREATE TEMP VIEW %s AS\n", name);
+	for (int i = 0; i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		if (!strcmp(over, "pair"))
+			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
+				if (!strcmp(s->dbs[t].role, "target"))
+					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema),
+						      &n);
+		if (!strcmp(over, "all") || !strcmp(over, d->role))
+			rc |= add_arm(q, arm2(name, d->schema, "", ""), &n);
 	}
 	snprintf(none, sizeof(none), "%s_none", name);
-	if (first)
-		sql = add_arm(sql, arm(none, ""), 1);
-	n = sql ? sqlite3_mprintf("%s;\n", sql) : NULL;
-	sqlite3_free(sql);
-	return n;
+	if (!n)
+		rc |= add_arm(q, arm2(none, "", "", ""), &n);
+	sqlite3_str_appendall(q, ";\n");
+	return rc;
 }
 
-/* CREATE TEMP VIEW name AS (arm for every database of ROLE) UNION ALL ... */
-static char *union_view(const struct ntp_session *s, const char *name, const char *role,
-			const char *none)
+/* Every view the prelude declares (markers with an OVER), in its order. */
+static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
 {
-	char *sql = sqlite3_mprintf("CREATE TEMP VIEW %s AS\n", name), *n;
-	int first = 1;
+	const char *p = ntp_sql_prelude;
+	char name[64], over[16];
+	int rc = 0;
 
-	for (int i = 0; sql && i < s->ndbs; i++) {
-		if (role && strcmp(s->dbs[i].role, role))
-			continue;
-		sql = add_arm(sql, arm(name, s->dbs[i].schema), first);
-		first = 0;
+	while ((p = strstr(p, "\n-- @"))) {
+		p += 5;
+		if (sscanf(p, "%63[a-z_0-9] %15[a-z]", name, over) == 2 &&
+		    p[strlen(name)] == ' ')
+			rc |= prelude_view(q, s, name, over);
 	}
-	if (first)
-		sql = add_arm(sql, arm(none, ""), 1);
-	n = sql ? sqlite3_mprintf("%s;\n", sql) : NULL;
-	sqlite3_free(sql);
-	return n;
+	return rc;
 }
 
-/* The base views over the attached databases, then join.sql, then the
- * per-pair join arms, then report.sql: the whole TEMP set-up, as SQL. */
+/* The vocabulary, the prelude's views over the attached databases, then
+ * join.sql, report.sql and shell.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
-	char *v[9] = {
-		union_view(s, "ntp_db", NULL, NULL),
-		union_view(s, "ntp_grp_all", NULL, NULL),
-		union_view(s, "ntp_host_grp", "host", NULL),
-		union_view(s, "ntp_host_cmd", "host", NULL),
-		union_view(s, "ntp_target_cmd", "target", "ntp_target_cmd_none"),
-		union_view(s, "ntp_lost", NULL, NULL),
-		union_view(s, "ntp_gap", NULL, NULL),
-		pair_view(s, "ntp_joined"),
-		pair_view(s, "ntp_unmatched_pair"),
-	};
-	char *sql = NULL;
-	int ok = 1;
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	int rc;
 
-	for (int i = 0; i < 9; i++)
-		ok &= v[i] != NULL;
-	if (ok)
-		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2],
-				      v[3], v[4], v[5], v[6], ntp_sql_join, v[7], v[8],
-				      ntp_sql_report);
-	for (int i = 0; i < 9; i++)
-		sqlite3_free(v[i]);
-	return sql;
+	sqlite3_str_appendall(q, ntp_sql_vocab);
+	rc = prelude_views(q, s);
+	sqlite3_str_appendall(q, ntp_sql_join);
+	sqlite3_str_appendall(q, ntp_sql_report);
+	sqlite3_str_appendall(q, ntp_sql_shell);
+	if (rc) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
 }
 
 char *ntp_session_sql(const struct ntp_session *s)

@@ -245,7 +245,8 @@ static void command_done(struct shell *sh, int rc)
 static int needs_join(const char *sql)
 {
 	static const char *const v[] = { "ntp_joined", "ntp_match", "ntp_report",
-					 "ntp_group_matched" };
+					 "ntp_group_matched", "ntp_shell_groups", "ntp_shell_stages",
+					 "ntp_shell_components", "ntp_shell_percentiles" };
 
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 		if (strcasestr(sql, v[i]))
@@ -273,20 +274,6 @@ static int run_sql(struct shell *sh, const char *what, char *sql)
 	return rc;
 }
 
-/* The schema names in ntp_db order (host, target, ...). Returns a count. */
-static int db_schemas(struct shell *sh, char names[][16], int max)
-{
-	sqlite3_stmt *st;
-	int n = 0;
-
-	if (sqlite3_prepare_v2(sh->s->db, "SELECT db FROM ntp_db", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	while (n < max && sqlite3_step(st) == SQLITE_ROW)
-		snprintf(names[n++], 16, "%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* Every schema: temp, main, then the attached recordings. */
 static int all_schemas(struct shell *sh, char names[][16], int max)
 {
@@ -302,9 +289,14 @@ static int all_schemas(struct shell *sh, char names[][16], int max)
 	return n;
 }
 
-/* Limits a query over ntp_report_group AS g to groups whose name has GROUP
- * (LIKE: case-insensitive); with GROUP NULL, %Q prints NULL: every group. */
-#define GROUP_WHERE "WHERE %Q IS NULL OR g.name LIKE '%%' || %Q || '%%'\n"
+/* The rows of a shell view (sql/shell.sql) whose "group" has GROUP (LIKE:
+ * case-insensitive); with GROUP NULL, %Q prints NULL: every row. */
+static int run_group_view(struct shell *sh, const char *what, const char *view,
+			  const char *group)
+{
+	return run_sql(sh, what, sqlite3_mprintf("SELECT * FROM %s\n"
+		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%';", view, group, group));
+}
 
 /* ---- dot-commands: reports ---- */
 
@@ -339,72 +331,24 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 
 static int cmd_groups(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	return run_sql(sh, ".groups", sqlite3_mprintf(
-		"SELECT name AS \"group\", mode, sampled, matched,\n"
-		"  round(rate, 1) AS rate, exact\n"
-		"FROM ntp_report_group\n"
-		"ORDER BY hdb, grp;"));
+	return run_group_view(sh, ".groups", "ntp_shell_groups", NULL);
 }
 
 static int cmd_stages(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	const char *group = argc > 1 ? argv[1] : NULL;
-
-	return run_sql(sh, ".stages", sqlite3_mprintf(
-		"SELECT g.name AS \"group\", st.label AS stage,\n"
-		"  round(st.mean_ns / 1000, 2) AS mean_us,\n"
-		"  round(100 * st.share) AS share_pct,\n"
-		"  round(st.avg_qd, 2) AS avg_qd\n"
-		"FROM ntp_report_stage AS st\n"
-		"JOIN ntp_report_group AS g ON g.hdb = st.hdb AND g.grp = st.grp\n"
-		GROUP_WHERE
-		"ORDER BY st.hdb, st.grp, st.ord;", group, group));
+	return run_group_view(sh, ".stages", "ntp_shell_stages", argc > 1 ? argv[1] : NULL);
 }
 
 static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	const char *group = argc > 1 ? argv[1] : NULL;
-
-	return run_sql(sh, ".components", sqlite3_mprintf(
-		"SELECT g.name AS \"group\", c.label AS component, c.n AS n,\n"
-		"  round(c.mean_ns / 1000.0, 2) AS mean_us, round(c.l, 2) AS l,\n"
-		"  round(c.p50_ns / 1000.0, 2) AS p50_us, round(c.p99_ns / 1000.0, 2) AS p99_us,\n"
-		"  round(c.p999_ns / 1000.0, 2) AS p999_us\n"
-		"FROM ntp_report_components AS c\n"
-		"JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp\n"
-		GROUP_WHERE
-		"ORDER BY c.hdb, c.grp, c.ord;", group, group));
+	return run_group_view(sh, ".components", "ntp_shell_components",
+			      argc > 1 ? argv[1] : NULL);
 }
 
 static int cmd_percentiles(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	const char *group = argc > 1 ? argv[1] : NULL;
-
-	return run_sql(sh, ".percentiles", sqlite3_mprintf(
-		"SELECT g.name AS \"group\", c.label AS component, c.n AS n,\n"
-		"  round(c.p50_ns / 1000.0, 2) AS p50_us, round(c.p99_ns / 1000.0, 2) AS p99_us,\n"
-		"  round(c.p999_ns / 1000.0, 2) AS p999_us\n"
-		"FROM ntp_report_components AS c\n"
-		"JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp\n"
-		GROUP_WHERE
-		"ORDER BY c.hdb, c.grp, c.ord;", group, group));
-}
-
-/* One arm of .timeline: database DB's timeline in buckets of NS. */
-static void timeline_arm(sqlite3_str *q, const char *db, int ord, long long ns)
-{
-	sqlite3_str_appendf(q,
-		"%sSELECT %Q AS db, %d AS ord, (t.start / %lld) * %lld / 1e9 AS t_s,\n"
-		"  g.name AS \"group\", sum(t.sampled) AS sampled,\n"
-		"  round(sum(t.rate * (t.stop - t.start)) / sum(t.stop - t.start), 1)"
-		" AS cmds_per_s,\n"
-		"  round(sum(t.mean_ns * t.sampled)\n"
-		"    / sum(CASE WHEN t.mean_ns IS NOT NULL THEN t.sampled END) / 1000, 2)"
-		" AS mean_us,\n"
-		"  sum(t.lost) AS lost\n"
-		"FROM \"%w\".timeline AS t JOIN \"%w\".grp_info AS g ON g.grp = t.grp\n"
-		"GROUP BY t.start / %lld, t.grp\n",
-		ord ? "UNION ALL\n" : "", db, ord, ns, ns, db, db, ns);
+	return run_group_view(sh, ".percentiles", "ntp_shell_percentiles",
+			      argc > 1 ? argv[1] : NULL);
 }
 
 /* Seconds > 0, at most a day, at least a microsecond; -1 if not. */
@@ -422,28 +366,15 @@ static long long parse_secs(const char *arg)
 
 static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	char dbs[NTP_MAX_DBS][16];
 	long long ns = 1000000000LL;
-	sqlite3_str *q;
-	int n;
 
 	if (argc > 1 && (ns = parse_secs(argv[1])) < 0) {
 		err_msg(sh, ".timeline: '%s': expected seconds, > 0 and <= 86400", argv[1]);
 		return -1;
 	}
-	n = db_schemas(sh, dbs, NTP_MAX_DBS);
-	if (n <= 0) {
-		err_msg(sh, ".timeline: cannot list the recordings: %s",
-			sqlite3_errmsg(s->db));
-		return -1;
-	}
-	q = sqlite3_str_new(s->db);
-	sqlite3_str_appendall(q, "SELECT db, t_s, \"group\", sampled, cmds_per_s, mean_us, lost\n"
-				 "FROM (\n");
-	for (int i = 0; i < n; i++)
-		timeline_arm(q, dbs[i], i, ns);
-	sqlite3_str_appendall(q, ")\nORDER BY ord, t_s, \"group\";");
-	return run_sql(sh, ".timeline", sqlite3_str_finish(q));
+	return run_sql(sh, ".timeline", sqlite3_mprintf(
+		"UPDATE _ntp_shell_timeline_width SET ns = %lld;\n"
+		"SELECT * FROM ntp_shell_timeline;", ns));
 }
 
 static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **argv)

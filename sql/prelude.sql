@@ -1,27 +1,31 @@
 -- ntprof prelude: one arm per attached database, joined with UNION ALL into
--- the TEMP views that join.sql and report.sql read. ntprof-shell writes it
--- for the databases it opened (`ntprof-shell --sql DB...` prints it); the
--- arms are the text between the `-- @name` markers below, with @db@ replaced
--- by each database's schema name.
+-- the TEMP views that join.sql and report.sql read. ntp_session_open builds
+-- them for the databases it opened (`ntprof-shell --sql DB...` prints the
+-- result). Each arm is the text after a marker line
+--
+--   -- @NAME OVER
+--
+-- up to the next marker, with @db@ replaced by each database's schema
+-- name. OVER says which databases give view NAME an arm: `all`, `host`,
+-- `target`, or `pair` (one arm per host and target database, @h@ and @t@
+-- replaced by their schema names). Where no database qualifies, the view
+-- is the arm NAME_none (a marker without OVER): the same columns, no rows.
 --
 -- ntp_db:         one row per attached database (columns below)
+-- ntp_lost:       every database's lost records, per cause
+-- ntp_gap:        every database's missing points, per point and cause
 -- ntp_grp_all:    every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
---                 (ntp_target_cmd_none: the same columns, no rows, when
---                 no target database is open)
--- ntp_joined:     one arm per host and target database, @h@ and @t@ replaced
---                 by their schema names (ntp_joined_none: no target open)
--- ntp_unmatched_pair: one arm per host and target database, like
---                 ntp_joined: the host commands of groups the target could
---                 pair that found no pair, with how many target records of
---                 their identity lay in the window (ntp_unmatched_pair_none:
---                 no target open)
--- ntp_lost:       every database's lost records, per cause
--- ntp_gap:        every database's missing points, per point and cause
+-- _ntp_timeline:  every database's timeline with its group names
+--                 (ntprof-shell's .timeline)
+-- ntp_joined:     host commands paired with their target records
+-- ntp_unmatched_pair: the host commands of groups the target could pair
+--                 that found no pair, with how many target records of
+--                 their identity lay in the window
 
--- @ntp_db
+-- @ntp_db all
 SELECT
   '@db@' AS db,              -- schema name the database is attached as
   m.role AS role,            -- host or target
@@ -36,14 +40,14 @@ SELECT
   r.records AS records,         -- sampled commands stored
   r.lost AS lost                -- records lost
 FROM "@db@".meta AS m, "@db@".recording AS r
--- @ntp_lost
+-- @ntp_lost all
 SELECT
   '@db@' AS db,              -- database
   l.cause AS cause,          -- cause.name
   l.description AS description, -- what happened
   l.n AS n                   -- records lost
 FROM "@db@".lost_by_cause AS l
--- @ntp_gap
+-- @ntp_gap all
 SELECT
   '@db@' AS db,              -- database
   g.point AS point,          -- the missing point
@@ -53,10 +57,10 @@ SELECT
   g.n AS n                   -- commands that lack it for this cause
 FROM "@db@".gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
--- @ntp_grp_all
+-- @ntp_grp_all all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
 FROM "@db@".grp_info AS g
--- @ntp_host_grp
+-- @ntp_host_grp host
 SELECT
   '@db@' AS db,              -- host database
   g.grp AS grp,              -- grp.id there
@@ -69,7 +73,7 @@ SELECT
   r.exact AS exact,          -- 1: counted, 0: estimated
   r.rate AS rate             -- commands per second
 FROM "@db@".grp_info AS g JOIN "@db@".grp_rate AS r ON r.grp = g.grp
--- @ntp_host_cmd
+-- @ntp_host_cmd host
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
   g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
@@ -82,7 +86,7 @@ SELECT
   s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
 FROM "@db@".cmd_span AS s
 JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
--- @ntp_target_cmd
+-- @ntp_target_cmd target
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
   g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
@@ -100,7 +104,20 @@ SELECT
   NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_data_wait, NULL AS t_storage,
   NULL AS t_drv_cpl, NULL AS t_e2e
 WHERE 0
--- @ntp_joined
+-- @_ntp_timeline all
+SELECT
+  '@db@' AS db,              -- database
+  t.interval AS interval,    -- interval.id
+  t.start AS start,          -- ns since mono_start
+  t.stop AS stop,            -- ns since mono_start
+  t.grp AS grp,              -- grp.id
+  g.name AS name,            -- 'read 4KiB nvme1n1'
+  t.sampled AS sampled,      -- sampled commands in the interval
+  t.rate AS rate,            -- commands per second
+  t.mean_ns AS mean_ns,      -- mean latency, ns
+  t.lost AS lost             -- records lost in the interval (all groups)
+FROM "@db@".timeline AS t JOIN "@db@".grp_info AS g ON g.grp = t.grp
+-- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
     SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
@@ -149,7 +166,7 @@ SELECT * FROM (
   FROM hm AS h
   CROSS JOIN "@t@".cmd_span AS x ON x.t = h.tt
 )
--- @ntp_unmatched_pair
+-- @ntp_unmatched_pair pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
     SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM ntp_grp_pair
