@@ -59,8 +59,13 @@ struct ntp_session {
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags,
 		     char *err, size_t errlen);
 
-/* Cache the join in a TEMP table (once); reports call this first. */
+/* Cache the join and the views the SQL's plan names in TEMP tables (once);
+ * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
+
+/* 1 when SQL names a view that the session should be prepared for first
+ * (sql/join.sql, _ntp_view_plan), and it is not yet. */
+int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
 

@@ -722,39 +722,54 @@ bad:
 	return -1;
 }
 
+/* The text of the first column of SQL's first row, sqlite3_malloc'ed; NULL
+ * on an error or without a row. */
+static char *query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r;
+}
+
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 {
-	/* Each view is computed once into a TEMP table and the view replaced by
-	 * a read of it: the same rows, without redoing the join and the
-	 * percentiles for every query. */
-	static const char join_cache[] =
-		"CREATE TEMP TABLE ntp_offset_cache AS SELECT * FROM ntp_offset;"
-		"DROP VIEW ntp_offset;"
-		"CREATE TEMP VIEW ntp_offset AS SELECT * FROM ntp_offset_cache;"
-		"CREATE TEMP TABLE ntp_grp_pair_cache AS SELECT * FROM ntp_grp_pair;"
-		"DROP VIEW ntp_grp_pair;"
-		"CREATE TEMP VIEW ntp_grp_pair AS SELECT * FROM ntp_grp_pair_cache;"
-		"CREATE TEMP TABLE ntp_joined_cache AS SELECT * FROM ntp_joined;"
-		"DROP VIEW ntp_joined;"
-		"CREATE TEMP VIEW ntp_joined AS SELECT * FROM ntp_joined_cache;";
-	/* without a target there is nothing to join: ntp_joined is empty, and
-	 * the offset's sample of the host's commands would be work for nothing */
-	static const char cache[] =
-		"CREATE TEMP TABLE ntp_report_group_cache AS SELECT * FROM ntp_report_group;"
-		"DROP VIEW ntp_report_group;"
-		"CREATE TEMP VIEW ntp_report_group AS SELECT * FROM ntp_report_group_cache;"
-		"CREATE TEMP TABLE ntp_report_component_cache AS"
-		" SELECT * FROM ntp_report_component;"
-		"DROP VIEW ntp_report_component;"
-		"CREATE TEMP VIEW ntp_report_component AS"
-		" SELECT * FROM ntp_report_component_cache;";
+	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
+	 * computed once into a TEMP table and the view replaced by a read of
+	 * it: the same rows, without redoing the join and the percentiles for
+	 * every query. */
+	char *sql;
+	int rc;
 
 	if (s->joined)
 		return 0;
-	if ((s->ntargets && exec(s->db, join_cache)) || exec(s->db, cache))
+	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
+	rc = !sql || exec(s->db, sql);
+	sqlite3_free(sql);
+	if (rc)
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
 	return 0;
+}
+
+int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (s->joined || sqlite3_prepare_v2(s->db, "SELECT 1 FROM _ntp_view_plan WHERE prepare"
+					    " AND instr(lower(?1), lower(name)) > 0", -1, &st,
+					    NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 void ntp_session_close(struct ntp_session *s)

@@ -241,19 +241,6 @@ static void command_done(struct shell *sh, int rc)
 
 /* ---- running SQL ---- */
 
-/* Views that read the host/target join, which ntp_session_prepare caches. */
-static int needs_join(const char *sql)
-{
-	static const char *const v[] = { "ntp_joined", "ntp_match", "ntp_report",
-					 "ntp_group_matched", "ntp_shell_groups", "ntp_shell_stages",
-					 "ntp_shell_components", "ntp_shell_percentiles" };
-
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-		if (strcasestr(sql, v[i]))
-			return 1;
-	return 0;
-}
-
 /* Run SQL (sqlite3_free'd here) and print it; WHAT names it in errors. */
 static int run_sql(struct shell *sh, const char *what, char *sql)
 {
@@ -264,7 +251,7 @@ static int run_sql(struct shell *sh, const char *what, char *sql)
 		err_msg(sh, "%s: out of memory", what);
 		return -1;
 	}
-	if (needs_join(sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
+	if (ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);
 	else if (ntp_out_query(&sh->out, sh->s->db, sql, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);

@@ -6,6 +6,20 @@
 -- native.sql redefines ntp_report_component with a native aggregate that
 -- gives the same numbers, faster.
 
+-- How a session treats these views (join.sql, _ntp_view_plan): the groups
+-- and the component statistics are cached after the join.
+INSERT INTO _ntp_view_plan VALUES
+  ('ntp_group_matched', NULL, 0, 1),
+  ('ntp_report_group', 4, 0, 1),
+  ('ntp_report_value', NULL, 0, 1),
+  ('ntp_report_component', 5, 0, 1),
+  ('ntp_report_components', NULL, 0, 1),
+  ('ntp_report_stage', NULL, 0, 1),
+  ('ntp_report_largest', NULL, 0, 1),
+  ('ntp_report_admin', NULL, 0, 1),
+  ('ntp_unmatched', NULL, 0, 1),
+  ('ntp_report_unmatched', NULL, 0, 1);
+
 -- Matched commands per host group.
 CREATE TEMP VIEW ntp_group_matched AS
 SELECT hdb, grp, count(*) AS matched

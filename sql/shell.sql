@@ -4,6 +4,14 @@
 -- "group" contains it (LIKE, case-insensitive), nothing more. Numbers are
 -- rounded by round(), which uses SQLite's printf (docs/sql.md, Rounding).
 
+-- The views that read the report's cached views prepare the session first
+-- (join.sql, _ntp_view_plan).
+INSERT INTO _ntp_view_plan VALUES
+  ('ntp_shell_groups', NULL, 0, 1),
+  ('ntp_shell_stages', NULL, 0, 1),
+  ('ntp_shell_components', NULL, 0, 1),
+  ('ntp_shell_percentiles', NULL, 0, 1);
+
 -- .groups: the groups of the report, in report order.
 CREATE TEMP VIEW ntp_shell_groups AS
 SELECT
