@@ -104,7 +104,7 @@ static int print_latency(sqlite3 *db, FILE *f, const struct group *g, char *err,
 	sqlite3_stmt *st = prepare_group_query(db,
 		"SELECT printf('%.2f', mean_ns / 1e3), printf('%.2f', p50_ns / 1e3),"
 		" printf('%.2f', p99_ns / 1e3), printf('%.2f', p999_ns / 1e3)"
-		" FROM ntp_report_component"
+		" FROM ntp_report_component_stats"
 		" WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'", g);
 	int rc;
 

@@ -14,14 +14,14 @@
 -- ntp_db:         one row per attached database (columns below)
 -- ntp_lost:       every database's lost records, per cause
 -- ntp_gap:        every database's missing points, per point and cause
--- ntp_grp_all:    every database's groups with their identity columns
+-- _ntp_grp_all:   every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
 -- _ntp_timeline:  every database's timeline with its group names
 --                 (ntprof-shell's .timeline)
 -- ntp_joined:     host commands paired with their target records
--- ntp_unmatched_pair: the host commands of groups the target could pair
+-- _ntp_unmatched_pair: the host commands of groups the target could pair
 --                 that found no pair, with how many target records of
 --                 their identity lay in the window
 
@@ -57,7 +57,7 @@ SELECT
   g.n AS n                   -- commands that lack it for this cause
 FROM "@db@".gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
--- @ntp_grp_all all
+-- @_ntp_grp_all all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
 FROM "@db@".grp_info AS g
 -- @ntp_host_grp host
@@ -121,7 +121,7 @@ FROM "@db@".timeline AS t JOIN "@db@".grp_info AS g ON g.grp = t.grp
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
     SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
-    FROM ntp_grp_pair
+    FROM _ntp_grp_pair
     WHERE hdb = '@h@' AND tdb = '@t@'
   ), hx AS (
     -- the host's commands with the clock mapping at their send time
@@ -166,10 +166,10 @@ SELECT * FROM (
   FROM hm AS h
   CROSS JOIN "@t@".cmd_span AS x ON x.t = h.tt
 )
--- @ntp_unmatched_pair pair
+-- @_ntp_unmatched_pair pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
-    SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM ntp_grp_pair
+    SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM _ntp_grp_pair
     WHERE hdb = '@h@' AND tdb = '@t@'
   ), m AS MATERIALIZED (
     SELECT ht FROM ntp_joined WHERE hdb = '@h@'
@@ -190,7 +190,7 @@ SELECT * FROM (
   CROSS JOIN gp ON gp.hgrp = h.grp
   WHERE h.t NOT IN m
 )
--- @ntp_unmatched_pair_none
+-- @_ntp_unmatched_pair_none
 SELECT NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS grp, NULL AS waited,
   NULL AS candidates
 WHERE 0

@@ -3,16 +3,16 @@
 -- a host group whose commands have target records is reported over its
 -- matched commands ('joined'), any other over the host's own ('host').
 -- Portable SQL (exact nearest-rank percentiles by window functions);
--- native.sql redefines ntp_report_component with a native aggregate that
+-- native.sql redefines ntp_report_component_stats with a native aggregate that
 -- gives the same numbers, faster.
 
 -- How a session treats these views (join.sql, _ntp_view_plan): the groups
 -- and the component statistics are cached after the join.
 INSERT INTO _ntp_view_plan VALUES
-  ('ntp_group_matched', NULL, 0, 1),
+  ('_ntp_group_matched', NULL, 0, 1),
   ('ntp_report_group', 4, 0, 1),
-  ('ntp_report_value', NULL, 0, 1),
-  ('ntp_report_component', 5, 0, 1),
+  ('_ntp_report_value', NULL, 0, 1),
+  ('ntp_report_component_stats', 5, 0, 1),
   ('ntp_report_components', NULL, 0, 1),
   ('ntp_report_stage', NULL, 0, 1),
   ('ntp_report_largest', NULL, 0, 1),
@@ -21,7 +21,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_report_unmatched', NULL, 0, 1);
 
 -- Matched commands per host group.
-CREATE TEMP VIEW ntp_group_matched AS
+CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, count(*) AS matched
 FROM ntp_joined
 GROUP BY hdb, grp;
@@ -47,13 +47,13 @@ SELECT
   (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target') AS target_driver
 FROM ntp_host_grp AS g
 JOIN ntp_db AS d ON d.db = g.db
-LEFT JOIN ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
+LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
 WHERE g.sampled > 0
 ORDER BY g.queue != 'io', g.db, g.grp;
 
 -- Every component value the report is over, long form: joined groups from
 -- their matched commands, host-only groups from the host's commands.
-CREATE TEMP VIEW ntp_report_value AS
+CREATE TEMP VIEW _ntp_report_value AS
 WITH j AS (SELECT * FROM ntp_joined),
 h AS (
   SELECT c.* FROM ntp_host_cmd AS c
@@ -84,12 +84,12 @@ UNION ALL SELECT db, grp, 'e2e', e2e FROM h;
 
 -- Per group and component: n, sum, mean and exact nearest-rank percentiles
 -- (ns). Optional components (R2T) only where some command has them.
-CREATE TEMP VIEW ntp_report_component AS
+CREATE TEMP VIEW ntp_report_component_stats AS
 WITH r AS (
   SELECT hdb, grp, component, ns,
     row_number() OVER (PARTITION BY hdb, grp, component ORDER BY ns) AS rn,
     count(*) OVER (PARTITION BY hdb, grp, component) AS n
-  FROM ntp_report_value
+  FROM _ntp_report_value
   WHERE ns IS NOT NULL
 )
 SELECT
@@ -117,7 +117,7 @@ SELECT
   c.mean_ns AS mean_ns,          -- mean ns
   g.rate * c.sum_ns / g.matched_or_sampled / 1e9 AS l,  -- Little's law
   c.p50_ns AS p50_ns, c.p99_ns AS p99_ns, c.p999_ns AS p999_ns
-FROM ntp_report_component AS c
+FROM ntp_report_component_stats AS c
 JOIN (SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS matched_or_sampled
       FROM ntp_report_group) AS g ON g.hdb = c.hdb AND g.grp = c.grp
 JOIN component AS k ON k.name = c.component
@@ -134,7 +134,7 @@ WITH g AS (
   SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS cmds
   FROM ntp_report_group
 ), e AS (
-  SELECT hdb, grp, mean_ns FROM ntp_report_component WHERE component = 'e2e'
+  SELECT hdb, grp, mean_ns FROM ntp_report_component_stats WHERE component = 'e2e'
 )
 SELECT
   c.hdb AS hdb, c.grp AS grp,
@@ -145,7 +145,7 @@ SELECT
   sum(c.sum_ns) * 1.0 / g.cmds / e.mean_ns AS share, -- of the mean latency
   g.rate * sum(c.sum_ns) / g.cmds / 1e9 AS avg_qd, -- Little's law
   CAST(round(24.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER) AS bar -- '#'s
-FROM ntp_report_component AS c
+FROM ntp_report_component_stats AS c
 JOIN g ON g.hdb = c.hdb AND g.grp = c.grp
 JOIN e ON e.hdb = c.hdb AND e.grp = c.grp
 JOIN component AS k ON k.name = c.component
@@ -229,12 +229,12 @@ SELECT
   u.grp AS grp,                -- grp.id there
   CASE WHEN NOT max(u.waited) THEN 'missing_point'
     WHEN sum(u.candidates) = 0 THEN 'no_target' ELSE 'ambiguous' END AS reason
-FROM ntp_unmatched_pair AS u
+FROM _ntp_unmatched_pair AS u
 GROUP BY u.hdb, u.ht
 UNION ALL
 SELECT h.db, h.t, h.grp, 'no_target'
 FROM ntp_host_cmd AS h
-WHERE NOT EXISTS (SELECT 1 FROM ntp_grp_pair AS p WHERE p.hdb = h.db AND p.hgrp = h.grp);
+WHERE NOT EXISTS (SELECT 1 FROM _ntp_grp_pair AS p WHERE p.hdb = h.db AND p.hgrp = h.grp);
 
 -- The unmatched host records per reason, as the report's records line
 -- counts them, most first.

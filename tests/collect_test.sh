@@ -148,7 +148,7 @@ check_pair() {
 	expect "$case: >= 99.5 % of the host's records matched" "$matched" 1
 	# components add up to end to end, to the nanosecond
 	diff=$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
-		FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
+		FROM ntp_report_component_stats AS c JOIN component AS k ON k.name = c.component
 		WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")
 	expect "$case: joined components sum to end to end" "$diff" 0
 	# every command has its arrival point, the kernel's receive timestamp

@@ -998,7 +998,7 @@ static const char *const s_ntp_report_value[] = {
 static const char *const s_ntp_report_component[] = {
 	"hdb,grp,component,n,sum_ns,mean_ns,p50_ns,p99_ns,p999_ns",
 	/* grp 1 over the 3 matched commands; ranks 2, 3, 3 of the sorted values
-	 * in ntp_report_value; h_r2t all NULL: no row */
+	 * in _ntp_report_value; h_r2t all NULL: no row */
 	"host,1,h_blk_sub,3,900,300.0,400,500,500",
 	"host,1,h_drv_sub,3,8000,2666.66666667,3000,3000,3000",
 	"host,1,wire,3,78000,26000.0,26000,27000,27000",
@@ -1136,22 +1136,22 @@ static const char *const s_ntp_report_throughput[] = {
 
 static const struct view_case session_views[] = {
 	{ "ntp_db", "db", s_ntp_db },
-	{ "ntp_grp_all", "db, grp", s_ntp_grp_all },
+	{ "_ntp_grp_all", "db, grp", s_ntp_grp_all },
 	{ "ntp_host_grp", "db, grp", s_ntp_host_grp },
 	{ "ntp_host_cmd", "db, t", s_ntp_host_cmd },
 	{ "ntp_target_cmd", "db, t", s_ntp_target_cmd },
-	{ "ntp_pair1", "hdb, tdb, nqn, cntlid, diff", s_ntp_pair1 },
+	{ "_ntp_pair1", "hdb, tdb, nqn, cntlid, diff", s_ntp_pair1 },
 	{ "ntp_offset", "hdb, tdb", s_ntp_offset },
-	{ "ntp_grp_pair", "hdb, hgrp, tdb, tgrp", s_ntp_grp_pair },
+	{ "_ntp_grp_pair", "hdb, hgrp, tdb, tgrp", s_ntp_grp_pair },
 	{ "ntp_joined", "hdb, ht, tdb, tt", s_ntp_joined },
 	{ "ntp_match", "hdb, ht, tdb, tt", s_ntp_match },
 	{ "ntp_match_stats", "hdb", s_ntp_match_stats },
 	{ "ntp_unmatched", "hdb, ht", s_ntp_unmatched },
 	{ "ntp_report_unmatched", "reason", s_ntp_report_unmatched },
-	{ "ntp_group_matched", "hdb, grp", s_ntp_group_matched },
+	{ "_ntp_group_matched", "hdb, grp", s_ntp_group_matched },
 	{ "ntp_report_group", "hdb, grp", s_ntp_report_group },
-	{ "ntp_report_value", "hdb, grp, " CORD("v.component") ", ns", s_ntp_report_value },
-	{ "ntp_report_component", "hdb, grp, " CORD("v.component"), s_ntp_report_component },
+	{ "_ntp_report_value", "hdb, grp, " CORD("v.component") ", ns", s_ntp_report_value },
+	{ "ntp_report_component_stats", "hdb, grp, " CORD("v.component"), s_ntp_report_component },
 	{ "ntp_report_components", "hdb, grp, ord", s_ntp_report_components },
 	{ "ntp_report_stage", "hdb, grp, ord", s_ntp_report_stage },
 	{ "ntp_report_largest", "hdb, grp", s_ntp_report_largest },

@@ -60,7 +60,7 @@ static void check_component(const struct check *k, enum gen_comp c)
 	int64_t *v = truth_values(k->r, k->h, k->write, k->joined, c, &n), sum = 0;
 	sqlite3 *db = k->s->db;
 	const char *where = sqlite3_mprintf(
-		"FROM ntp_report_component AS c JOIN ntp_report_group AS g"
+		"FROM ntp_report_component_stats AS c JOIN ntp_report_group AS g"
 		" ON g.hdb = c.hdb AND g.grp = c.grp WHERE g.hdb = '%q' AND g.op = '%q'"
 		" AND c.component = '%q'", k->hdb, k->write ? "write" : "read", name);
 
@@ -279,9 +279,9 @@ static void test_spdk_r2t(void **state)
 				"stage = 'host_block'"), 0);
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_report_stage WHERE "
 				"label = 'storage (SPDK bdev, drive)'"), 2);
-	assert_int_equal(tl_int(s.db, "SELECT max(mean_ns) FROM ntp_report_component WHERE "
+	assert_int_equal(tl_int(s.db, "SELECT max(mean_ns) FROM ntp_report_component_stats WHERE "
 				"component IN ('h_blk_sub', 'h_blk_cpl')"), 0);
-	assert_true(tl_int(s.db, "SELECT n FROM ntp_report_component AS c JOIN "
+	assert_true(tl_int(s.db, "SELECT n FROM ntp_report_component_stats AS c JOIN "
 			   "ntp_report_group USING (hdb, grp) WHERE op = 'write' AND "
 			   "component = 'h_r2t'") > 0);
 	/* the grp name of an SPDK host */
