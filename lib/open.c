@@ -262,7 +262,7 @@ static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen
 		"SELECT m.role, m.driver, m.transport, m.hostname, m.kernel, m.sample_rate,"
 		" (SELECT count(*) FROM %w.meta), r.records, r.lost, m.schema_version,"
 		" m.wall_start, m.mono_start"
-		" FROM %w.meta AS m, %w.recording AS r", d->schema, d->schema, d->schema);
+		" FROM %w.meta AS m, %w.ntp_recording AS r", d->schema, d->schema, d->schema);
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 

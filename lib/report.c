@@ -10,8 +10,6 @@
 #include "ntp_err.h"
 #include "ntp_session.h"
 
-#define BAR_MAX 24 /* '#'s for a share of 100 %, as in report.sql */
-
 struct group {
 	char *hdb;        /* host schema */
 	int64_t grp;      /* grp.id there */
@@ -124,10 +122,9 @@ static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
 {
 	sqlite3_stmt *st = prepare_group_query(db,
 		"SELECT label, printf('%.2f', mean_ns / 1e3), printf('%.0f%%', 100 * share),"
-		" printf('%.2f', avg_qd), bar, max(length(label)) OVER ()"
-		" FROM ntp_report_stage"
+		" printf('%.2f', avg_qd), max(0, min(bar, bar_width)), max(length(label)) OVER ()"
+		" FROM ntp_report_stage, ntp_constant"
 		" WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
-	char bar[BAR_MAX + 1];
 	int rc, w = 0;
 
 	if (!st)
@@ -140,12 +137,12 @@ static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
 			fprintf(f, "  %-*s  %8s  %5s  %6s\n", w, "stage", "mean us", "share",
 				"avg QD");
 		}
-		n = n < 0 ? 0 : n > BAR_MAX ? BAR_MAX : n;
-		memset(bar, '#', (size_t)n);
-		bar[n] = 0;
-		fprintf(f, "  %-*s  %8s  %5s  %6s%s%s\n", w, sqlite3_column_text(st, 0),
+		fprintf(f, "  %-*s  %8s  %5s  %6s%s", w, sqlite3_column_text(st, 0),
 			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
-			sqlite3_column_text(st, 3), n ? "  " : "", bar);
+			sqlite3_column_text(st, 3), n ? "  " : "");
+		while (n-- > 0)
+			fputc('#', f);
+		fputc('\n', f);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);

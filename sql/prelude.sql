@@ -39,14 +39,14 @@ SELECT
   r.duration_ns AS duration_ns, -- recording length
   r.records AS records,         -- sampled commands stored
   r.lost AS lost                -- records lost
-FROM "@db@".meta AS m, "@db@".recording AS r
+FROM "@db@".meta AS m, "@db@".ntp_recording AS r
 -- @ntp_lost all
 SELECT
   '@db@' AS db,              -- database
   l.cause AS cause,          -- cause.name
   l.description AS description, -- what happened
   l.n AS n                   -- records lost
-FROM "@db@".lost_by_cause AS l
+FROM "@db@".ntp_lost_by_cause AS l
 -- @ntp_gap all
 SELECT
   '@db@' AS db,              -- database
@@ -55,11 +55,11 @@ SELECT
   g.cause AS cause,          -- cause.name
   g.description AS description, -- why it is missing
   g.n AS n                   -- commands that lack it for this cause
-FROM "@db@".gap_by_cause AS g
+FROM "@db@".ntp_gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
 -- @_ntp_grp_all all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
-FROM "@db@".grp_info AS g
+FROM "@db@".ntp_grp_info AS g
 -- @ntp_host_grp host
 SELECT
   '@db@' AS db,              -- host database
@@ -72,7 +72,7 @@ SELECT
   r.total AS total,          -- all commands, NULL: not counted
   r.exact AS exact,          -- 1: counted, 0: estimated
   r.rate AS rate             -- commands per second
-FROM "@db@".grp_info AS g JOIN "@db@".grp_rate AS r ON r.grp = g.grp
+FROM "@db@".ntp_grp_info AS g JOIN "@db@".ntp_grp_rate AS r ON r.grp = g.grp
 -- @ntp_host_cmd host
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
@@ -84,8 +84,8 @@ SELECT
   s.h_blk_sub AS h_blk_sub, s.h_drv_sub AS h_drv_sub, s.h_r2t AS h_r2t,
   s.h_wait AS h_wait, s.h_rx_path AS h_rx_path, s.h_drv_cpl AS h_drv_cpl,
   s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
-FROM "@db@".cmd_span AS s
-JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+FROM "@db@".ntp_cmd_span AS s
+JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
 -- @ntp_target_cmd target
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
@@ -95,8 +95,8 @@ SELECT
   s.rx_ns + s.t_e2e / 2 + (m.wall_start - m.mono_start) AS mid,
   s.t_rx_path AS t_rx_path, s.t_drv_sub AS t_drv_sub, s.t_data_wait AS t_data_wait,
   s.t_storage AS t_storage, s.t_drv_cpl AS t_drv_cpl, s.t_e2e AS t_e2e
-FROM "@db@".cmd_span AS s
-JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+FROM "@db@".ntp_cmd_span AS s
+JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
 -- @ntp_target_cmd_none
 SELECT
   NULL AS db, NULL AS t, NULL AS grp, NULL AS nqn, NULL AS cntlid, NULL AS nsid,
@@ -116,7 +116,7 @@ SELECT
   t.rate AS rate,            -- commands per second
   t.mean_ns AS mean_ns,      -- mean latency, ns
   t.lost AS lost             -- records lost in the interval (all groups)
-FROM "@db@".timeline AS t JOIN "@db@".grp_info AS g ON g.grp = t.grp
+FROM "@db@".ntp_timeline AS t JOIN "@db@".ntp_grp_info AS g ON g.grp = t.grp
 -- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
@@ -128,7 +128,7 @@ SELECT * FROM (
     SELECT h.*, gp.tgrp, gp.window_ns AS w,
       gp.mono_off - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS off,
       gp.mono_shift - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS shift
-    FROM "@h@".cmd_span AS h
+    FROM "@h@".ntp_cmd_span AS h
     CROSS JOIN gp ON gp.hgrp = h.grp
   ), hm AS (
     -- each host command's target record (join.sql, step 3): the one of its
@@ -137,14 +137,14 @@ SELECT * FROM (
     -- The target's rowid is its first point: range seeks, no sort; unary +
     -- keeps the planner on the rowid range (no automatic index).
     SELECT h.*, coalesce(
-      (SELECT x.t FROM "@t@".cmd_span AS x
+      (SELECT x.t FROM "@t@".ntp_cmd_span AS x
        WHERE x.t BETWEEN h.sent_ns + h.shift - 20000
                      AND h.sent_ns + h.wait_ns + h.shift + 20000
          AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
          AND abs((x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2))
              <= h.wait_ns / 2 + 1000
        LIMIT 1),
-      (SELECT CASE WHEN count(*) = 1 THEN max(x.t) END FROM "@t@".cmd_span AS x
+      (SELECT CASE WHEN count(*) = 1 THEN max(x.t) END FROM "@t@".ntp_cmd_span AS x
        WHERE x.t BETWEEN h.sent_ns + h.shift - h.w AND h.sent_ns + h.wait_ns + h.shift + h.w
          AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
          AND (SELECT count(*) FROM "@h@".cmd AS o
@@ -164,7 +164,7 @@ SELECT * FROM (
     h.h_rx_path AS h_rx_path, h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl,
     h.h_handoff AS h_handoff, h.e2e AS e2e
   FROM hm AS h
-  CROSS JOIN "@t@".cmd_span AS x ON x.t = h.tt
+  CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = h.tt
 )
 -- @_ntp_unmatched_pair pair
 SELECT * FROM (
@@ -186,7 +186,7 @@ SELECT * FROM (
                        + gp.window_ns
        AND +x.grp = gp.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba)
       AS candidates
-  FROM "@h@".cmd_span AS h
+  FROM "@h@".ntp_cmd_span AS h
   CROSS JOIN gp ON gp.hgrp = h.grp
   WHERE h.t NOT IN m
 )

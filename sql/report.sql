@@ -127,8 +127,8 @@ ORDER BY c.hdb, c.grp, k.ord;
 
 -- The stage table: per group and stage, mean over all the group's
 -- commands, share of the mean latency, avg QD (Little's law), '#' bar width
--- round(share x 24). Stages without a label for the driver are not shown
--- (an SPDK host has no block layer).
+-- round(share x ntp_constant.bar_width). Stages without a label for the
+-- driver are not shown (an SPDK host has no block layer).
 CREATE TEMP VIEW ntp_report_stage AS
 WITH g AS (
   SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS cmds
@@ -144,7 +144,8 @@ SELECT
   sum(c.sum_ns) * 1.0 / g.cmds AS mean_ns,         -- mean ns per command
   sum(c.sum_ns) * 1.0 / g.cmds / e.mean_ns AS share, -- of the mean latency
   g.rate * sum(c.sum_ns) / g.cmds / 1e9 AS avg_qd, -- Little's law
-  CAST(round(24.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER) AS bar -- '#'s
+  CAST(round(cst.bar_width * 1.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER)
+    AS bar -- '#'s
 FROM ntp_report_component_stats AS c
 JOIN g ON g.hdb = c.hdb AND g.grp = c.grp
 JOIN e ON e.hdb = c.hdb AND e.grp = c.grp
@@ -154,6 +155,7 @@ JOIN stage AS st
 JOIN stage_label AS sl ON sl.stage = st.name
   AND sl.flavour = CASE st.side WHEN 'transport' THEN g.transport
                    WHEN 'host' THEN g.host_driver ELSE g.target_driver END
+JOIN ntp_constant AS cst
 GROUP BY c.hdb, c.grp, st.name
 ORDER BY c.hdb, c.grp, st.ord;
 

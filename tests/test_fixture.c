@@ -709,20 +709,20 @@ static void check_machine(const char *path, const struct view_case *v, size_t n)
 static void test_host_views(void **state)
 {
 	static const struct view_case v[] = {
-		{ "cmd_point", "t", host_cmd_point },
-		{ "cmd_span", "t", host_cmd_span },
-		{ "cmd_component", "t, " CORD("v.component"), host_cmd_component },
-		{ "cmd_e2e", "t", host_cmd_e2e },
-		{ "grp_info", "grp", host_grp_info },
-		{ "recording", "role", host_recording },
-		{ "grp_rate", "grp", host_grp_rate },
-		{ "component_stats", "grp, " CORD("v.component"), host_component_stats },
-		{ "stage_stats", "grp, ord", host_stage_stats },
-		{ "throughput", "op", host_throughput },
-		{ "timeline", "interval, grp", host_timeline },
-		{ "lost_by_cause", "cause", host_lost_by_cause },
-		{ "gap_by_cause", PORD("v.point") ", v.cause", host_gap_by_cause },
-		{ "point_missing", PORD("v.point"), host_point_missing },
+		{ "ntp_cmd_point", "t", host_cmd_point },
+		{ "ntp_cmd_span", "t", host_cmd_span },
+		{ "ntp_cmd_component", "t, " CORD("v.component"), host_cmd_component },
+		{ "ntp_cmd_e2e", "t", host_cmd_e2e },
+		{ "ntp_grp_info", "grp", host_grp_info },
+		{ "ntp_recording", "role", host_recording },
+		{ "ntp_grp_rate", "grp", host_grp_rate },
+		{ "ntp_component_stats", "grp, " CORD("v.component"), host_component_stats },
+		{ "ntp_stage_stats", "grp, ord", host_stage_stats },
+		{ "ntp_throughput", "op", host_throughput },
+		{ "ntp_timeline", "interval, grp", host_timeline },
+		{ "ntp_lost_by_cause", "cause", host_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", host_gap_by_cause },
+		{ "ntp_point_missing", PORD("v.point"), host_point_missing },
 	};
 
 	check_machine(host_path, v, sizeof(v) / sizeof(v[0]));
@@ -731,20 +731,20 @@ static void test_host_views(void **state)
 static void test_target_views(void **state)
 {
 	static const struct view_case v[] = {
-		{ "cmd_point", "t", target_cmd_point },
-		{ "cmd_span", "t", target_cmd_span },
-		{ "cmd_component", "t, " CORD("v.component"), target_cmd_component },
-		{ "cmd_e2e", "t", target_cmd_e2e },
-		{ "grp_info", "grp", target_grp_info },
-		{ "recording", "role", target_recording },
-		{ "grp_rate", "grp", target_grp_rate },
-		{ "component_stats", "grp, " CORD("v.component"), target_component_stats },
-		{ "stage_stats", "grp, ord", target_stage_stats },
-		{ "throughput", "op", target_throughput },
-		{ "timeline", "interval, grp", target_timeline },
-		{ "lost_by_cause", "cause", target_lost_by_cause },
-		{ "gap_by_cause", PORD("v.point") ", v.cause", target_gap_by_cause },
-		{ "point_missing", PORD("v.point"), target_point_missing },
+		{ "ntp_cmd_point", "t", target_cmd_point },
+		{ "ntp_cmd_span", "t", target_cmd_span },
+		{ "ntp_cmd_component", "t, " CORD("v.component"), target_cmd_component },
+		{ "ntp_cmd_e2e", "t", target_cmd_e2e },
+		{ "ntp_grp_info", "grp", target_grp_info },
+		{ "ntp_recording", "role", target_recording },
+		{ "ntp_grp_rate", "grp", target_grp_rate },
+		{ "ntp_component_stats", "grp, " CORD("v.component"), target_component_stats },
+		{ "ntp_stage_stats", "grp, ord", target_stage_stats },
+		{ "ntp_throughput", "op", target_throughput },
+		{ "ntp_timeline", "interval, grp", target_timeline },
+		{ "ntp_lost_by_cause", "cause", target_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", target_gap_by_cause },
+		{ "ntp_point_missing", PORD("v.point"), target_point_missing },
 	};
 
 	check_machine(target_path, v, sizeof(v) / sizeof(v[0]));
@@ -1088,7 +1088,7 @@ static const char *const s_ntp_report_components[] = {
 static const char *const s_ntp_report_stage[] = {
 	"hdb,grp,ord,stage,label,mean_ns,share,avg_qd,bar",
 	/* grp 1, joined: 3 commands, e2e mean 77300, rate 1e11/33 = 3030.30.
-	 * host_block 900+4000 = 4900 (as in the host's stage_stats) */
+	 * host_block 900+4000 = 4900 (as in the host's ntp_stage_stats) */
 	"host,1,1,host_block,host block layer,1633.33333333,0.0211297973264,0.00494949494949,1",
 	/* host_driver 8000+4500+1500 = 14000 */
 	"host,1,2,host_driver,host driver,4666.66666667,0.0603708495041,0.0141414141414,1",
@@ -1110,7 +1110,7 @@ static const char *const s_ntp_report_stage[] = {
 	/* 60000/147000 = 0.40816, 9.8 -> 10 */
 	"host,2,9,storage,storage (target block layer and drive),60000.0,0.408163265306,"
 	"0.00012,10",
-	/* grp 3, host mode: as the host's stage_stats for grp 3 */
+	/* grp 3, host mode: as the host's ntp_stage_stats for grp 3 */
 	"host,3,1,host_block,host block layer,2500.0,0.0229357798165,0.00125,1",
 	"host,3,2,host_driver,host driver,4500.0,0.0412844036697,0.00225,1",
 	"host,3,3,host_rx,host receive path,2000.0,0.0183486238532,0.001,0",
@@ -1237,8 +1237,8 @@ static void test_gap_causes(void **state)
 	};
 	static const uint8_t cause[] = { NTP_CAUSE_NO_TSTAMP, 0, NTP_CAUSE_NO_TSTAMP, 0, 0 };
 	static const struct view_case v[] = {
-		{ "gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
-		{ "lost_by_cause", "cause", gaps_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
+		{ "ntp_lost_by_cause", "cause", gaps_lost_by_cause },
 	};
 	const char *path = tl_file("gaps.db");
 	struct ntp_db *db = writer_db(path);
@@ -1266,7 +1266,7 @@ static void test_gap_causes(void **state)
 		assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 		failures = 0;
 		check_rows(sq, "gaps counted = points missing",
-			   "SELECT (SELECT sum(missing) FROM point_missing) AS x,"
+			   "SELECT (SELECT sum(missing) FROM ntp_point_missing) AS x,"
 			   " (SELECT sum(n) FROM gap) AS y", (const char *const[]){ "x,y", "4,4", NULL });
 		sqlite3_close(sq);
 		assert_int_equal(failures, 0);
@@ -1348,7 +1348,7 @@ static void test_batch_insert(void **state)
 				 SQLITE_OK);
 		failures = 0;
 		check_rows(sq, "batch: the same gaps as one by one",
-			   "SELECT point, cause, n FROM gap_by_cause",
+			   "SELECT point, cause, n FROM ntp_gap_by_cause",
 			   (const char *const[]){ "point,cause,n", "h_rx,not_recorded,13", NULL });
 		check_rows(sq, "batch: the group's sampled count",
 			   "SELECT sum(sampled) FROM interval_grp",

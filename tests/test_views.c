@@ -307,15 +307,15 @@ static void test_stored_views(void **state)
 	assert_int_equal(sqlite3_open_v2(tl_file("h0.db"), &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
 	v = truth_values(&r, 0, 0, 0, GC_E2E, &n);
-	assert_int_equal(tl_int(db, "SELECT n FROM component_stats WHERE component = 'e2e'"), n);
-	assert_int_equal(tl_int(db, "SELECT p99_ns FROM component_stats WHERE component='e2e'"),
+	assert_int_equal(tl_int(db, "SELECT n FROM ntp_component_stats WHERE component = 'e2e'"), n);
+	assert_int_equal(tl_int(db, "SELECT p99_ns FROM ntp_component_stats WHERE component='e2e'"),
 			 tl_percentile(v, n, 99000));
-	assert_int_equal(tl_int(db, "SELECT count(*) FROM cmd_point WHERE h_end - h_start = "
-				"(SELECT e2e FROM cmd_span AS s WHERE s.t = cmd_point.t)"), n);
-	assert_int_equal(tl_int(db, "SELECT sampled FROM grp_rate"), n);
-	assert_true(tl_double(db, "SELECT share FROM stage_stats WHERE stage = 'net_target'") >
+	assert_int_equal(tl_int(db, "SELECT count(*) FROM ntp_cmd_point WHERE h_end - h_start = "
+				"(SELECT e2e FROM ntp_cmd_span AS s WHERE s.t = ntp_cmd_point.t)"), n);
+	assert_int_equal(tl_int(db, "SELECT sampled FROM ntp_grp_rate"), n);
+	assert_true(tl_double(db, "SELECT share FROM ntp_stage_stats WHERE stage = 'net_target'") >
 		    0.5);
-	assert_int_equal(tl_int(db, "SELECT sum(sampled) FROM timeline"), n);
+	assert_int_equal(tl_int(db, "SELECT sum(sampled) FROM ntp_timeline"), n);
 	free(v);
 	sqlite3_close(db);
 	gen_result_free(&r);
