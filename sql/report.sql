@@ -18,7 +18,14 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_report_largest', NULL, 0, 1),
   ('ntp_report_admin', NULL, 0, 1),
   ('ntp_unmatched', NULL, 0, 1),
-  ('ntp_report_unmatched', NULL, 0, 1);
+  ('ntp_report_unmatched', NULL, 0, 1),
+  ('_ntp_text_group', NULL, 0, 1),
+  ('_ntp_text_latency', NULL, 0, 1),
+  ('_ntp_text_stage', NULL, 0, 1),
+  ('_ntp_text_largest', NULL, 0, 1),
+  ('_ntp_text_component', NULL, 0, 1),
+  ('_ntp_text_admin', NULL, 0, 1),
+  ('_ntp_text_match', NULL, 0, 1);
 
 -- Matched commands per host group.
 CREATE TEMP VIEW _ntp_group_matched AS
@@ -249,3 +256,109 @@ SELECT
 FROM ntp_unmatched
 GROUP BY reason
 ORDER BY n DESC, reason;
+
+-- The text report's numbers as lib/report.c prints them, formatted by
+-- SQLite's printf (docs/sql.md, Rounding): the printer only lays them out.
+
+-- Per group to report, in report order: its title line.
+CREATE TEMP VIEW _ntp_text_group AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  name,                                  -- report name
+  sampled,                               -- sampled commands
+  -- commands per second: 950, 12.2k, 1.5M
+  CASE WHEN rate < 1e3 THEN printf('%.0f', rate)
+    WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)
+    ELSE printf('%.1fM', rate / 1e6) END AS rate,
+  exact,                                 -- 1: rate counted, 0: estimated
+  matched,                               -- with the target's side
+  mode = 'joined' AS joined,             -- 1: reported over matched commands
+  queue = 'io' AS io                     -- 1: an I/O group
+FROM ntp_report_group;
+
+-- Per group: the latency line, us.
+CREATE TEMP VIEW _ntp_text_latency AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  printf('%.2f', mean_ns / 1e3) AS mean_us, -- mean
+  printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
+  printf('%.2f', p99_ns / 1e3) AS p99_us,   -- 99th percentile
+  printf('%.2f', p999_ns / 1e3) AS p999_us  -- 99.9th percentile
+FROM ntp_report_component_stats
+WHERE component = 'e2e';
+
+-- Per group and stage: the stage table's rows.
+CREATE TEMP VIEW _ntp_text_stage AS
+SELECT
+  s.hdb AS hdb,                          -- host database
+  s.grp AS grp,                          -- grp.id there
+  s.ord AS ord,                          -- stage order
+  s.label AS label,                      -- stage label
+  printf('%.2f', s.mean_ns / 1e3) AS mean_us,  -- mean per command
+  printf('%.0f%%', 100 * s.share) AS share,    -- of the mean latency
+  printf('%.2f', s.avg_qd) AS avg_qd,          -- Little's law
+  max(0, min(s.bar, k.bar_width)) AS bar       -- '#'s, within the width
+FROM ntp_report_stage AS s
+JOIN ntp_constant AS k;
+
+-- Per group: the largest stage's line.
+CREATE TEMP VIEW _ntp_text_largest AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  label,                                 -- stage label
+  printf('%.0f', 100 * share) AS share_pct -- of the latency, %
+FROM ntp_report_largest;
+
+-- Per group and component: the components table's rows (--detail), us.
+CREATE TEMP VIEW _ntp_text_component AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  ord,                                   -- path order
+  label,                                 -- component label
+  n,                                     -- commands
+  printf('%.2f', mean_ns / 1e3) AS mean_us, -- mean
+  printf('%.2f', l) AS l,                   -- Little's law
+  printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
+  printf('%.2f', p99_ns / 1e3) AS p99_us    -- 99th percentile
+FROM ntp_report_components;
+
+-- Per I/O operation: the throughput line's items.
+CREATE TEMP VIEW _ntp_text_throughput AS
+SELECT
+  op,                                    -- read, write, ...
+  -- commands per second: 950 IOPS, 12.2 kIOPS, 1.50 MIOPS
+  CASE WHEN iops < 1e3 THEN printf('%.0f IOPS', iops)
+    WHEN iops < 1e6 THEN printf('%.1f kIOPS', iops / 1e3)
+    ELSE printf('%.2f MIOPS', iops / 1e6) END AS iops,
+  -- ', 50.0 MB/s', or '' without data
+  CASE WHEN bytes_per_s > 0 THEN printf(', %.1f MB/s', bytes_per_s / 1e6)
+    ELSE '' END AS bytes,
+  min(exact) OVER () AS exact            -- 1: every operation counted
+FROM ntp_report_throughput
+ORDER BY op;
+
+-- The admin and fabrics commands' line, over every host; no row: none.
+CREATE TEMP VIEW _ntp_text_admin AS
+SELECT
+  sum(sampled) AS sampled,               -- sampled
+  sum(groups) AS groups,                 -- in this many groups
+  group_concat(ops, ', ') AS ops         -- their operations
+FROM ntp_report_admin
+HAVING sum(sampled) > 0;
+
+-- The records line's match, over every host, one row: a partial match is
+-- never rounded up to 100 %.
+CREATE TEMP VIEW _ntp_text_match AS
+SELECT
+  sum(matched) AS matched,               -- host records with a target record
+  CASE WHEN sum(matched) < sum(host_records)
+      AND 100.0 * sum(matched) / sum(host_records) >= 99.5
+    THEN printf('%.1f', floor(1000.0 * sum(matched) / sum(host_records)) / 10)
+    ELSE printf('%.0f', 100.0 * sum(matched) / max(sum(host_records), 1)) END
+    AS matched_pct,                      -- of the host's, %
+  sum(host_records) - sum(matched) AS unmatched -- host records without
+FROM ntp_match_stats;
