@@ -93,7 +93,9 @@ $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 -include $(wildcard $(OUTPUT)/*.d)
 
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
-ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
+SHELL_OBJS := $(OUTPUT)/shell.o $(OUTPUT)/input.o $(OUTPUT)/commands.o $(OUTPUT)/output.o \
+	$(OUTPUT)/terminal.o
+ntprof-shell $(OUTPUT)/ntprof-shell: $(SHELL_OBJS) $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 
