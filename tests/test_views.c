@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ntp_sql.h"
 #include "testlib.h"
 
 /* Truth values of component C for host H, op WRITE, matched only or all. */
@@ -33,7 +34,8 @@ static int64_t *truth_values(const struct gen_result *r, int h, int write, int m
 	return v;
 }
 
-/* The components a report of this kind shows, and whether each is optional
+/* The components a report of this kind shows (test_component_lists checks
+ * them against vocab.sql), and whether each is optional
  * (absent unless some command has it: generator's 0 means absent). */
 static const enum gen_comp joined_comps[] = {
 	GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_R2T, GC_WIRE, GC_T_RX_PATH, GC_T_DRV_SUB, GC_T_STORAGE,
@@ -322,6 +324,37 @@ static void test_stored_views(void **state)
 	tl_cleanup();
 }
 
+/* NAMES (N of them) are, in order, the components SQL (over vocab.sql's
+ * component table) selects. */
+static void check_list(sqlite3 *db, const enum gen_comp *c, size_t n, const char *sql)
+{
+	sqlite3_stmt *st;
+	size_t i = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		assert_true(i < n);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), gen_comp_name[c[i++]]);
+	}
+	assert_int_equal(i, n);
+	sqlite3_finalize(st);
+}
+
+/* The component lists above are vocab.sql's, in its order. */
+static void test_component_lists(void **state)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, ntp_sql_vocab, NULL, NULL, NULL), SQLITE_OK);
+	check_list(db, joined_comps, sizeof(joined_comps) / sizeof(joined_comps[0]),
+		   "SELECT name FROM component WHERE stage_joined IS NOT NULL OR name = 'e2e'"
+		   " ORDER BY ord");
+	check_list(db, host_comps, sizeof(host_comps) / sizeof(host_comps[0]),
+		   "SELECT name FROM component WHERE role = 'host' ORDER BY ord");
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_rate_while_active),
 		cmocka_unit_test(test_spdk_r2t),
 		cmocka_unit_test(test_stored_views),
+		cmocka_unit_test(test_component_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
