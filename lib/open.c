@@ -4,8 +4,8 @@
  * it (an ntprof database, not truncated, a known schema, exactly ntprof's
  * tables and views, one meta row), attached read-only to an in-memory main
  * database in defensive mode with untrusted schema off, and the TEMP views
- * of sql/prelude.sql, join.sql and report.sql are created over the set.
- * Nothing here writes to a recording.
+ * of sql/prelude.sql, join.sql, report.sql and shell.sql are created over
+ * the set. Nothing here writes to a recording.
  */
 #include <errno.h>
 #include <fcntl.h>

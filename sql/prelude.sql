@@ -18,6 +18,7 @@
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
+-- _ntp_component_stats: every host's statistics per group and component
 -- _ntp_timeline:  every database's timeline with its group names
 --                 (ntprof-shell's .timeline)
 -- ntp_joined:     host commands paired with their target records
@@ -104,6 +105,18 @@ SELECT
   NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_data_wait, NULL AS t_storage,
   NULL AS t_drv_cpl, NULL AS t_e2e
 WHERE 0
+-- @_ntp_component_stats host
+SELECT
+  '@db@' AS db,              -- host database
+  s.grp AS grp,              -- grp.id
+  s.component AS component,  -- component.name
+  s.n AS n,                  -- commands that have it
+  s.sum_ns AS sum_ns,        -- total ns
+  s.mean_ns AS mean_ns,      -- mean ns
+  s.p50_ns AS p50_ns,        -- median
+  s.p99_ns AS p99_ns,        -- 99th percentile
+  s.p999_ns AS p999_ns       -- 99.9th percentile
+FROM "@db@".ntp_component_stats AS s
 -- @_ntp_timeline all
 SELECT
   '@db@' AS db,              -- database

@@ -58,14 +58,11 @@ LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
 WHERE g.sampled > 0
 ORDER BY g.queue != 'io', g.db, g.grp;
 
--- Every component value the report is over, long form: joined groups from
--- their matched commands, host-only groups from the host's commands.
+-- Every component value of the joined groups, long form, from their
+-- matched commands. (A host-only group's statistics are its recording's
+-- own, ntp_component_stats: see ntp_report_component_stats.)
 CREATE TEMP VIEW _ntp_report_value AS
-WITH j AS (SELECT * FROM ntp_joined),
-h AS (
-  SELECT c.* FROM ntp_host_cmd AS c
-  JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = c.grp AND g.mode = 'host'
-)
+WITH j AS (SELECT * FROM ntp_joined)
 SELECT hdb, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM j
 UNION ALL SELECT hdb, grp, 'h_drv_sub', h_drv_sub FROM j
 UNION ALL SELECT hdb, grp, 'h_r2t', h_r2t FROM j
@@ -78,19 +75,13 @@ UNION ALL SELECT hdb, grp, 'h_rx_path', h_rx_path FROM j
 UNION ALL SELECT hdb, grp, 'h_drv_cpl', h_drv_cpl FROM j
 UNION ALL SELECT hdb, grp, 'h_blk_cpl', h_blk_cpl FROM j
 UNION ALL SELECT hdb, grp, 'h_handoff', h_handoff FROM j
-UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j
-UNION ALL SELECT db, grp, 'h_blk_sub', h_blk_sub FROM h
-UNION ALL SELECT db, grp, 'h_drv_sub', h_drv_sub FROM h
-UNION ALL SELECT db, grp, 'h_r2t', h_r2t FROM h
-UNION ALL SELECT db, grp, 'h_wait', h_wait FROM h
-UNION ALL SELECT db, grp, 'h_rx_path', h_rx_path FROM h
-UNION ALL SELECT db, grp, 'h_drv_cpl', h_drv_cpl FROM h
-UNION ALL SELECT db, grp, 'h_blk_cpl', h_blk_cpl FROM h
-UNION ALL SELECT db, grp, 'h_handoff', h_handoff FROM h
-UNION ALL SELECT db, grp, 'e2e', e2e FROM h;
+UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j;
 
 -- Per group and component: n, sum, mean and exact nearest-rank percentiles
--- (ns). Optional components (R2T) only where some command has them.
+-- (ns). Optional components (R2T) only where some command has them. A
+-- joined group's are computed here, from its matched commands; a host-only
+-- group's are the host recording's own statistics (views.sql,
+-- ntp_component_stats), which are over the same values.
 CREATE TEMP VIEW ntp_report_component_stats AS
 WITH r AS (
   SELECT hdb, grp, component, ns,
@@ -110,7 +101,12 @@ SELECT
   max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns,  -- 99th
   max(CASE WHEN rn = (n * 99900 + 99999) / 100000 THEN ns END) AS p999_ns  -- 99.9th
 FROM r
-GROUP BY hdb, grp, component;
+GROUP BY hdb, grp, component
+UNION ALL
+SELECT s.db, s.grp, s.component, s.n, s.sum_ns, s.mean_ns, s.p50_ns, s.p99_ns, s.p999_ns
+FROM _ntp_component_stats AS s
+JOIN ntp_report_group AS g ON g.hdb = s.db AND g.grp = s.grp AND g.mode = 'host'
+ORDER BY 1, 2, 3;
 
 -- The components table of the report, in path order, with labels and L
 -- (commands in the component, by Little's law: rate x mean).
