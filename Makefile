@@ -39,7 +39,7 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql sql/live.sql sql/live_gaps.sql
+	sql/native.sql sql/shell.sql sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
@@ -95,7 +95,9 @@ $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 	$(wildcard $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.d,$(wildcard bpf/*.bpf.c)))
 
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
-ntprof-shell $(OUTPUT)/ntprof-shell: $(OUTPUT)/shell.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
+SHELL_OBJS := $(OUTPUT)/shell.o $(OUTPUT)/input.o $(OUTPUT)/commands.o $(OUTPUT)/output.o \
+	$(OUTPUT)/terminal.o
+ntprof-shell $(OUTPUT)/ntprof-shell: $(SHELL_OBJS) $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 

@@ -13,7 +13,7 @@
 #define NTP_APPLICATION_ID 0x6E747066
 /* PRAGMA user_version of sql/schema.sql (test_abi checks the two agree);
  * tests/schema.sha256 pins the stored SQL of this version */
-#define NTP_SCHEMA_VERSION 5
+#define NTP_SCHEMA_VERSION 6
 
 /* Create the stored tables and views of a host (HOST 1) or a target
  * database in DB: sql/schema.sql, vocab.sql, the role's table and views,

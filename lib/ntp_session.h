@@ -35,7 +35,8 @@ struct ntp_dbinfo {
 };
 
 /* An open session: an in-memory main database with the recordings attached
- * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql. */
+ * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql,
+ * shell.sql. */
 struct ntp_session {
 	sqlite3 *db;                          /* main: :memory: */
 	int ndbs;                             /* recordings attached */
@@ -59,15 +60,20 @@ struct ntp_session {
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags,
 		     char *err, size_t errlen);
 
-/* Cache the join in a TEMP table (once); reports call this first. */
+/* Cache the join and the views the SQL's plan names in TEMP tables (once);
+ * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
+
+/* 1 when SQL names a view that the session should be prepared for first
+ * (sql/join.sql, _ntp_view_plan), and it is not yet. */
+int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
 
 /*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
- * ATTACH statements, the prelude for these databases, join.sql and
- * report.sql. Returns a sqlite3_malloc'ed string (sqlite3_free it) or NULL.
+ * ATTACH statements, the vocabulary, the prelude for these databases,
+ * join.sql, report.sql and shell.sql. Returns a sqlite3_malloc'ed string (sqlite3_free it) or NULL.
  */
 char *ntp_session_sql(const struct ntp_session *s);
 

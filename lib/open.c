@@ -4,8 +4,8 @@
  * it (an ntprof database, not truncated, a known schema, exactly ntprof's
  * tables and views, one meta row), attached read-only to an in-memory main
  * database in defensive mode with untrusted schema off, and the TEMP views
- * of sql/prelude.sql, join.sql and report.sql are created over the set.
- * Nothing here writes to a recording.
+ * of sql/prelude.sql, join.sql, report.sql and shell.sql are created over
+ * the set. Nothing here writes to a recording.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -262,7 +262,7 @@ static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen
 		"SELECT m.role, m.driver, m.transport, m.hostname, m.kernel, m.sample_rate,"
 		" (SELECT count(*) FROM %w.meta), r.records, r.lost, m.schema_version,"
 		" m.wall_start, m.mono_start"
-		" FROM %w.meta AS m, %w.recording AS r", d->schema, d->schema, d->schema);
+		" FROM %w.meta AS m, %w.ntp_recording AS r", d->schema, d->schema, d->schema);
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
@@ -424,114 +424,101 @@ static char *replace_all(char *body, const char *key, const char *val)
 	return body;
 }
 
-/* The prelude's arm NAME with @db@ (or @h@ and @t@) replaced. */
+/* The prelude's arm NAME (the text after its marker line, "-- @NAME" and
+ * an optional OVER, up to the next marker) with @db@ (or @h@ and @t@)
+ * replaced; NULL if there is no such arm. */
 static char *arm2(const char *name, const char *db, const char *h, const char *t)
 {
-	char marker[64];
-	const char *start, *end;
+	size_t n = strlen(name);
+	const char *start = ntp_sql_prelude, *end;
 	char *body;
-	size_t len;
 
-	snprintf(marker, sizeof(marker), "-- @%s\n", name);
-	start = strstr(ntp_sql_prelude, marker);
+	while ((start = strstr(start, "\n-- @"))) {
+		start += 5;
+		if (!strncmp(start, name, n) && (start[n] == ' ' || start[n] == '\n'))
+			break;
+	}
 	if (!start)
 		return NULL;
-	start += strlen(marker);
-	end = strstr(start, "-- @");
-	len = end ? (size_t)(end - start) : strlen(start);
-	body = sqlite3_mprintf("%.*s", (int)len, start);
+	start = strchr(start, '\n') + 1;
+	end = strstr(start, "\n-- @");
+	body = sqlite3_mprintf("%.*s", end ? (int)(end - start) + 1 : (int)strlen(start), start);
 	body = replace_all(body, "@db@", db);
 	body = replace_all(body, "@h@", h);
 	return replace_all(body, "@t@", t);
 }
 
-static char *arm(const char *name, const char *schema)
+/* Append arm A (freed here) to Q, UNION ALL after the first; *N counts
+ * them. -1 if A is NULL. */
+static int add_arm(sqlite3_str *q, char *a, int *n)
 {
-	return arm2(name, schema, "", "");
-}
-
-/* Append ARM to the CREATE VIEW statement in SQL, UNION ALL after the first. */
-static char *add_arm(char *sql, char *a, int first)
-{
-	char *n = sql && a ? sqlite3_mprintf("%s%s%s", sql, first ? "" : "UNION ALL\n", a) : NULL;
-
-	sqlite3_free(sql);
+	if (!a)
+		return -1;
+	sqlite3_str_appendf(q, "%s%s", (*n)++ ? "UNION ALL\n" : "", a);
 	sqlite3_free(a);
-	return n;
+	return 0;
 }
 
-/* CREATE TEMP VIEW NAME AS one arm per host and target pair (NAME_none
- * when there is no pair). */
-static char *pair_view(const struct ntp_session *s, const char *name)
+/* CREATE TEMP VIEW NAME AS one arm per database OVER names (all, host,
+ * target) or per host and target pair (pair); NAME_none if none does. */
+static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char *name,
+			const char *over)
 {
-	char *sql = sqlite3_mprintf("CREATE TEMP VIEW %s AS\n", name), *n;
-	char none[64];
-	int first = 1;
+	char none[80];
+	int n = 0, rc = 0;
 
-	for (int h = 0; h < s->ndbs; h++) {
-		for (int t = 0; t < s->ndbs; t++) {
-			if (strcmp(s->dbs[h].role, "host") || strcmp(s->dbs[t].role, "target"))
-				continue;
-			sql = add_arm(sql, arm2(name, "", s->dbs[h].schema, s->dbs[t].schema),
-				      first);
-			first = 0;
-		}
+	sqlite3_str_appendf(q, "CREATE TEMP VIEW %s AS\n", name);
+	for (int i = 0; i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		if (!strcmp(over, "pair"))
+			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
+				if (!strcmp(s->dbs[t].role, "target"))
+					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema),
+						      &n);
+		if (!strcmp(over, "all") || !strcmp(over, d->role))
+			rc |= add_arm(q, arm2(name, d->schema, "", ""), &n);
 	}
 	snprintf(none, sizeof(none), "%s_none", name);
-	if (first)
-		sql = add_arm(sql, arm(none, ""), 1);
-	n = sql ? sqlite3_mprintf("%s;\n", sql) : NULL;
-	sqlite3_free(sql);
-	return n;
+	if (!n)
+		rc |= add_arm(q, arm2(none, "", "", ""), &n);
+	sqlite3_str_appendall(q, ";\n");
+	return rc;
 }
 
-/* CREATE TEMP VIEW name AS (arm for every database of ROLE) UNION ALL ... */
-static char *union_view(const struct ntp_session *s, const char *name, const char *role,
-			const char *none)
+/* Every view the prelude declares (markers with an OVER), in its order. */
+static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
 {
-	char *sql = sqlite3_mprintf("CREATE TEMP VIEW %s AS\n", name), *n;
-	int first = 1;
+	const char *p = ntp_sql_prelude;
+	char name[64], over[16];
+	int rc = 0;
 
-	for (int i = 0; sql && i < s->ndbs; i++) {
-		if (role && strcmp(s->dbs[i].role, role))
-			continue;
-		sql = add_arm(sql, arm(name, s->dbs[i].schema), first);
-		first = 0;
+	while ((p = strstr(p, "\n-- @"))) {
+		p += 5;
+		if (sscanf(p, "%63[a-z_0-9] %15[a-z]", name, over) == 2 &&
+		    p[strlen(name)] == ' ')
+			rc |= prelude_view(q, s, name, over);
 	}
-	if (first)
-		sql = add_arm(sql, arm(none, ""), 1);
-	n = sql ? sqlite3_mprintf("%s;\n", sql) : NULL;
-	sqlite3_free(sql);
-	return n;
+	return rc;
 }
 
-/* The base views over the attached databases, then join.sql, then the
- * per-pair join arms, then report.sql: the whole TEMP set-up, as SQL. */
+/* The vocabulary, the prelude's views over the attached databases, then
+ * join.sql, report.sql and shell.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
-	char *v[9] = {
-		union_view(s, "ntp_db", NULL, NULL),
-		union_view(s, "ntp_grp_all", NULL, NULL),
-		union_view(s, "ntp_host_grp", "host", NULL),
-		union_view(s, "ntp_host_cmd", "host", NULL),
-		union_view(s, "ntp_target_cmd", "target", "ntp_target_cmd_none"),
-		union_view(s, "ntp_lost", NULL, NULL),
-		union_view(s, "ntp_gap", NULL, NULL),
-		pair_view(s, "ntp_joined"),
-		pair_view(s, "ntp_unmatched_pair"),
-	};
-	char *sql = NULL;
-	int ok = 1;
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	int rc;
 
-	for (int i = 0; i < 9; i++)
-		ok &= v[i] != NULL;
-	if (ok)
-		sql = sqlite3_mprintf("%s%s%s%s%s%s%s%s%s%s%s%s", ntp_sql_vocab, v[0], v[1], v[2],
-				      v[3], v[4], v[5], v[6], ntp_sql_join, v[7], v[8],
-				      ntp_sql_report);
-	for (int i = 0; i < 9; i++)
-		sqlite3_free(v[i]);
-	return sql;
+	sqlite3_str_appendall(q, ntp_sql_vocab);
+	rc = prelude_views(q, s);
+	sqlite3_str_appendall(q, ntp_sql_join);
+	sqlite3_str_appendall(q, ntp_sql_report);
+	sqlite3_str_appendall(q, ntp_sql_shell);
+	if (rc) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
 }
 
 char *ntp_session_sql(const struct ntp_session *s)
@@ -735,39 +722,54 @@ bad:
 	return -1;
 }
 
+/* The text of the first column of SQL's first row, sqlite3_malloc'ed; NULL
+ * on an error or without a row. */
+static char *query_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return r;
+}
+
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 {
-	/* Each view is computed once into a TEMP table and the view replaced by
-	 * a read of it: the same rows, without redoing the join and the
-	 * percentiles for every query. */
-	static const char join_cache[] =
-		"CREATE TEMP TABLE ntp_offset_cache AS SELECT * FROM ntp_offset;"
-		"DROP VIEW ntp_offset;"
-		"CREATE TEMP VIEW ntp_offset AS SELECT * FROM ntp_offset_cache;"
-		"CREATE TEMP TABLE ntp_grp_pair_cache AS SELECT * FROM ntp_grp_pair;"
-		"DROP VIEW ntp_grp_pair;"
-		"CREATE TEMP VIEW ntp_grp_pair AS SELECT * FROM ntp_grp_pair_cache;"
-		"CREATE TEMP TABLE ntp_joined_cache AS SELECT * FROM ntp_joined;"
-		"DROP VIEW ntp_joined;"
-		"CREATE TEMP VIEW ntp_joined AS SELECT * FROM ntp_joined_cache;";
-	/* without a target there is nothing to join: ntp_joined is empty, and
-	 * the offset's sample of the host's commands would be work for nothing */
-	static const char cache[] =
-		"CREATE TEMP TABLE ntp_report_group_cache AS SELECT * FROM ntp_report_group;"
-		"DROP VIEW ntp_report_group;"
-		"CREATE TEMP VIEW ntp_report_group AS SELECT * FROM ntp_report_group_cache;"
-		"CREATE TEMP TABLE ntp_report_component_cache AS"
-		" SELECT * FROM ntp_report_component;"
-		"DROP VIEW ntp_report_component;"
-		"CREATE TEMP VIEW ntp_report_component AS"
-		" SELECT * FROM ntp_report_component_cache;";
+	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
+	 * computed once into a TEMP table and the view replaced by a read of
+	 * it: the same rows, without redoing the join and the percentiles for
+	 * every query. */
+	char *sql;
+	int rc;
 
 	if (s->joined)
 		return 0;
-	if ((s->ntargets && exec(s->db, join_cache)) || exec(s->db, cache))
+	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
+	rc = !sql || exec(s->db, sql);
+	sqlite3_free(sql);
+	if (rc)
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
 	return 0;
+}
+
+int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (s->joined || sqlite3_prepare_v2(s->db, "SELECT 1 FROM _ntp_view_plan WHERE prepare"
+					    " AND instr(lower(?1), lower(name)) > 0", -1, &st,
+					    NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 void ntp_session_close(struct ntp_session *s)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The text report in the tutorial's layout. Every number comes from the
- * TEMP views of sql/report.sql (or native.sql); this file only lays them out.
+ * The text report in the tutorial's layout. Every number, already formatted,
+ * comes from the TEMP views of sql/report.sql (_ntp_text_*, over native.sql's
+ * statistics unless --portable); this file only lays them out.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,6 @@
 
 #include "ntp_err.h"
 #include "ntp_session.h"
-
-#define BAR_MAX 24 /* '#'s for a share of 100 %, as in report.sql */
 
 struct group {
 	char *hdb;        /* host schema */
@@ -65,12 +64,8 @@ static int print_throughput(sqlite3 *db, FILE *f, char *err, size_t errlen)
 	sqlite3_stmt *st;
 	int first = 1, rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT op, CASE WHEN iops < 1e3 THEN printf('%.0f IOPS', iops)"
-				   " WHEN iops < 1e6 THEN printf('%.1f kIOPS', iops / 1e3)"
-				   " ELSE printf('%.2f MIOPS', iops / 1e6) END,"
-				   " CASE WHEN bytes_per_s > 0 THEN printf(', %.1f MB/s', bytes_per_s / 1e6)"
-				   " ELSE '' END, min(exact) OVER () FROM ntp_report_throughput", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT op, iops, bytes, exact FROM _ntp_text_throughput", -1,
+			       &st, NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (first)
@@ -102,10 +97,8 @@ static int print_latency(sqlite3 *db, FILE *f, const struct group *g, char *err,
 			 size_t errlen)
 {
 	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT printf('%.2f', mean_ns / 1e3), printf('%.2f', p50_ns / 1e3),"
-		" printf('%.2f', p99_ns / 1e3), printf('%.2f', p999_ns / 1e3)"
-		" FROM ntp_report_component"
-		" WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'", g);
+		"SELECT mean_us, p50_us, p99_us, p999_us FROM _ntp_text_latency"
+		" WHERE hdb = ?1 AND grp = ?2", g);
 	int rc;
 
 	if (!st)
@@ -123,11 +116,8 @@ static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
 			size_t errlen)
 {
 	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, printf('%.2f', mean_ns / 1e3), printf('%.0f%%', 100 * share),"
-		" printf('%.2f', avg_qd), bar, max(length(label)) OVER ()"
-		" FROM ntp_report_stage"
-		" WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
-	char bar[BAR_MAX + 1];
+		"SELECT label, mean_us, share, avg_qd, bar, max(length(label)) OVER ()"
+		" FROM _ntp_text_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
 	int rc, w = 0;
 
 	if (!st)
@@ -140,12 +130,12 @@ static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
 			fprintf(f, "  %-*s  %8s  %5s  %6s\n", w, "stage", "mean us", "share",
 				"avg QD");
 		}
-		n = n < 0 ? 0 : n > BAR_MAX ? BAR_MAX : n;
-		memset(bar, '#', (size_t)n);
-		bar[n] = 0;
-		fprintf(f, "  %-*s  %8s  %5s  %6s%s%s\n", w, sqlite3_column_text(st, 0),
+		fprintf(f, "  %-*s  %8s  %5s  %6s%s", w, sqlite3_column_text(st, 0),
 			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
-			sqlite3_column_text(st, 3), n ? "  " : "", bar);
+			sqlite3_column_text(st, 3), n ? "  " : "");
+		while (n-- > 0)
+			fputc('#', f);
+		fputc('\n', f);
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
@@ -155,8 +145,7 @@ static int print_largest(sqlite3 *db, FILE *f, const struct group *g, char *err,
 			 size_t errlen)
 {
 	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, printf('%.0f', 100 * share) FROM ntp_report_largest"
-		" WHERE hdb = ?1 AND grp = ?2", g);
+		"SELECT label, share_pct FROM _ntp_text_largest WHERE hdb = ?1 AND grp = ?2", g);
 	int rc;
 
 	if (!st)
@@ -173,10 +162,8 @@ static int print_components(sqlite3 *db, FILE *f, const struct group *g, char *e
 			    size_t errlen)
 {
 	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, n, printf('%.2f', mean_ns / 1e3), printf('%.2f', l),"
-		" printf('%.2f', p50_ns / 1e3), printf('%.2f', p99_ns / 1e3),"
-		" max(length(label)) OVER () FROM ntp_report_components"
-		" WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
+		"SELECT label, n, mean_us, l, p50_us, p99_us, max(length(label)) OVER ()"
+		" FROM _ntp_text_component WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
 	int rc, w = 0;
 
 	if (!st)
@@ -204,8 +191,7 @@ static int print_admin(sqlite3 *db, FILE *f, char *err, size_t errlen)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT sum(sampled), sum(groups), group_concat(ops, ', ')"
-			       " FROM ntp_report_admin HAVING sum(sampled) > 0", -1, &st,
+	if (sqlite3_prepare_v2(db, "SELECT sampled, groups, ops FROM _ntp_text_admin", -1, &st,
 			       NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
 	rc = sqlite3_step(st);
@@ -258,13 +244,8 @@ static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errle
 	}
 	if (s->ntargets) {
 		/* never round a partial match up to "100 %" */
-		if (sqlite3_prepare_v2(s->db, "SELECT sum(matched), CASE WHEN sum(matched) <"
-				       " sum(host_records) AND 100.0 * sum(matched) /"
-				       " sum(host_records) >= 99.5 THEN printf('%.1f', floor(1000.0 *"
-				       " sum(matched) / sum(host_records)) / 10) ELSE printf('%.0f',"
-				       " 100.0 * sum(matched) / max(sum(host_records), 1)) END,"
-				       " sum(host_records) - sum(matched)"
-				       " FROM ntp_match_stats", -1, &st, NULL) != SQLITE_OK ||
+		if (sqlite3_prepare_v2(s->db, "SELECT matched, matched_pct, unmatched"
+				       " FROM _ntp_text_match", -1, &st, NULL) != SQLITE_OK ||
 		    sqlite3_step(st) != SQLITE_ROW) {
 			sqlite3_finalize(st);
 			return sql_error(s->db, err, errlen);
@@ -346,12 +327,9 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT hdb, grp, name, sampled, CASE WHEN rate < 1e3 THEN"
-				   " printf('%.0f', rate) WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)"
-				   " ELSE printf('%.1fM', rate / 1e6) END, exact, matched, "
-				   "mode = 'joined', queue = 'io' FROM ntp_report_group"
-				   " WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT hdb, grp, name, sampled, rate, exact, matched, joined,"
+				   " io FROM _ntp_text_group WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
+			       -1, &st, NULL) != SQLITE_OK)
 		return sql_error(db, err, errlen);
 	sqlite3_bind_text(st, 1, filter, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -4,7 +4,7 @@
 
 -- Absolute CLOCK_MONOTONIC timestamps (ns) of each recorded point, NULL where
 -- a point was not recorded. Columns: t and grp as in cmd, then one per point.
-CREATE VIEW cmd_point AS
+CREATE VIEW ntp_cmd_point AS
 SELECT
   c.t AS t,
   c.grp AS grp,
@@ -33,7 +33,7 @@ FROM cmd AS c, meta AS m;
 -- One row per command: identity, the host's wait and every host component in
 -- ns. A missing point counts as the previous recorded one (docs/stages.md),
 -- so each component is one stored delta, or the sum of a few.
-CREATE VIEW cmd_span AS
+CREATE VIEW ntp_cmd_span AS
 SELECT
   c.t AS t,                 -- cmd.t
   c.grp AS grp,             -- grp.id
@@ -62,38 +62,38 @@ SELECT
     + ifnull(c.h_end, 0) AS e2e
 FROM cmd AS c, meta AS m;
 
--- cmd_span in long form: one row per command and host component, ns NULL
+-- ntp_cmd_span in long form: one row per command and host component, ns NULL
 -- where an optional component does not apply. Columns: t, grp, component
 -- (component.name), ns.
-CREATE VIEW cmd_component AS
-SELECT t, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM cmd_span
+CREATE VIEW ntp_cmd_component AS
+SELECT t, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_drv_sub', h_drv_sub FROM cmd_span
+SELECT t, grp, 'h_drv_sub', h_drv_sub FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_r2t', h_r2t FROM cmd_span
+SELECT t, grp, 'h_r2t', h_r2t FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_wait', h_wait FROM cmd_span
+SELECT t, grp, 'h_wait', h_wait FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_rx_path', h_rx_path FROM cmd_span
+SELECT t, grp, 'h_rx_path', h_rx_path FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_drv_cpl', h_drv_cpl FROM cmd_span
+SELECT t, grp, 'h_drv_cpl', h_drv_cpl FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_blk_cpl', h_blk_cpl FROM cmd_span
+SELECT t, grp, 'h_blk_cpl', h_blk_cpl FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'h_handoff', h_handoff FROM cmd_span
+SELECT t, grp, 'h_handoff', h_handoff FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 'e2e', e2e FROM cmd_span;
+SELECT t, grp, 'e2e', e2e FROM ntp_cmd_span;
 
 -- The latency of each command on this machine (end to end). Columns: t, grp,
 -- ns.
-CREATE VIEW cmd_e2e AS
-SELECT t, grp, e2e AS ns FROM cmd_span;
+CREATE VIEW ntp_cmd_e2e AS
+SELECT t, grp, e2e AS ns FROM ntp_cmd_span;
 
 -- Per point this configuration records (point_need): how many stored
 -- commands lack it, counted from cmd itself. The gap table says why; this
 -- view is the check that every gap was counted. An 'r2t' point is missing
 -- where the command has the other R2T point but not this one.
-CREATE VIEW point_missing AS
+CREATE VIEW ntp_point_missing AS
 WITH s AS (
   SELECT
     count(*) AS cmds,

@@ -45,11 +45,55 @@
 -- Network time is then the host's wait less the target's residence: no
 -- clock is trusted for any duration.
 
+-- How a session treats its TEMP views (lib/open.c reads this table; each
+-- file adds the rows of its own views): a view with a cache_ord is computed
+-- once, in that order, into a TEMP table that the view is then redefined to
+-- read (ntp_session_prepare; each cache is built from those before it), and
+-- a query that names a view with prepare = 1 prepares the session first.
+CREATE TEMP TABLE _ntp_view_plan (
+  -- The TEMP view.
+  name TEXT PRIMARY KEY,
+  -- Its place in the caching order; NULL: never cached.
+  cache_ord INTEGER,
+  -- 1: cached only when a target recording is open; without one the join
+  -- is empty, and the offset's sample of the host would be work for nothing.
+  cache_with_target INTEGER NOT NULL,
+  -- 1: it is, or reads, a cached view: a query naming it prepares first.
+  prepare INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- The SQL ntp_session_prepare runs, one row: for each view to cache, in
+-- order, a TEMP table _NAME_cache with its rows, and the view redefined as
+-- a read of it.
+CREATE TEMP VIEW _ntp_prepare_sql AS
+SELECT
+  -- the statements, one per line
+  coalesce(group_concat(printf('CREATE TEMP TABLE "%w" AS SELECT * FROM "%w";' || char(10)
+    || 'DROP VIEW "%w";' || char(10)
+    || 'CREATE TEMP VIEW "%w" AS SELECT * FROM "%w";' || char(10),
+    c, name, name, name, c), ''), '') AS sql
+FROM (
+  SELECT name, '_' || ltrim(name, '_') || '_cache' AS c
+  FROM _ntp_view_plan
+  WHERE cache_ord IS NOT NULL
+    AND (NOT cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
+  ORDER BY cache_ord
+);
+
+-- The views of this file and the prelude's pairing views.
+INSERT INTO _ntp_view_plan VALUES
+  ('ntp_offset', 1, 1, 1),
+  ('_ntp_grp_pair', 2, 1, 1),
+  ('ntp_joined', 3, 1, 1),
+  ('_ntp_unmatched_pair', NULL, 0, 1),
+  ('ntp_match', NULL, 0, 1),
+  ('ntp_match_stats', NULL, 0, 1);
+
 -- Candidate pairs for the clock offset: a sample of host commands and the
 -- target records of the same identity within 5 s on the seeded clocks.
 -- Columns: hdb, tdb, nqn, cntlid, hid (the sampled host cmd.t), t (its
 -- middle on the seeded clock, ns), diff (host mid - target mid, ns).
-CREATE TEMP VIEW ntp_pair1 AS
+CREATE TEMP VIEW _ntp_pair1 AS
 WITH hs AS (
   SELECT h.db AS hdb, h.t AS hid, h.nqn, h.cntlid, h.nsid, h.opcode, h.nlb, h.qid, h.cid,
     h.slba, h.mid
@@ -85,7 +129,7 @@ CREATE TEMP VIEW ntp_offset AS
 WITH p AS MATERIALIZED (
   SELECT hdb, tdb, hid, t, diff,
     count(*) OVER (PARTITION BY hdb, tdb, hid) AS nc  -- candidates of the sample
-  FROM ntp_pair1
+  FROM _ntp_pair1
 ), b AS (
   SELECT hdb, tdb, diff / 2000 AS bucket, count(*) AS n
   FROM p
@@ -258,7 +302,7 @@ LEFT JOIN spread AS y ON y.hdb = x.hdb AND y.tdb = x.tdb;
 -- c = drift_ppb x (x - host_mono) / 1e9: target mono = x + mono_off - c and
 -- target cmd.t = x + mono_shift - c. Integers, so the join's per-command
 -- arithmetic stays exact and cheap.
-CREATE TEMP VIEW ntp_grp_pair AS
+CREATE TEMP VIEW _ntp_grp_pair AS
 SELECT
   o.hdb AS hdb,          -- host database
   hg.grp AS hgrp,        -- grp.id there
@@ -274,8 +318,8 @@ SELECT
   hd.mono_start AS host_mono,                         -- where the drift starts
   o.window_ns AS window_ns                            -- ntp_offset.window_ns
 FROM ntp_offset AS o
-JOIN ntp_grp_all AS hg ON hg.db = o.hdb
-JOIN ntp_grp_all AS tg ON tg.db = o.tdb AND tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid
+JOIN _ntp_grp_all AS hg ON hg.db = o.hdb
+JOIN _ntp_grp_all AS tg ON tg.db = o.tdb AND tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid
   AND tg.nsid = hg.nsid AND tg.admin = hg.admin AND tg.opcode = hg.opcode
   AND tg.fctype = hg.fctype AND tg.nlb = hg.nlb
 JOIN ntp_db AS hd ON hd.db = o.hdb

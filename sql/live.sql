@@ -1,7 +1,7 @@
 -- ntprof-collect's live view: one row per group for the interval :interval
 -- that has just ended. A query the collector runs on its own connection,
 -- not stored in recordings: the same numbers come from the stored views
--- (cmd_e2e, cmd_component, timeline) for any interval afterwards.
+-- (ntp_cmd_e2e, ntp_cmd_component, timeline) for any interval afterwards.
 --
 -- Columns, as printed under the live header:
 --   time     end of the interval, seconds since the recording started
@@ -21,7 +21,7 @@ lat AS (
   SELECT e.grp, e.ns,
     row_number() OVER (PARTITION BY e.grp ORDER BY e.ns) AS rn,
     count(*) OVER (PARTITION BY e.grp) AS n
-  FROM cmd_e2e AS e, iv
+  FROM ntp_cmd_e2e AS e, iv
   WHERE e.t >= iv.start AND e.t < iv.stop
 ),
 lat_g AS (
@@ -38,7 +38,7 @@ col AS (
       THEN c.ns ELSE 0 END) AS net,
     sum(CASE WHEN k.stage_local = 'target_driver' THEN c.ns ELSE 0 END) AS tdrv,
     sum(CASE WHEN k.stage_local = 'storage' THEN c.ns ELSE 0 END) AS stor
-  FROM cmd_component AS c
+  FROM ntp_cmd_component AS c
   JOIN component AS k ON k.name = c.component AND k.total = 0
   CROSS JOIN iv
   WHERE c.t >= iv.start AND c.t < iv.stop
@@ -70,6 +70,6 @@ SELECT
 FROM pct AS p
 CROSS JOIN iv
 CROSS JOIN meta AS m
-JOIN grp_info AS gi ON gi.grp = p.grp
-LEFT JOIN timeline AS tl ON tl.interval = iv.id AND tl.grp = p.grp
+JOIN ntp_grp_info AS gi ON gi.grp = p.grp
+LEFT JOIN ntp_timeline AS tl ON tl.interval = iv.id AND tl.grp = p.grp
 ORDER BY gi.name;

@@ -1,8 +1,8 @@
 -- ntprof-collect's live account of what is missing: for the interval
 -- :interval that has just ended, the records lost and the points stored
 -- records lack, each with its cause. A query the collector runs on its own
--- connection after the live lines; the stored views lost_by_cause and
--- gap_by_cause give the same over the whole recording.
+-- connection after the live lines; the stored views ntp_lost_by_cause and
+-- ntp_gap_by_cause give the same over the whole recording.
 --
 -- Columns, as printed ("ntprof: N records lost in this interval: WHY",
 -- "ntprof: N records lack POINT in this interval: WHY"):

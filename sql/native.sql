@@ -1,4 +1,4 @@
--- ntprof native: ntp_report_component of report.sql again, computed with the
+-- ntprof native: ntp_report_component_stats of report.sql again, computed with the
 -- native aggregate ntp_dist() (lib/native.c; for sqlite3, `.load` the
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
@@ -7,8 +7,8 @@
 -- nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and the
 -- mean is sum / n, which is what avg() computes.
 
-DROP VIEW ntp_report_component;
-CREATE TEMP VIEW ntp_report_component AS
+DROP VIEW ntp_report_component_stats;
+CREATE TEMP VIEW ntp_report_component_stats AS
 -- MATERIALIZED: each group's ntp_dist() runs once, not once per use.
 WITH d AS MATERIALIZED (
   SELECT g.hdb, g.grp, g.mode,
@@ -69,8 +69,8 @@ WHERE json_extract(a, '$[0]') > 0;
 -- Matched commands per host group, one count per group instead of a sort of
 -- the whole join. Like the view above, it reads ntp_joined once per group:
 -- cache the join first (the shell does; docs/sql.md shows how).
-DROP VIEW ntp_group_matched;
-CREATE TEMP VIEW ntp_group_matched AS
+DROP VIEW _ntp_group_matched;
+CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, matched
 FROM (
   SELECT g.db AS hdb, g.grp AS grp,

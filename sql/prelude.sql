@@ -1,27 +1,32 @@
 -- ntprof prelude: one arm per attached database, joined with UNION ALL into
--- the TEMP views that join.sql and report.sql read. ntprof-shell writes it
--- for the databases it opened (`ntprof-shell --sql DB...` prints it); the
--- arms are the text between the `-- @name` markers below, with @db@ replaced
--- by each database's schema name.
+-- the TEMP views that join.sql and report.sql read. ntp_session_open builds
+-- them for the databases it opened (`ntprof-shell --sql DB...` prints the
+-- result). Each arm is the text after a marker line
+--
+--   -- @NAME OVER
+--
+-- up to the next marker, with @db@ replaced by each database's schema
+-- name. OVER says which databases give view NAME an arm: `all`, `host`,
+-- `target`, or `pair` (one arm per host and target database, @h@ and @t@
+-- replaced by their schema names). Where no database qualifies, the view
+-- is the arm NAME_none (a marker without OVER): the same columns, no rows.
 --
 -- ntp_db:         one row per attached database (columns below)
--- ntp_grp_all:    every database's groups with their identity columns
+-- ntp_lost:       every database's lost records, per cause
+-- ntp_gap:        every database's missing points, per point and cause
+-- _ntp_grp_all:   every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
---                 (ntp_target_cmd_none: the same columns, no rows, when
---                 no target database is open)
--- ntp_joined:     one arm per host and target database, @h@ and @t@ replaced
---                 by their schema names (ntp_joined_none: no target open)
--- ntp_unmatched_pair: one arm per host and target database, like
---                 ntp_joined: the host commands of groups the target could
---                 pair that found no pair, with how many target records of
---                 their identity lay in the window (ntp_unmatched_pair_none:
---                 no target open)
--- ntp_lost:       every database's lost records, per cause
--- ntp_gap:        every database's missing points, per point and cause
+-- _ntp_component_stats: every host's statistics per group and component
+-- _ntp_timeline:  every database's timeline with its group names
+--                 (ntprof-shell's .timeline)
+-- ntp_joined:     host commands paired with their target records
+-- _ntp_unmatched_pair: the host commands of groups the target could pair
+--                 that found no pair, with how many target records of
+--                 their identity lay in the window
 
--- @ntp_db
+-- @ntp_db all
 SELECT
   '@db@' AS db,              -- schema name the database is attached as
   m.role AS role,            -- host or target
@@ -35,15 +40,15 @@ SELECT
   r.duration_ns AS duration_ns, -- recording length
   r.records AS records,         -- sampled commands stored
   r.lost AS lost                -- records lost
-FROM "@db@".meta AS m, "@db@".recording AS r
--- @ntp_lost
+FROM "@db@".meta AS m, "@db@".ntp_recording AS r
+-- @ntp_lost all
 SELECT
   '@db@' AS db,              -- database
   l.cause AS cause,          -- cause.name
   l.description AS description, -- what happened
   l.n AS n                   -- records lost
-FROM "@db@".lost_by_cause AS l
--- @ntp_gap
+FROM "@db@".ntp_lost_by_cause AS l
+-- @ntp_gap all
 SELECT
   '@db@' AS db,              -- database
   g.point AS point,          -- the missing point
@@ -51,12 +56,12 @@ SELECT
   g.cause AS cause,          -- cause.name
   g.description AS description, -- why it is missing
   g.n AS n                   -- commands that lack it for this cause
-FROM "@db@".gap_by_cause AS g
+FROM "@db@".ntp_gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
--- @ntp_grp_all
+-- @_ntp_grp_all all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
-FROM "@db@".grp_info AS g
--- @ntp_host_grp
+FROM "@db@".ntp_grp_info AS g
+-- @ntp_host_grp host
 SELECT
   '@db@' AS db,              -- host database
   g.grp AS grp,              -- grp.id there
@@ -68,8 +73,8 @@ SELECT
   r.total AS total,          -- all commands, NULL: not counted
   r.exact AS exact,          -- 1: counted, 0: estimated
   r.rate AS rate             -- commands per second
-FROM "@db@".grp_info AS g JOIN "@db@".grp_rate AS r ON r.grp = g.grp
--- @ntp_host_cmd
+FROM "@db@".ntp_grp_info AS g JOIN "@db@".ntp_grp_rate AS r ON r.grp = g.grp
+-- @ntp_host_cmd host
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
   g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
@@ -80,9 +85,9 @@ SELECT
   s.h_blk_sub AS h_blk_sub, s.h_drv_sub AS h_drv_sub, s.h_r2t AS h_r2t,
   s.h_wait AS h_wait, s.h_rx_path AS h_rx_path, s.h_drv_cpl AS h_drv_cpl,
   s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
-FROM "@db@".cmd_span AS s
-JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
--- @ntp_target_cmd
+FROM "@db@".ntp_cmd_span AS s
+JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+-- @ntp_target_cmd target
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
   g.nqn AS nqn, g.cntlid AS cntlid, g.nsid AS nsid, g.opcode AS opcode, g.nlb AS nlb,
@@ -91,8 +96,8 @@ SELECT
   s.rx_ns + s.t_e2e / 2 + (m.wall_start - m.mono_start) AS mid,
   s.t_rx_path AS t_rx_path, s.t_drv_sub AS t_drv_sub, s.t_data_wait AS t_data_wait,
   s.t_storage AS t_storage, s.t_drv_cpl AS t_drv_cpl, s.t_e2e AS t_e2e
-FROM "@db@".cmd_span AS s
-JOIN "@db@".grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+FROM "@db@".ntp_cmd_span AS s
+JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
 -- @ntp_target_cmd_none
 SELECT
   NULL AS db, NULL AS t, NULL AS grp, NULL AS nqn, NULL AS cntlid, NULL AS nsid,
@@ -100,18 +105,43 @@ SELECT
   NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_data_wait, NULL AS t_storage,
   NULL AS t_drv_cpl, NULL AS t_e2e
 WHERE 0
--- @ntp_joined
+-- @_ntp_component_stats host
+SELECT
+  '@db@' AS db,              -- host database
+  s.grp AS grp,              -- grp.id
+  s.component AS component,  -- component.name
+  s.n AS n,                  -- commands that have it
+  s.sum_ns AS sum_ns,        -- total ns
+  s.mean_ns AS mean_ns,      -- mean ns
+  s.p50_ns AS p50_ns,        -- median
+  s.p99_ns AS p99_ns,        -- 99th percentile
+  s.p999_ns AS p999_ns       -- 99.9th percentile
+FROM "@db@".ntp_component_stats AS s
+-- @_ntp_timeline all
+SELECT
+  '@db@' AS db,              -- database
+  t.interval AS interval,    -- interval.id
+  t.start AS start,          -- ns since mono_start
+  t.stop AS stop,            -- ns since mono_start
+  t.grp AS grp,              -- grp.id
+  g.name AS name,            -- 'read 4KiB nvme1n1'
+  t.sampled AS sampled,      -- sampled commands in the interval
+  t.rate AS rate,            -- commands per second
+  t.mean_ns AS mean_ns,      -- mean latency, ns
+  t.lost AS lost             -- records lost in the interval (all groups)
+FROM "@db@".ntp_timeline AS t JOIN "@db@".ntp_grp_info AS g ON g.grp = t.grp
+-- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
     SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
-    FROM ntp_grp_pair
+    FROM _ntp_grp_pair
     WHERE hdb = '@h@' AND tdb = '@t@'
   ), hx AS (
     -- the host's commands with the clock mapping at their send time
     SELECT h.*, gp.tgrp, gp.window_ns AS w,
       gp.mono_off - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS off,
       gp.mono_shift - gp.drift_ppb * (h.sent_ns - gp.host_mono) / 1000000000 AS shift
-    FROM "@h@".cmd_span AS h
+    FROM "@h@".ntp_cmd_span AS h
     CROSS JOIN gp ON gp.hgrp = h.grp
   ), hm AS (
     -- each host command's target record (join.sql, step 3): the one of its
@@ -120,14 +150,14 @@ SELECT * FROM (
     -- The target's rowid is its first point: range seeks, no sort; unary +
     -- keeps the planner on the rowid range (no automatic index).
     SELECT h.*, coalesce(
-      (SELECT x.t FROM "@t@".cmd_span AS x
+      (SELECT x.t FROM "@t@".ntp_cmd_span AS x
        WHERE x.t BETWEEN h.sent_ns + h.shift - 20000
                      AND h.sent_ns + h.wait_ns + h.shift + 20000
          AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
          AND abs((x.rx_ns + x.t_e2e / 2 - h.off) - (h.sent_ns + h.wait_ns / 2))
              <= h.wait_ns / 2 + 1000
        LIMIT 1),
-      (SELECT CASE WHEN count(*) = 1 THEN max(x.t) END FROM "@t@".cmd_span AS x
+      (SELECT CASE WHEN count(*) = 1 THEN max(x.t) END FROM "@t@".ntp_cmd_span AS x
        WHERE x.t BETWEEN h.sent_ns + h.shift - h.w AND h.sent_ns + h.wait_ns + h.shift + h.w
          AND +x.grp = h.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba
          AND (SELECT count(*) FROM "@h@".cmd AS o
@@ -147,12 +177,12 @@ SELECT * FROM (
     h.h_rx_path AS h_rx_path, h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl,
     h.h_handoff AS h_handoff, h.e2e AS e2e
   FROM hm AS h
-  CROSS JOIN "@t@".cmd_span AS x ON x.t = h.tt
+  CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = h.tt
 )
--- @ntp_unmatched_pair
+-- @_ntp_unmatched_pair pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
-    SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM ntp_grp_pair
+    SELECT hgrp, tgrp, mono_shift, drift_ppb, host_mono, window_ns FROM _ntp_grp_pair
     WHERE hdb = '@h@' AND tdb = '@t@'
   ), m AS MATERIALIZED (
     SELECT ht FROM ntp_joined WHERE hdb = '@h@'
@@ -169,11 +199,11 @@ SELECT * FROM (
                        + gp.window_ns
        AND +x.grp = gp.tgrp AND +x.qid = h.qid AND +x.cid = h.cid AND +x.slba = h.slba)
       AS candidates
-  FROM "@h@".cmd_span AS h
+  FROM "@h@".ntp_cmd_span AS h
   CROSS JOIN gp ON gp.hgrp = h.grp
   WHERE h.t NOT IN m
 )
--- @ntp_unmatched_pair_none
+-- @_ntp_unmatched_pair_none
 SELECT NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS grp, NULL AS waited,
   NULL AS candidates
 WHERE 0

@@ -3,11 +3,32 @@
 -- a host group whose commands have target records is reported over its
 -- matched commands ('joined'), any other over the host's own ('host').
 -- Portable SQL (exact nearest-rank percentiles by window functions);
--- native.sql redefines ntp_report_component with a native aggregate that
+-- native.sql redefines ntp_report_component_stats with a native aggregate that
 -- gives the same numbers, faster.
 
+-- How a session treats these views (join.sql, _ntp_view_plan): the groups
+-- and the component statistics are cached after the join.
+INSERT INTO _ntp_view_plan VALUES
+  ('_ntp_group_matched', NULL, 0, 1),
+  ('ntp_report_group', 4, 0, 1),
+  ('_ntp_report_value', NULL, 0, 1),
+  ('ntp_report_component_stats', 5, 0, 1),
+  ('ntp_report_components', NULL, 0, 1),
+  ('ntp_report_stage', NULL, 0, 1),
+  ('ntp_report_largest', NULL, 0, 1),
+  ('ntp_report_admin', NULL, 0, 1),
+  ('ntp_unmatched', NULL, 0, 1),
+  ('ntp_report_unmatched', NULL, 0, 1),
+  ('_ntp_text_group', NULL, 0, 1),
+  ('_ntp_text_latency', NULL, 0, 1),
+  ('_ntp_text_stage', NULL, 0, 1),
+  ('_ntp_text_largest', NULL, 0, 1),
+  ('_ntp_text_component', NULL, 0, 1),
+  ('_ntp_text_admin', NULL, 0, 1),
+  ('_ntp_text_match', NULL, 0, 1);
+
 -- Matched commands per host group.
-CREATE TEMP VIEW ntp_group_matched AS
+CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, count(*) AS matched
 FROM ntp_joined
 GROUP BY hdb, grp;
@@ -33,18 +54,15 @@ SELECT
   (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target') AS target_driver
 FROM ntp_host_grp AS g
 JOIN ntp_db AS d ON d.db = g.db
-LEFT JOIN ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
+LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
 WHERE g.sampled > 0
 ORDER BY g.queue != 'io', g.db, g.grp;
 
--- Every component value the report is over, long form: joined groups from
--- their matched commands, host-only groups from the host's commands.
-CREATE TEMP VIEW ntp_report_value AS
-WITH j AS (SELECT * FROM ntp_joined),
-h AS (
-  SELECT c.* FROM ntp_host_cmd AS c
-  JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = c.grp AND g.mode = 'host'
-)
+-- Every component value of the joined groups, long form, from their
+-- matched commands. (A host-only group's statistics are its recording's
+-- own, ntp_component_stats: see ntp_report_component_stats.)
+CREATE TEMP VIEW _ntp_report_value AS
+WITH j AS (SELECT * FROM ntp_joined)
 SELECT hdb, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM j
 UNION ALL SELECT hdb, grp, 'h_drv_sub', h_drv_sub FROM j
 UNION ALL SELECT hdb, grp, 'h_r2t', h_r2t FROM j
@@ -57,25 +75,19 @@ UNION ALL SELECT hdb, grp, 'h_rx_path', h_rx_path FROM j
 UNION ALL SELECT hdb, grp, 'h_drv_cpl', h_drv_cpl FROM j
 UNION ALL SELECT hdb, grp, 'h_blk_cpl', h_blk_cpl FROM j
 UNION ALL SELECT hdb, grp, 'h_handoff', h_handoff FROM j
-UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j
-UNION ALL SELECT db, grp, 'h_blk_sub', h_blk_sub FROM h
-UNION ALL SELECT db, grp, 'h_drv_sub', h_drv_sub FROM h
-UNION ALL SELECT db, grp, 'h_r2t', h_r2t FROM h
-UNION ALL SELECT db, grp, 'h_wait', h_wait FROM h
-UNION ALL SELECT db, grp, 'h_rx_path', h_rx_path FROM h
-UNION ALL SELECT db, grp, 'h_drv_cpl', h_drv_cpl FROM h
-UNION ALL SELECT db, grp, 'h_blk_cpl', h_blk_cpl FROM h
-UNION ALL SELECT db, grp, 'h_handoff', h_handoff FROM h
-UNION ALL SELECT db, grp, 'e2e', e2e FROM h;
+UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j;
 
 -- Per group and component: n, sum, mean and exact nearest-rank percentiles
--- (ns). Optional components (R2T) only where some command has them.
-CREATE TEMP VIEW ntp_report_component AS
+-- (ns). Optional components (R2T) only where some command has them. A
+-- joined group's are computed here, from its matched commands; a host-only
+-- group's are the host recording's own statistics (views.sql,
+-- ntp_component_stats), which are over the same values.
+CREATE TEMP VIEW ntp_report_component_stats AS
 WITH r AS (
   SELECT hdb, grp, component, ns,
     row_number() OVER (PARTITION BY hdb, grp, component ORDER BY ns) AS rn,
     count(*) OVER (PARTITION BY hdb, grp, component) AS n
-  FROM ntp_report_value
+  FROM _ntp_report_value
   WHERE ns IS NOT NULL
 )
 SELECT
@@ -89,7 +101,12 @@ SELECT
   max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns,  -- 99th
   max(CASE WHEN rn = (n * 99900 + 99999) / 100000 THEN ns END) AS p999_ns  -- 99.9th
 FROM r
-GROUP BY hdb, grp, component;
+GROUP BY hdb, grp, component
+UNION ALL
+SELECT s.db, s.grp, s.component, s.n, s.sum_ns, s.mean_ns, s.p50_ns, s.p99_ns, s.p999_ns
+FROM _ntp_component_stats AS s
+JOIN ntp_report_group AS g ON g.hdb = s.db AND g.grp = s.grp AND g.mode = 'host'
+ORDER BY 1, 2, 3;
 
 -- The components table of the report, in path order, with labels and L
 -- (commands in the component, by Little's law: rate x mean).
@@ -103,7 +120,7 @@ SELECT
   c.mean_ns AS mean_ns,          -- mean ns
   g.rate * c.sum_ns / g.matched_or_sampled / 1e9 AS l,  -- Little's law
   c.p50_ns AS p50_ns, c.p99_ns AS p99_ns, c.p999_ns AS p999_ns
-FROM ntp_report_component AS c
+FROM ntp_report_component_stats AS c
 JOIN (SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS matched_or_sampled
       FROM ntp_report_group) AS g ON g.hdb = c.hdb AND g.grp = c.grp
 JOIN component AS k ON k.name = c.component
@@ -113,14 +130,14 @@ ORDER BY c.hdb, c.grp, k.ord;
 
 -- The stage table: per group and stage, mean over all the group's
 -- commands, share of the mean latency, avg QD (Little's law), '#' bar width
--- round(share x 24). Stages without a label for the driver are not shown
--- (an SPDK host has no block layer).
+-- round(share x ntp_constant.bar_width). Stages without a label for the
+-- driver are not shown (an SPDK host has no block layer).
 CREATE TEMP VIEW ntp_report_stage AS
 WITH g AS (
   SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS cmds
   FROM ntp_report_group
 ), e AS (
-  SELECT hdb, grp, mean_ns FROM ntp_report_component WHERE component = 'e2e'
+  SELECT hdb, grp, mean_ns FROM ntp_report_component_stats WHERE component = 'e2e'
 )
 SELECT
   c.hdb AS hdb, c.grp AS grp,
@@ -130,8 +147,9 @@ SELECT
   sum(c.sum_ns) * 1.0 / g.cmds AS mean_ns,         -- mean ns per command
   sum(c.sum_ns) * 1.0 / g.cmds / e.mean_ns AS share, -- of the mean latency
   g.rate * sum(c.sum_ns) / g.cmds / 1e9 AS avg_qd, -- Little's law
-  CAST(round(24.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER) AS bar -- '#'s
-FROM ntp_report_component AS c
+  CAST(round(cst.bar_width * 1.0 * sum(c.sum_ns) / g.cmds / e.mean_ns) AS INTEGER)
+    AS bar -- '#'s
+FROM ntp_report_component_stats AS c
 JOIN g ON g.hdb = c.hdb AND g.grp = c.grp
 JOIN e ON e.hdb = c.hdb AND e.grp = c.grp
 JOIN component AS k ON k.name = c.component
@@ -140,6 +158,7 @@ JOIN stage AS st
 JOIN stage_label AS sl ON sl.stage = st.name
   AND sl.flavour = CASE st.side WHEN 'transport' THEN g.transport
                    WHEN 'host' THEN g.host_driver ELSE g.target_driver END
+JOIN ntp_constant AS cst
 GROUP BY c.hdb, c.grp, st.name
 ORDER BY c.hdb, c.grp, st.ord;
 
@@ -215,12 +234,12 @@ SELECT
   u.grp AS grp,                -- grp.id there
   CASE WHEN NOT max(u.waited) THEN 'missing_point'
     WHEN sum(u.candidates) = 0 THEN 'no_target' ELSE 'ambiguous' END AS reason
-FROM ntp_unmatched_pair AS u
+FROM _ntp_unmatched_pair AS u
 GROUP BY u.hdb, u.ht
 UNION ALL
 SELECT h.db, h.t, h.grp, 'no_target'
 FROM ntp_host_cmd AS h
-WHERE NOT EXISTS (SELECT 1 FROM ntp_grp_pair AS p WHERE p.hdb = h.db AND p.hgrp = h.grp);
+WHERE NOT EXISTS (SELECT 1 FROM _ntp_grp_pair AS p WHERE p.hdb = h.db AND p.hgrp = h.grp);
 
 -- The unmatched host records per reason, as the report's records line
 -- counts them, most first.
@@ -233,3 +252,109 @@ SELECT
 FROM ntp_unmatched
 GROUP BY reason
 ORDER BY n DESC, reason;
+
+-- The text report's numbers as lib/report.c prints them, formatted by
+-- SQLite's printf (docs/sql.md, Rounding): the printer only lays them out.
+
+-- Per group to report, in report order: its title line.
+CREATE TEMP VIEW _ntp_text_group AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  name,                                  -- report name
+  sampled,                               -- sampled commands
+  -- commands per second: 950, 12.2k, 1.5M
+  CASE WHEN rate < 1e3 THEN printf('%.0f', rate)
+    WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)
+    ELSE printf('%.1fM', rate / 1e6) END AS rate,
+  exact,                                 -- 1: rate counted, 0: estimated
+  matched,                               -- with the target's side
+  mode = 'joined' AS joined,             -- 1: reported over matched commands
+  queue = 'io' AS io                     -- 1: an I/O group
+FROM ntp_report_group;
+
+-- Per group: the latency line, us.
+CREATE TEMP VIEW _ntp_text_latency AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  printf('%.2f', mean_ns / 1e3) AS mean_us, -- mean
+  printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
+  printf('%.2f', p99_ns / 1e3) AS p99_us,   -- 99th percentile
+  printf('%.2f', p999_ns / 1e3) AS p999_us  -- 99.9th percentile
+FROM ntp_report_component_stats
+WHERE component = 'e2e';
+
+-- Per group and stage: the stage table's rows.
+CREATE TEMP VIEW _ntp_text_stage AS
+SELECT
+  s.hdb AS hdb,                          -- host database
+  s.grp AS grp,                          -- grp.id there
+  s.ord AS ord,                          -- stage order
+  s.label AS label,                      -- stage label
+  printf('%.2f', s.mean_ns / 1e3) AS mean_us,  -- mean per command
+  printf('%.0f%%', 100 * s.share) AS share,    -- of the mean latency
+  printf('%.2f', s.avg_qd) AS avg_qd,          -- Little's law
+  max(0, min(s.bar, k.bar_width)) AS bar       -- '#'s, within the width
+FROM ntp_report_stage AS s
+JOIN ntp_constant AS k;
+
+-- Per group: the largest stage's line.
+CREATE TEMP VIEW _ntp_text_largest AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  label,                                 -- stage label
+  printf('%.0f', 100 * share) AS share_pct -- of the latency, %
+FROM ntp_report_largest;
+
+-- Per group and component: the components table's rows (--detail), us.
+CREATE TEMP VIEW _ntp_text_component AS
+SELECT
+  hdb,                                   -- host database
+  grp,                                   -- grp.id there
+  ord,                                   -- path order
+  label,                                 -- component label
+  n,                                     -- commands
+  printf('%.2f', mean_ns / 1e3) AS mean_us, -- mean
+  printf('%.2f', l) AS l,                   -- Little's law
+  printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
+  printf('%.2f', p99_ns / 1e3) AS p99_us    -- 99th percentile
+FROM ntp_report_components;
+
+-- Per I/O operation: the throughput line's items.
+CREATE TEMP VIEW _ntp_text_throughput AS
+SELECT
+  op,                                    -- read, write, ...
+  -- commands per second: 950 IOPS, 12.2 kIOPS, 1.50 MIOPS
+  CASE WHEN iops < 1e3 THEN printf('%.0f IOPS', iops)
+    WHEN iops < 1e6 THEN printf('%.1f kIOPS', iops / 1e3)
+    ELSE printf('%.2f MIOPS', iops / 1e6) END AS iops,
+  -- ', 50.0 MB/s', or '' without data
+  CASE WHEN bytes_per_s > 0 THEN printf(', %.1f MB/s', bytes_per_s / 1e6)
+    ELSE '' END AS bytes,
+  min(exact) OVER () AS exact            -- 1: every operation counted
+FROM ntp_report_throughput
+ORDER BY op;
+
+-- The admin and fabrics commands' line, over every host; no row: none.
+CREATE TEMP VIEW _ntp_text_admin AS
+SELECT
+  sum(sampled) AS sampled,               -- sampled
+  sum(groups) AS groups,                 -- in this many groups
+  group_concat(ops, ', ') AS ops         -- their operations
+FROM ntp_report_admin
+HAVING sum(sampled) > 0;
+
+-- The records line's match, over every host, one row: a partial match is
+-- never rounded up to 100 %.
+CREATE TEMP VIEW _ntp_text_match AS
+SELECT
+  sum(matched) AS matched,               -- host records with a target record
+  CASE WHEN sum(matched) < sum(host_records)
+      AND 100.0 * sum(matched) / sum(host_records) >= 99.5
+    THEN printf('%.1f', floor(1000.0 * sum(matched) / sum(host_records)) / 10)
+    ELSE printf('%.0f', 100.0 * sum(matched) / max(sum(host_records), 1)) END
+    AS matched_pct,                      -- of the host's, %
+  sum(host_records) - sum(matched) AS unmatched -- host records without
+FROM ntp_match_stats;

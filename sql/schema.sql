@@ -9,7 +9,7 @@
 -- followed by host.sql or target.sql and then views.sql.
 
 PRAGMA application_id = 1853124710; -- 0x6E747066, 'ntpf'
-PRAGMA user_version = 5;            -- schema version; also meta.schema_version
+PRAGMA user_version = 6;            -- schema version; also meta.schema_version
 
 -- One row: what was recorded, where, how and when.
 CREATE TABLE meta (

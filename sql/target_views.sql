@@ -4,7 +4,7 @@
 
 -- Absolute CLOCK_MONOTONIC timestamps (ns) of each recorded point, NULL where
 -- a point was not recorded. Columns: t and grp as in cmd, then one per point.
-CREATE VIEW cmd_point AS
+CREATE VIEW ntp_cmd_point AS
 SELECT
   c.t AS t,
   c.grp AS grp,
@@ -29,7 +29,7 @@ SELECT
 FROM cmd AS c, meta AS m;
 
 -- One row per command: identity, residence and every target component in ns.
-CREATE VIEW cmd_span AS
+CREATE VIEW ntp_cmd_span AS
 SELECT
   c.t AS t,                 -- cmd.t
   c.grp AS grp,             -- grp.id
@@ -49,31 +49,31 @@ SELECT
     + ifnull(c.t_sent, 0) AS t_e2e
 FROM cmd AS c, meta AS m;
 
--- cmd_span in long form: one row per command and target component.
+-- ntp_cmd_span in long form: one row per command and target component.
 -- Columns: t, grp, component (component.name), ns.
-CREATE VIEW cmd_component AS
-SELECT t, grp, 't_rx_path' AS component, t_rx_path AS ns FROM cmd_span
+CREATE VIEW ntp_cmd_component AS
+SELECT t, grp, 't_rx_path' AS component, t_rx_path AS ns FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 't_drv_sub', t_drv_sub FROM cmd_span
+SELECT t, grp, 't_drv_sub', t_drv_sub FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 't_data_wait', t_data_wait FROM cmd_span
+SELECT t, grp, 't_data_wait', t_data_wait FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 't_storage', t_storage FROM cmd_span
+SELECT t, grp, 't_storage', t_storage FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 't_drv_cpl', t_drv_cpl FROM cmd_span
+SELECT t, grp, 't_drv_cpl', t_drv_cpl FROM ntp_cmd_span
 UNION ALL
-SELECT t, grp, 't_e2e', t_e2e FROM cmd_span;
+SELECT t, grp, 't_e2e', t_e2e FROM ntp_cmd_span;
 
 -- The latency of each command on this machine (end to end). Columns: t, grp,
 -- ns.
-CREATE VIEW cmd_e2e AS
-SELECT t, grp, t_e2e AS ns FROM cmd_span;
+CREATE VIEW ntp_cmd_e2e AS
+SELECT t, grp, t_e2e AS ns FROM ntp_cmd_span;
 
 -- Per point this configuration records (point_need): how many stored
 -- commands lack it, counted from cmd itself. The gap table says why; this
 -- view is the check that every gap was counted. An 'r2t' point is missing
 -- where the command has the other R2T point but not this one.
-CREATE VIEW point_missing AS
+CREATE VIEW ntp_point_missing AS
 WITH s AS (
   SELECT
     count(*) AS cmds,

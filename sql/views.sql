@@ -8,7 +8,7 @@
 -- Groups with their report names: 'read 4KiB nvme1n1', 'keep-alive
 -- spdk-c1n0'. A read's or write's size is known once its device's block
 -- size is (lba_shift >= 9); before, it is counted in blocks.
-CREATE VIEW grp_info AS
+CREATE VIEW ntp_grp_info AS
 WITH g AS (
   SELECT g.*,
     CASE WHEN g.opcode = 127 THEN 'fabrics' WHEN g.admin THEN 'admin' ELSE 'io' END AS queue,
@@ -46,7 +46,7 @@ JOIN device AS d ON d.id = g.device
 LEFT JOIN opcode AS o ON o.queue = g.queue AND o.code = g.code;
 
 -- The recording as a whole. One row.
-CREATE VIEW recording AS
+CREATE VIEW ntp_recording AS
 SELECT
   m.role AS role,               -- 'host' or 'target'
   m.driver AS driver,           -- 'kernel' or 'spdk'
@@ -73,7 +73,7 @@ FROM meta AS m;
 -- workload does not dilute its rate; with fewer than two samples it is the
 -- whole recording. Every group is listed, also one counted but never
 -- sampled.
-CREATE VIEW grp_rate AS
+CREATE VIEW ntp_grp_rate AS
 WITH counted AS (
   SELECT grp, sum(total) AS total, count(*) = count(total) AS all_counted
   FROM interval_grp GROUP BY grp
@@ -104,16 +104,16 @@ SELECT
     1e9 * (CASE WHEN c.all_counted THEN c.total ELSE s.n * r.sample_rate END)
       / coalesce(min(s.active_ns, r.duration_ns), r.duration_ns) END AS rate
 FROM span AS s
-CROSS JOIN recording AS r
+CROSS JOIN ntp_recording AS r
 LEFT JOIN counted AS c ON c.grp = s.grp;
 
 -- Per group and component: count, sum, mean and exact percentiles (ns).
-CREATE VIEW component_stats AS
+CREATE VIEW ntp_component_stats AS
 WITH ranked AS (
   SELECT grp, component, ns,
     row_number() OVER (PARTITION BY grp, component ORDER BY ns) AS rn,
     count(*) OVER (PARTITION BY grp, component) AS n
-  FROM cmd_component
+  FROM ntp_cmd_component
   WHERE ns IS NOT NULL
 )
 SELECT
@@ -131,10 +131,10 @@ GROUP BY grp, component;
 
 -- Per group and stage of a one-machine report: mean, share of the mean
 -- latency, average queue depth by Little's law (rate x mean) and the bar.
-CREATE VIEW stage_stats AS
+CREATE VIEW ntp_stage_stats AS
 WITH m AS (SELECT * FROM meta),
 total AS (
-  SELECT s.grp, s.mean_ns, s.n FROM component_stats AS s
+  SELECT s.grp, s.mean_ns, s.n FROM ntp_component_stats AS s
   JOIN component AS k ON k.name = s.component AND k.total = 1
 )
 SELECT
@@ -145,33 +145,35 @@ SELECT
   sum(cs.sum_ns) * 1.0 / total.n AS mean_ns, -- mean over all the group's commands
   sum(cs.sum_ns) * 1.0 / total.n / total.mean_ns AS share, -- of the mean latency
   r.rate * sum(cs.sum_ns) / total.n / 1e9 AS avg_qd,       -- Little's law
-  CAST(round(24 * sum(cs.sum_ns) * 1.0 / total.n / total.mean_ns) AS INTEGER) AS bar -- '#'s
-FROM component_stats AS cs
+  CAST(round(c.bar_width * sum(cs.sum_ns) * 1.0 / total.n / total.mean_ns) AS INTEGER)
+    AS bar -- '#'s, ntp_constant.bar_width at a share of 1
+FROM ntp_component_stats AS cs
 JOIN component AS k ON k.name = cs.component
 JOIN stage AS st ON st.name = k.stage_local
 CROSS JOIN m
 JOIN stage_label AS sl ON sl.stage = st.name
   AND sl.flavour = CASE st.side WHEN 'transport' THEN m.transport ELSE m.driver END
 JOIN total ON total.grp = cs.grp
-JOIN grp_rate AS r ON r.grp = cs.grp
+JOIN ntp_grp_rate AS r ON r.grp = cs.grp
+JOIN ntp_constant AS c
 GROUP BY cs.grp, st.name;
 
 -- Throughput per I/O operation: commands and bytes per second while active,
 -- exact where counted, else estimated from the samples.
-CREATE VIEW throughput AS
+CREATE VIEW ntp_throughput AS
 SELECT
   gi.op AS op,                                   -- read, write, flush, ...
   sum(r.rate) AS iops,                           -- commands per second
   sum(r.rate * coalesce(gi.bytes, 0)) AS bytes_per_s, -- bytes per second
   min(r.exact) AS exact                          -- 1: counted, 0: estimated
-FROM grp_rate AS r
-JOIN grp_info AS gi ON gi.grp = r.grp
+FROM ntp_grp_rate AS r
+JOIN ntp_grp_info AS gi ON gi.grp = r.grp
 WHERE gi.queue = 'io'
 GROUP BY gi.op;
 
 -- Per interval and group: samples, rate and mean latency, as the live view
 -- shows them. Columns in ns since meta.mono_start.
-CREATE VIEW timeline AS
+CREATE VIEW ntp_timeline AS
 SELECT
   i.id AS interval,             -- interval.id
   i.start AS start,             -- ns since mono_start
@@ -182,7 +184,7 @@ SELECT
   1e9 * coalesce(ig.total, ig.sampled * m.sample_rate) / (i.stop - i.start) AS rate, -- cmds/s
   (SELECT coalesce(sum(l.n), 0) FROM lost AS l WHERE l.interval = i.id)
     AS lost,                    -- records lost in the interval (all groups)
-  (SELECT avg(x.ns) FROM cmd_e2e AS x
+  (SELECT avg(x.ns) FROM ntp_cmd_e2e AS x
    WHERE x.t >= i.start AND x.t < i.stop AND x.grp = ig.grp) AS mean_ns -- mean latency, ns
 FROM interval AS i
 JOIN interval_grp AS ig ON ig.interval = i.id
@@ -190,7 +192,7 @@ CROSS JOIN meta AS m
 WHERE i.stop > i.start;
 
 -- Records lost while recording, per cause, over the whole recording.
-CREATE VIEW lost_by_cause AS
+CREATE VIEW ntp_lost_by_cause AS
 SELECT
   c.name AS cause,              -- cause.name
   c.description AS description, -- what happened
@@ -202,7 +204,7 @@ ORDER BY n DESC, c.code;
 
 -- Points missing from stored commands, per point and cause, over the whole
 -- recording: every gap the collector counted (docs/stages.md).
-CREATE VIEW gap_by_cause AS
+CREATE VIEW ntp_gap_by_cause AS
 SELECT
   g.point AS point,             -- the missing point
   c.name AS cause,              -- cause.name

@@ -124,6 +124,12 @@ INSERT INTO component VALUES
   ('e2e',        15, 'host',   NULL,          NULL,          1, 0, 'end to end'),
   ('t_e2e',      16, 'target', NULL,          NULL,          1, 0, 'end to end (target residence)');
 
+-- The reports' constants, one row: the SQL and the C that prints the
+-- report both read them here.
+CREATE VIEW ntp_constant AS
+SELECT
+  24 AS bar_width; -- '#'s of a stage's bar at a share of 100 %
+
 -- Why a record or a point is missing (the lost and gap tables). The codes
 -- are enum ntp_cause of bpf/ntprof_abi.h.
 CREATE TABLE cause (

@@ -63,10 +63,11 @@ if [ $? -eq 0 ] &&
    grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
 then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
 
-# '#' bars are round(share x 24) wide
-awk '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
+# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant)
+w=$(sqlite3 host.db 'SELECT bar_width FROM ntp_constant')
+awk -v w="$w" '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
      bar = ($NF ~ /^#+$/) ? length($NF) : 0
-     if (bar - s * 24 / 100 > 0.5 + 0.24 || s * 24 / 100 - bar > 0.5 + 0.24) exit 1 }' joined.txt \
+     if (w < 1 || bar - s * w / 100 > 0.5 + w / 100 || s * w / 100 - bar > 0.5 + w / 100) exit 1 }' joined.txt \
 	&& ok || bad "bar widths"
 
 # host alone: host side only, network and target not recorded
@@ -152,7 +153,7 @@ cp host.db version.db && sqlite3 version.db 'PRAGMA user_version = 99'
 cp host.db other.db && sqlite3 other.db 'PRAGMA application_id = 42'
 cp host.db view.db && sqlite3 view.db 'CREATE VIEW evil AS SELECT 1'
 cp host.db trig.db && sqlite3 trig.db 'CREATE TRIGGER evil AFTER INSERT ON cmd BEGIN DELETE FROM cmd; END'
-cp host.db changed.db && sqlite3 changed.db 'DROP VIEW cmd_e2e; CREATE VIEW cmd_e2e AS SELECT t, grp, 0 AS ns FROM cmd'
+cp host.db changed.db && sqlite3 changed.db 'DROP VIEW ntp_cmd_e2e; CREATE VIEW ntp_cmd_e2e AS SELECT t, grp, 0 AS ns FROM cmd'
 sqlite3 plain.db 'CREATE TABLE x (a)'
 
 expect_both "not a database" "text.db: not an ntprof database (not SQLite)" text.db
@@ -164,7 +165,7 @@ expect_both "other SQLite file" "plain.db: not an ntprof database (application i
 expect_both "application id" "other.db: not an ntprof database (application id 0x2a)" other.db
 expect_both "extra view" "view.db: not ntprof's host schema: view evil differs" view.db target.db
 expect_both "trigger" "trig.db: not ntprof's host schema: trigger evil differs" trig.db target.db
-expect_both "changed view" "changed.db: not ntprof's host schema: view cmd_e2e differs" changed.db target.db
+expect_both "changed view" "changed.db: not ntprof's host schema: view ntp_cmd_e2e differs" changed.db target.db
 expect_both "two hosts, no target" "host.db, host2.db: 2 host recordings and no target" host.db host2.db
 expect_both "target alone" "target.db: a target recording; a report needs the host" target.db
 expect_both "different -s" "t20.db: recorded with -s 20, h10.db with -s 10" h10.db t20.db

@@ -148,7 +148,7 @@ check_pair() {
 	expect "$case: >= 99.5 % of the host's records matched" "$matched" 1
 	# components add up to end to end, to the nanosecond
 	diff=$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
-		FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
+		FROM ntp_report_component_stats AS c JOIN component AS k ON k.name = c.component
 		WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")
 	expect "$case: joined components sum to end to end" "$diff" 0
 	# every command has its arrival point, the kernel's receive timestamp
@@ -159,7 +159,7 @@ check_pair() {
 	# and every point missing anywhere is counted with its cause
 	for db in "$h" "$t"; do
 		expect "$case: $(basename "$db"): gaps counted = points missing" "$(sqlite3 "$db" \
-			"SELECT (SELECT coalesce(sum(missing), 0) FROM point_missing) =
+			"SELECT (SELECT coalesce(sum(missing), 0) FROM ntp_point_missing) =
 			 (SELECT coalesce(sum(n), 0) FROM gap)")" 1
 	done
 	# the joined mean against the fixture's own, over the same commands
@@ -181,11 +181,11 @@ run_pair read-qd1 1 -q 1 -o 4096 -w randread -t 3
 run_pair read-qd4 10 -q 4 -o 4096 -w randread -t 3
 run_pair write-qd1 1 -q 1 -o 8192 -w randwrite -t 3
 # 8 KiB writes do not fit the 4 KiB in-capsule data: every one has an R2T
-r2t=$(sql "SELECT count(*) FROM host.cmd AS c JOIN host.grp_info AS g ON g.grp = c.grp
+r2t=$(sql "SELECT count(*) FROM host.cmd AS c JOIN host.ntp_grp_info AS g ON g.grp = c.grp
 	WHERE g.op = 'write' AND (h_r2t_rx IS NULL OR h_data_sent IS NULL)" \
 	"$d/write-qd1-host.db" "$d/write-qd1-target.db")
 expect "write-qd1: host commands without their R2T points" "$r2t" 0
-r2t=$(sql "SELECT count(*) FROM target.cmd AS c JOIN target.grp_info AS g ON g.grp = c.grp
+r2t=$(sql "SELECT count(*) FROM target.cmd AS c JOIN target.ntp_grp_info AS g ON g.grp = c.grp
 	WHERE g.op = 'write' AND (t_r2t IS NULL OR t_data_rx IS NULL)" \
 	"$d/write-qd1-host.db" "$d/write-qd1-target.db")
 expect "write-qd1: target commands without their R2T points" "$r2t" 0
@@ -514,10 +514,10 @@ s=$(value "$d/wait-perf.log" flushed)
 "$CHECK" "$d/wait-target.db" 1 >/dev/null || bad "--wait: target records the hash rule would not sample"
 expect "--wait: admin and fabrics groups" "$(sqlite3 "$d/wait.db" \
 	"SELECT group_concat(op || ':' || n, ' ') FROM (SELECT gi.op, count(*) AS n FROM cmd AS c
-	 JOIN grp_info AS gi ON gi.grp = c.grp WHERE gi.queue != 'io' GROUP BY gi.op ORDER BY gi.op)")" \
+	 JOIN ntp_grp_info AS gi ON gi.grp = c.grp WHERE gi.queue != 'io' GROUP BY gi.op ORDER BY gi.op)")" \
 	"connect:2 identify:2"
 expect "--wait: the I/O group's name" "$(sqlite3 "$d/wait.db" \
-	"SELECT name FROM grp_info WHERE queue = 'io'")" "read 4KiB spdk-c1n1"
+	"SELECT name FROM ntp_grp_info WHERE queue = 'io'")" "read 4KiB spdk-c1n1"
 expect "--wait: every host record matched, Connect included" \
 	"$(sql "SELECT matched = host_records FROM ntp_match_stats" "$d/wait.db" "$d/wait-target.db")" 1
 "$TOP_NTPROF" report "$d/wait.db" "$d/wait-target.db" >"$d/wait-report.txt" 2>&1

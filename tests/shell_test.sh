@@ -457,6 +457,74 @@ else
 	bad "--portable and native functions disagree on ntp_report_stage"
 fi
 
+# ---- one component list ----
+
+# vocab.sql's component table is the list; every copy of it in the SQL (the
+# stored per-command views, the prelude's arms and their _none arms, the
+# report's values) must name exactly the components it selects. Each
+# comp_have line is a copy: its name, the set it must equal, its components.
+comp_want="SELECT 'host' AS kind, name FROM component WHERE role = 'host'
+  UNION ALL SELECT 'target', name FROM component WHERE role = 'target'
+  UNION ALL SELECT 'joined', name FROM component WHERE stage_joined IS NOT NULL OR name = 'e2e'"
+# comp_cols COPY KIND VIEW [SCHEMA]: the columns of VIEW that are components
+comp_cols() {
+	echo "SELECT '$1', '$2', name FROM pragma_table_info('$3'${4:+, '$4'})
+	  WHERE name IN (SELECT name FROM component)"
+}
+# comp_value MODE: the components of _ntp_report_value in groups of MODE
+comp_value() {
+	echo "SELECT DISTINCT '_ntp_report_value $1', '$1', v.component
+	  FROM _ntp_report_value AS v JOIN ntp_report_group AS g
+	  ON g.hdb = v.hdb AND g.grp = v.grp AND g.mode = '$1'"
+}
+# comp_check WHAT COPIES HAVE DB...: HAVE (copy, kind, name rows) equals
+# comp_want per copy, and COPIES copies were seen
+comp_check() {
+	what=$1 copies=$2 have=$3
+	shift 3
+	run -c ".mode csv" -c ".headers off" -c "WITH want(kind, name) AS ($comp_want),
+	  have(copy, kind, name) AS ($have),
+	  copies AS (SELECT DISTINCT copy, kind FROM have)
+	SELECT 'copies', count(*) FROM copies
+	UNION ALL
+	SELECT c.copy || ' lacks', w.name FROM copies AS c JOIN want AS w ON w.kind = c.kind
+	WHERE NOT EXISTS (SELECT 1 FROM have AS h WHERE h.copy = c.copy AND h.name = w.name)
+	UNION ALL
+	SELECT h.copy || ' has', h.name FROM have AS h
+	WHERE NOT EXISTS (SELECT 1 FROM want AS w WHERE w.kind = h.kind AND w.name = h.name);" \
+		--portable "$@"
+	expect_same "$d/out" "copies,$copies" "$what: every copy names the components of vocab.sql"
+}
+comp_check "host and target" 8 "
+	SELECT DISTINCT 'host.ntp_cmd_component', 'host', component FROM host.ntp_cmd_component
+	UNION ALL SELECT DISTINCT 'target.ntp_cmd_component', 'target', component
+	  FROM target.ntp_cmd_component
+	UNION ALL $(comp_cols host.ntp_cmd_span host ntp_cmd_span host)
+	UNION ALL $(comp_cols target.ntp_cmd_span target ntp_cmd_span target)
+	UNION ALL $(comp_cols ntp_host_cmd host ntp_host_cmd)
+	UNION ALL $(comp_cols ntp_target_cmd target ntp_target_cmd)
+	UNION ALL $(comp_cols ntp_joined joined ntp_joined)
+	UNION ALL $(comp_value joined)" "$H" "$T"
+# alone: the _none arms (a host-only report's statistics are the
+# recording's own, over host.ntp_cmd_component, checked above)
+comp_check "host alone" 3 "
+	$(comp_cols ntp_target_cmd target ntp_target_cmd)
+	UNION ALL $(comp_cols ntp_joined joined ntp_joined)
+	UNION ALL $(comp_cols ntp_host_cmd host ntp_host_cmd)" "$SOLO"
+# native.sql's own list gives the rows of the portable view, host and joined
+COMP_Q="SELECT hdb, grp, component, n, sum_ns, p50_ns, p99_ns, p999_ns
+  FROM ntp_report_component_stats ORDER BY hdb, grp, component;"
+for set in "$H $T" "$SOLO"; do
+	# shellcheck disable=SC2086
+	run -c '.mode csv' -c "$COMP_Q" $set
+	mv "$d/out" "$d/native.csv"
+	# shellcheck disable=SC2086
+	run --portable -c '.mode csv' -c "$COMP_Q" $set
+	if [ -s "$d/out" ] && cmp -s "$d/out" "$d/native.csv"; then ok; else
+		bad "native.sql's components differ from report.sql's ($set)"
+	fi
+done
+
 # ---- the recordings are untouched ----
 
 for f in h t solo; do

@@ -709,20 +709,20 @@ static void check_machine(const char *path, const struct view_case *v, size_t n)
 static void test_host_views(void **state)
 {
 	static const struct view_case v[] = {
-		{ "cmd_point", "t", host_cmd_point },
-		{ "cmd_span", "t", host_cmd_span },
-		{ "cmd_component", "t, " CORD("v.component"), host_cmd_component },
-		{ "cmd_e2e", "t", host_cmd_e2e },
-		{ "grp_info", "grp", host_grp_info },
-		{ "recording", "role", host_recording },
-		{ "grp_rate", "grp", host_grp_rate },
-		{ "component_stats", "grp, " CORD("v.component"), host_component_stats },
-		{ "stage_stats", "grp, ord", host_stage_stats },
-		{ "throughput", "op", host_throughput },
-		{ "timeline", "interval, grp", host_timeline },
-		{ "lost_by_cause", "cause", host_lost_by_cause },
-		{ "gap_by_cause", PORD("v.point") ", v.cause", host_gap_by_cause },
-		{ "point_missing", PORD("v.point"), host_point_missing },
+		{ "ntp_cmd_point", "t", host_cmd_point },
+		{ "ntp_cmd_span", "t", host_cmd_span },
+		{ "ntp_cmd_component", "t, " CORD("v.component"), host_cmd_component },
+		{ "ntp_cmd_e2e", "t", host_cmd_e2e },
+		{ "ntp_grp_info", "grp", host_grp_info },
+		{ "ntp_recording", "role", host_recording },
+		{ "ntp_grp_rate", "grp", host_grp_rate },
+		{ "ntp_component_stats", "grp, " CORD("v.component"), host_component_stats },
+		{ "ntp_stage_stats", "grp, ord", host_stage_stats },
+		{ "ntp_throughput", "op", host_throughput },
+		{ "ntp_timeline", "interval, grp", host_timeline },
+		{ "ntp_lost_by_cause", "cause", host_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", host_gap_by_cause },
+		{ "ntp_point_missing", PORD("v.point"), host_point_missing },
 	};
 
 	check_machine(host_path, v, sizeof(v) / sizeof(v[0]));
@@ -731,20 +731,20 @@ static void test_host_views(void **state)
 static void test_target_views(void **state)
 {
 	static const struct view_case v[] = {
-		{ "cmd_point", "t", target_cmd_point },
-		{ "cmd_span", "t", target_cmd_span },
-		{ "cmd_component", "t, " CORD("v.component"), target_cmd_component },
-		{ "cmd_e2e", "t", target_cmd_e2e },
-		{ "grp_info", "grp", target_grp_info },
-		{ "recording", "role", target_recording },
-		{ "grp_rate", "grp", target_grp_rate },
-		{ "component_stats", "grp, " CORD("v.component"), target_component_stats },
-		{ "stage_stats", "grp, ord", target_stage_stats },
-		{ "throughput", "op", target_throughput },
-		{ "timeline", "interval, grp", target_timeline },
-		{ "lost_by_cause", "cause", target_lost_by_cause },
-		{ "gap_by_cause", PORD("v.point") ", v.cause", target_gap_by_cause },
-		{ "point_missing", PORD("v.point"), target_point_missing },
+		{ "ntp_cmd_point", "t", target_cmd_point },
+		{ "ntp_cmd_span", "t", target_cmd_span },
+		{ "ntp_cmd_component", "t, " CORD("v.component"), target_cmd_component },
+		{ "ntp_cmd_e2e", "t", target_cmd_e2e },
+		{ "ntp_grp_info", "grp", target_grp_info },
+		{ "ntp_recording", "role", target_recording },
+		{ "ntp_grp_rate", "grp", target_grp_rate },
+		{ "ntp_component_stats", "grp, " CORD("v.component"), target_component_stats },
+		{ "ntp_stage_stats", "grp, ord", target_stage_stats },
+		{ "ntp_throughput", "op", target_throughput },
+		{ "ntp_timeline", "interval, grp", target_timeline },
+		{ "ntp_lost_by_cause", "cause", target_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", target_gap_by_cause },
+		{ "ntp_point_missing", PORD("v.point"), target_point_missing },
 	};
 
 	check_machine(target_path, v, sizeof(v) / sizeof(v[0]));
@@ -988,17 +988,15 @@ static const char *const s_ntp_report_value[] = {
 	"host,2,t_storage,60000", "host,2,t_drv_cpl,2000", "host,2,h_rx_path,2000",
 	"host,2,h_drv_cpl,1000", "host,2,h_blk_cpl,2500", "host,2,h_handoff,500",
 	"host,2,e2e,147000",
-	/* grp 3, host only: H5, host components */
-	"host,3,h_blk_sub,500", "host,3,h_drv_sub,3000", "host,3,h_r2t,NULL",
-	"host,3,h_wait,100000", "host,3,h_rx_path,2000", "host,3,h_drv_cpl,1000",
-	"host,3,h_blk_cpl,2000", "host,3,h_handoff,500", "host,3,e2e,109000",
+	/* grp 3, host only: none; its statistics are the host's own
+	 * (ntp_component_stats) */
 	NULL
 };
 
 static const char *const s_ntp_report_component[] = {
 	"hdb,grp,component,n,sum_ns,mean_ns,p50_ns,p99_ns,p999_ns",
 	/* grp 1 over the 3 matched commands; ranks 2, 3, 3 of the sorted values
-	 * in ntp_report_value; h_r2t all NULL: no row */
+	 * in _ntp_report_value; h_r2t all NULL: no row */
 	"host,1,h_blk_sub,3,900,300.0,400,500,500",
 	"host,1,h_drv_sub,3,8000,2666.66666667,3000,3000,3000",
 	"host,1,wire,3,78000,26000.0,26000,27000,27000",
@@ -1088,7 +1086,7 @@ static const char *const s_ntp_report_components[] = {
 static const char *const s_ntp_report_stage[] = {
 	"hdb,grp,ord,stage,label,mean_ns,share,avg_qd,bar",
 	/* grp 1, joined: 3 commands, e2e mean 77300, rate 1e11/33 = 3030.30.
-	 * host_block 900+4000 = 4900 (as in the host's stage_stats) */
+	 * host_block 900+4000 = 4900 (as in the host's ntp_stage_stats) */
 	"host,1,1,host_block,host block layer,1633.33333333,0.0211297973264,0.00494949494949,1",
 	/* host_driver 8000+4500+1500 = 14000 */
 	"host,1,2,host_driver,host driver,4666.66666667,0.0603708495041,0.0141414141414,1",
@@ -1110,7 +1108,7 @@ static const char *const s_ntp_report_stage[] = {
 	/* 60000/147000 = 0.40816, 9.8 -> 10 */
 	"host,2,9,storage,storage (target block layer and drive),60000.0,0.408163265306,"
 	"0.00012,10",
-	/* grp 3, host mode: as the host's stage_stats for grp 3 */
+	/* grp 3, host mode: as the host's ntp_stage_stats for grp 3 */
 	"host,3,1,host_block,host block layer,2500.0,0.0229357798165,0.00125,1",
 	"host,3,2,host_driver,host driver,4500.0,0.0412844036697,0.00225,1",
 	"host,3,3,host_rx,host receive path,2000.0,0.0183486238532,0.001,0",
@@ -1136,22 +1134,22 @@ static const char *const s_ntp_report_throughput[] = {
 
 static const struct view_case session_views[] = {
 	{ "ntp_db", "db", s_ntp_db },
-	{ "ntp_grp_all", "db, grp", s_ntp_grp_all },
+	{ "_ntp_grp_all", "db, grp", s_ntp_grp_all },
 	{ "ntp_host_grp", "db, grp", s_ntp_host_grp },
 	{ "ntp_host_cmd", "db, t", s_ntp_host_cmd },
 	{ "ntp_target_cmd", "db, t", s_ntp_target_cmd },
-	{ "ntp_pair1", "hdb, tdb, nqn, cntlid, diff", s_ntp_pair1 },
+	{ "_ntp_pair1", "hdb, tdb, nqn, cntlid, diff", s_ntp_pair1 },
 	{ "ntp_offset", "hdb, tdb", s_ntp_offset },
-	{ "ntp_grp_pair", "hdb, hgrp, tdb, tgrp", s_ntp_grp_pair },
+	{ "_ntp_grp_pair", "hdb, hgrp, tdb, tgrp", s_ntp_grp_pair },
 	{ "ntp_joined", "hdb, ht, tdb, tt", s_ntp_joined },
 	{ "ntp_match", "hdb, ht, tdb, tt", s_ntp_match },
 	{ "ntp_match_stats", "hdb", s_ntp_match_stats },
 	{ "ntp_unmatched", "hdb, ht", s_ntp_unmatched },
 	{ "ntp_report_unmatched", "reason", s_ntp_report_unmatched },
-	{ "ntp_group_matched", "hdb, grp", s_ntp_group_matched },
+	{ "_ntp_group_matched", "hdb, grp", s_ntp_group_matched },
 	{ "ntp_report_group", "hdb, grp", s_ntp_report_group },
-	{ "ntp_report_value", "hdb, grp, " CORD("v.component") ", ns", s_ntp_report_value },
-	{ "ntp_report_component", "hdb, grp, " CORD("v.component"), s_ntp_report_component },
+	{ "_ntp_report_value", "hdb, grp, " CORD("v.component") ", ns", s_ntp_report_value },
+	{ "ntp_report_component_stats", "hdb, grp, " CORD("v.component"), s_ntp_report_component },
 	{ "ntp_report_components", "hdb, grp, ord", s_ntp_report_components },
 	{ "ntp_report_stage", "hdb, grp, ord", s_ntp_report_stage },
 	{ "ntp_report_largest", "hdb, grp", s_ntp_report_largest },
@@ -1237,8 +1235,8 @@ static void test_gap_causes(void **state)
 	};
 	static const uint8_t cause[] = { NTP_CAUSE_NO_TSTAMP, 0, NTP_CAUSE_NO_TSTAMP, 0, 0 };
 	static const struct view_case v[] = {
-		{ "gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
-		{ "lost_by_cause", "cause", gaps_lost_by_cause },
+		{ "ntp_gap_by_cause", PORD("v.point") ", v.cause", gaps_gap_by_cause },
+		{ "ntp_lost_by_cause", "cause", gaps_lost_by_cause },
 	};
 	const char *path = tl_file("gaps.db");
 	struct ntp_db *db = writer_db(path);
@@ -1266,7 +1264,7 @@ static void test_gap_causes(void **state)
 		assert_int_equal(sqlite3_open_v2(path, &sq, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 		failures = 0;
 		check_rows(sq, "gaps counted = points missing",
-			   "SELECT (SELECT sum(missing) FROM point_missing) AS x,"
+			   "SELECT (SELECT sum(missing) FROM ntp_point_missing) AS x,"
 			   " (SELECT sum(n) FROM gap) AS y", (const char *const[]){ "x,y", "4,4", NULL });
 		sqlite3_close(sq);
 		assert_int_equal(failures, 0);
@@ -1348,7 +1346,7 @@ static void test_batch_insert(void **state)
 				 SQLITE_OK);
 		failures = 0;
 		check_rows(sq, "batch: the same gaps as one by one",
-			   "SELECT point, cause, n FROM gap_by_cause",
+			   "SELECT point, cause, n FROM ntp_gap_by_cause",
 			   (const char *const[]){ "point,cause,n", "h_rx,not_recorded,13", NULL });
 		check_rows(sq, "batch: the group's sampled count",
 			   "SELECT sum(sampled) FROM interval_grp",

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ntp_sql.h"
 #include "testlib.h"
 
 /* Truth values of component C for host H, op WRITE, matched only or all. */
@@ -33,7 +34,8 @@ static int64_t *truth_values(const struct gen_result *r, int h, int write, int m
 	return v;
 }
 
-/* The components a report of this kind shows, and whether each is optional
+/* The components a report of this kind shows (test_component_lists checks
+ * them against vocab.sql), and whether each is optional
  * (absent unless some command has it: generator's 0 means absent). */
 static const enum gen_comp joined_comps[] = {
 	GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_R2T, GC_WIRE, GC_T_RX_PATH, GC_T_DRV_SUB, GC_T_STORAGE,
@@ -60,7 +62,7 @@ static void check_component(const struct check *k, enum gen_comp c)
 	int64_t *v = truth_values(k->r, k->h, k->write, k->joined, c, &n), sum = 0;
 	sqlite3 *db = k->s->db;
 	const char *where = sqlite3_mprintf(
-		"FROM ntp_report_component AS c JOIN ntp_report_group AS g"
+		"FROM ntp_report_component_stats AS c JOIN ntp_report_group AS g"
 		" ON g.hdb = c.hdb AND g.grp = c.grp WHERE g.hdb = '%q' AND g.op = '%q'"
 		" AND c.component = '%q'", k->hdb, k->write ? "write" : "read", name);
 
@@ -279,9 +281,9 @@ static void test_spdk_r2t(void **state)
 				"stage = 'host_block'"), 0);
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_report_stage WHERE "
 				"label = 'storage (SPDK bdev, drive)'"), 2);
-	assert_int_equal(tl_int(s.db, "SELECT max(mean_ns) FROM ntp_report_component WHERE "
+	assert_int_equal(tl_int(s.db, "SELECT max(mean_ns) FROM ntp_report_component_stats WHERE "
 				"component IN ('h_blk_sub', 'h_blk_cpl')"), 0);
-	assert_true(tl_int(s.db, "SELECT n FROM ntp_report_component AS c JOIN "
+	assert_true(tl_int(s.db, "SELECT n FROM ntp_report_component_stats AS c JOIN "
 			   "ntp_report_group USING (hdb, grp) WHERE op = 'write' AND "
 			   "component = 'h_r2t'") > 0);
 	/* the grp name of an SPDK host */
@@ -307,19 +309,50 @@ static void test_stored_views(void **state)
 	assert_int_equal(sqlite3_open_v2(tl_file("h0.db"), &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
 	v = truth_values(&r, 0, 0, 0, GC_E2E, &n);
-	assert_int_equal(tl_int(db, "SELECT n FROM component_stats WHERE component = 'e2e'"), n);
-	assert_int_equal(tl_int(db, "SELECT p99_ns FROM component_stats WHERE component='e2e'"),
+	assert_int_equal(tl_int(db, "SELECT n FROM ntp_component_stats WHERE component = 'e2e'"), n);
+	assert_int_equal(tl_int(db, "SELECT p99_ns FROM ntp_component_stats WHERE component='e2e'"),
 			 tl_percentile(v, n, 99000));
-	assert_int_equal(tl_int(db, "SELECT count(*) FROM cmd_point WHERE h_end - h_start = "
-				"(SELECT e2e FROM cmd_span AS s WHERE s.t = cmd_point.t)"), n);
-	assert_int_equal(tl_int(db, "SELECT sampled FROM grp_rate"), n);
-	assert_true(tl_double(db, "SELECT share FROM stage_stats WHERE stage = 'net_target'") >
+	assert_int_equal(tl_int(db, "SELECT count(*) FROM ntp_cmd_point WHERE h_end - h_start = "
+				"(SELECT e2e FROM ntp_cmd_span AS s WHERE s.t = ntp_cmd_point.t)"), n);
+	assert_int_equal(tl_int(db, "SELECT sampled FROM ntp_grp_rate"), n);
+	assert_true(tl_double(db, "SELECT share FROM ntp_stage_stats WHERE stage = 'net_target'") >
 		    0.5);
-	assert_int_equal(tl_int(db, "SELECT sum(sampled) FROM timeline"), n);
+	assert_int_equal(tl_int(db, "SELECT sum(sampled) FROM ntp_timeline"), n);
 	free(v);
 	sqlite3_close(db);
 	gen_result_free(&r);
 	tl_cleanup();
+}
+
+/* NAMES (N of them) are, in order, the components SQL (over vocab.sql's
+ * component table) selects. */
+static void check_list(sqlite3 *db, const enum gen_comp *c, size_t n, const char *sql)
+{
+	sqlite3_stmt *st;
+	size_t i = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		assert_true(i < n);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), gen_comp_name[c[i++]]);
+	}
+	assert_int_equal(i, n);
+	sqlite3_finalize(st);
+}
+
+/* The component lists above are vocab.sql's, in its order. */
+static void test_component_lists(void **state)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, ntp_sql_vocab, NULL, NULL, NULL), SQLITE_OK);
+	check_list(db, joined_comps, sizeof(joined_comps) / sizeof(joined_comps[0]),
+		   "SELECT name FROM component WHERE stage_joined IS NOT NULL OR name = 'e2e'"
+		   " ORDER BY ord");
+	check_list(db, host_comps, sizeof(host_comps) / sizeof(host_comps[0]),
+		   "SELECT name FROM component WHERE role = 'host' ORDER BY ord");
+	sqlite3_close(db);
 }
 
 int main(void)
@@ -330,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_rate_while_active),
 		cmocka_unit_test(test_spdk_r2t),
 		cmocka_unit_test(test_stored_views),
+		cmocka_unit_test(test_component_lists),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

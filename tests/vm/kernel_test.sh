@@ -107,7 +107,7 @@ check_case() {
 		"$(sql "SELECT matched_pct >= 99.5 FROM ntp_match_stats" "$h" "$t")" 1
 	expect "$name: joined components sum to end to end" \
 		"$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
-			FROM ntp_report_component AS c JOIN component AS k ON k.name = c.component
+			FROM ntp_report_component_stats AS c JOIN component AS k ON k.name = c.component
 			WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")" 0
 	hp=$HOST_POINTS tp=$TARGET_POINTS
 	if [ "$name" = write1 ]; then # 8 KiB > 4 KiB in-capsule: R2T, or an RDMA READ

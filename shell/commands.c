@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ntprof-shell's dot-commands: one table (shell_cmds[]) of name, arguments,
+ * usage, help and handler, dispatched by unique prefix. The report commands
+ * select from the views of sql/shell.sql and sql/report.sql.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ntp_err.h"
+#include "shell.h"
+
+#define MAX_ARGS 16 /* words of a dot-command, its name included */
+
+static const char *const mode_names[] = {
+	[NTP_MODE_TABLE] = "table",
+	[NTP_MODE_CSV] = "csv",
+	[NTP_MODE_JSON] = "json",
+	[NTP_MODE_LINE] = "line",
+};
+
+/* ---- running SQL ---- */
+
+/* Run SQL (sqlite3_free'd here) and print it; WHAT names it in errors. */
+int run_sql(struct shell *sh, const char *what, char *sql)
+{
+	char err[NTP_ERR_MAX] = "";
+	int rc = -1;
+
+	if (!sql) {
+		err_msg(sh, "%s: out of memory", what);
+		return -1;
+	}
+	if (ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
+		err_msg(sh, "%s: %s", what, err);
+	else if (ntp_out_query(&sh->out, sh->s->db, sql, err, sizeof(err)))
+		err_msg(sh, "%s: %s", what, err);
+	else
+		rc = 0;
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Every schema: temp, main, then the attached recordings. */
+int all_schemas(struct shell *sh, char names[][16], int max)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+
+	if (sqlite3_prepare_v2(sh->s->db, "SELECT name FROM pragma_database_list "
+			       "ORDER BY name <> 'temp', seq", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	while (n < max && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(names[n++], 16, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The rows of a shell view (sql/shell.sql) whose "group" has GROUP (LIKE:
+ * case-insensitive); with GROUP NULL, %Q prints NULL: every row. */
+static int run_group_view(struct shell *sh, const char *what, const char *view,
+			  const char *group)
+{
+	return run_sql(sh, what, sqlite3_mprintf("SELECT * FROM %s\n"
+		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%';", view, group, group));
+}
+
+/* ---- dot-commands: reports ---- */
+
+static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	const char *group = NULL;
+	char err[NTP_ERR_MAX];
+	int flags = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--detail")) {
+			flags |= NTP_REPORT_DETAIL;
+		} else if (!strcmp(argv[i], "--all")) {
+			flags |= NTP_REPORT_ALL;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all)", argv[i]);
+			return -1;
+		} else if (group) {
+			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
+			return -1;
+		} else {
+			group = argv[i];
+		}
+	}
+	if (ntp_session_prepare(s, err, sizeof(err)) ||
+	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err))) {
+		err_msg(sh, ".report: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_groups(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".groups", "ntp_shell_groups", NULL);
+}
+
+static int cmd_stages(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".stages", "ntp_shell_stages", argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".components", "ntp_shell_components",
+			      argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_percentiles(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".percentiles", "ntp_shell_percentiles",
+			      argc > 1 ? argv[1] : NULL);
+}
+
+/* Seconds > 0, at most a day, at least a microsecond; -1 if not. */
+static long long parse_secs(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 1e-6 || v > 86400)
+		return -1;
+	return llround(v * 1e9);
+}
+
+static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	long long ns = 1000000000LL;
+
+	if (argc > 1 && (ns = parse_secs(argv[1])) < 0) {
+		err_msg(sh, ".timeline: '%s': expected seconds, > 0 and <= 86400", argv[1]);
+		return -1;
+	}
+	return run_sql(sh, ".timeline", sqlite3_mprintf(
+		"UPDATE _ntp_shell_timeline_width SET ns = %lld;\n"
+		"SELECT * FROM ntp_shell_timeline;", ns));
+}
+
+static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_sql(sh, ".match", sqlite3_mprintf(
+		"SELECT * FROM ntp_match_stats;\n"
+		"SELECT hdb, tdb, pairs, offset_ns, drift, window_ns FROM ntp_offset;\n"
+		"SELECT reason, n FROM ntp_report_unmatched;"));
+}
+
+static int cmd_dbs(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	sqlite3_str *q = sqlite3_str_new(s->db);
+
+	sqlite3_str_appendall(q, "SELECT column1 AS path, column2 AS schema, column3 AS role,"
+				 " column4 AS driver, column5 AS transport, column6 AS hostname,"
+				 " column7 AS kernel, column8 AS sample_rate, column9 AS records,"
+				 " column10 AS lost\nFROM (VALUES\n");
+	for (int i = 0; i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		sqlite3_str_appendf(q, "%s(%Q, %Q, %Q, %Q, %Q, %Q, %Q, %lld, %lld, %lld)\n",
+				    i ? "," : "", d->path, d->schema, d->role, d->driver,
+				    d->transport, d->hostname, d->kernel,
+				    (long long)d->sample_rate, (long long)d->records,
+				    (long long)d->lost);
+	}
+	sqlite3_str_appendall(q, ");");
+	return run_sql(sh, ".dbs", sqlite3_str_finish(q));
+}
+
+/* ---- dot-commands: the schema ---- */
+
+static int cmd_tables(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	const char *pattern = argc > 1 ? argv[1] : "%";
+	char schemas[NTP_MAX_DBS + 2][16];
+	sqlite3_str *q;
+	int n = all_schemas(sh, schemas, NTP_MAX_DBS + 2);
+
+	if (n <= 0) {
+		err_msg(sh, ".tables: cannot list the schemas: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	q = sqlite3_str_new(s->db);
+	sqlite3_str_appendall(q, "SELECT schema, name, type FROM (\n");
+	for (int i = 0; i < n; i++)
+		sqlite3_str_appendf(q,
+			"%sSELECT %Q AS schema, name, type, %d AS ord FROM \"%w\".sqlite_schema\n"
+			"WHERE type IN ('table', 'view')\n"
+			"  AND name NOT LIKE 'sqlite\\_%%' ESCAPE '\\' AND name LIKE %Q\n",
+			i ? "UNION ALL " : "", schemas[i], i, schemas[i], pattern);
+	sqlite3_str_appendall(q, ")\nORDER BY ord, name;");
+	return run_sql(sh, ".tables", sqlite3_str_finish(q));
+}
+
+/* Print one schema's CREATE statements for names LIKE PATTERN. */
+static int schema_print(struct shell *sh, const char *schema, const char *pattern)
+{
+	char *sql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema\n"
+				    "WHERE sql IS NOT NULL AND (name LIKE %Q OR tbl_name LIKE %Q)\n"
+				    "ORDER BY rowid", schema, pattern, pattern);
+	sqlite3_stmt *st = NULL;
+	int rc, n = 0;
+
+	rc = sql ? sqlite3_prepare_v2(sh->s->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!n++)
+			fprintf(sh->out.f, "-- schema %s\n", schema);
+		fprintf(sh->out.f, "%s;\n", (const char *)sqlite3_column_text(st, 0));
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		err_msg(sh, ".schema: %s: %s", schema, sqlite3_errmsg(sh->s->db));
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_schema(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	char schemas[NTP_MAX_DBS + 2][16];
+	int n = all_schemas(sh, schemas, NTP_MAX_DBS + 2), rc = 0;
+
+	if (n <= 0) {
+		err_msg(sh, ".schema: cannot list the schemas: %s", sqlite3_errmsg(s->db));
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		rc |= schema_print(sh, schemas[i], argc > 1 ? argv[1] : "%");
+	return rc;
+}
+
+static int cmd_sql(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	char *sql = ntp_session_sql(s);
+
+	if (!sql) {
+		err_msg(sh, ".sql: out of memory");
+		return -1;
+	}
+	fputs(sql, sh->out.f);
+	sqlite3_free(sql);
+	return 0;
+}
+
+/* ---- dot-commands: the shell ---- */
+
+static int cmd_mode(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(sh->out.f, "%s\n", mode_names[sh->out.mode]);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+		if (!strcasecmp(argv[1], mode_names[i])) {
+			sh->out.mode = (enum ntp_mode)i;
+			return 0;
+		}
+	err_msg(sh, ".mode: unknown mode '%s' (table, csv, json, line)", argv[1]);
+	return -1;
+}
+
+static int cmd_headers(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	if (argc < 2)
+		fprintf(sh->out.f, "%s\n", sh->out.headers ? "on" : "off");
+	else if (!strcasecmp(argv[1], "on"))
+		sh->out.headers = 1;
+	else if (!strcasecmp(argv[1], "off"))
+		sh->out.headers = 0;
+	else {
+		err_msg(sh, ".headers: '%s': expected on or off", argv[1]);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_output(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	FILE *f = NULL;
+	int rc;
+
+	if (argc > 1 && !(f = open_output(sh, "output", argv[1])))
+		return -1;
+	sh->once_left = 0;
+	rc = close_output(sh, &sh->once, ".once");
+	rc |= close_output(sh, &sh->output, ".output");
+	sh->output = f;
+	route_output(sh);
+	return rc;
+}
+
+static int cmd_once(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	FILE *f;
+
+	if (argc < 2) {
+		err_msg(sh, ".once: missing FILE (usage: .once FILE)");
+		return -1;
+	}
+	f = open_output(sh, "once", argv[1]);
+	if (!f)
+		return -1;
+	close_output(sh, &sh->once, ".once");
+	sh->once = f;
+	sh->once_left = 2; /* this command and the next */
+	route_output(sh);
+	return 0;
+}
+
+static int cmd_quit(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	sh->quit = 1;
+	return 0;
+}
+
+static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int quiet);
+
+static void help_line(FILE *f, const struct dot_cmd *c)
+{
+	char head[64];
+
+	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	fprintf(f, "%-28s %s\n", head, c->help);
+}
+
+static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	const struct dot_cmd *c;
+
+	if (argc > 1) {
+		c = find_cmd(sh, argv[1] + (argv[1][0] == '.'), 0);
+		if (!c)
+			return -1;
+		help_line(sh->out.f, c);
+		return 0;
+	}
+	for (c = shell_cmds; c->name; c++)
+		help_line(sh->out.f, c);
+	fputs("Anything else is SQL, run when a line ends the statement with ';'.\n"
+	      "The report's views: .tables ntp_%; the SQL behind them: .sql\n", sh->out.f);
+	return 0;
+}
+
+const struct dot_cmd shell_cmds[] = {
+	{ "components", 1, "[GROUP]", "per group and component: n, mean, L, percentiles (us)",
+	  cmd_components },
+	{ "dbs", 0, "", "the recordings: path, schema, role, driver, host, records", cmd_dbs },
+	{ "exit", 0, "", "leave the shell", cmd_quit },
+	{ "groups", 0, "", "the groups: mode, sampled, matched, rate (cmds/s)", cmd_groups },
+	{ "headers", 1, "[on|off]", "column names in table and csv output", cmd_headers },
+	{ "help", 1, "[COMMAND]", "list the commands, or describe one", cmd_help },
+	{ "match", 0, "", "how host and target records were paired; clock offsets",
+	  cmd_match },
+	{ "mode", 1, "[table|csv|json|line]", "how query results are printed", cmd_mode },
+	{ "once", 1, "FILE", "send the next command's output to FILE", cmd_once },
+	{ "output", 1, "[FILE]", "send output to FILE, or back to stdout", cmd_output },
+	{ "percentiles", 1, "[GROUP]", "per group and component: p50, p99, p99.9 (us)",
+	  cmd_percentiles },
+	{ "quit", 0, "", "leave the shell", cmd_quit },
+	{ "report", 2, "[--detail] [--all] [GROUP]", "the text report (ntprof report)", cmd_report },
+	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
+	  cmd_schema },
+	{ "sql", 0, "", "the SQL that sets this session up in plain sqlite3", cmd_sql },
+	{ "stages", 1, "[GROUP]", "per group and stage: mean (us), share (%), avg QD",
+	  cmd_stages },
+	{ "tables", 1, "[PATTERN]", "tables and views of every schema, LIKE PATTERN",
+	  cmd_tables },
+	{ "timeline", 1, "[SECS]", "per recording, group and SECS (1): rate, latency, lost",
+	  cmd_timeline },
+	{ NULL, 0, NULL, NULL, NULL },
+};
+
+/* ---- dispatch ---- */
+
+/* The command NAME names: exact, else a unique prefix. */
+static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int quiet)
+{
+	const struct dot_cmd *c, *found = NULL;
+	size_t len = strlen(name);
+	char list[256] = "";
+	int n = 0;
+
+	for (c = shell_cmds; len && c->name; c++) {
+		if (!strcmp(c->name, name))
+			return c;
+		if (!strncmp(c->name, name, len)) {
+			found = c;
+			n++;
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s.%s",
+				 n > 1 ? ", " : "", c->name);
+		}
+	}
+	if (n == 1 || quiet)
+		return n == 1 ? found : NULL;
+	if (n)
+		err_msg(sh, ".%s: ambiguous command (%s)", name, list);
+	else
+		err_msg(sh, ".%s: unknown command (.help lists them)", name);
+	return NULL;
+}
+
+/*
+ * Split LINE in place into words: blanks separate them, '...' quotes
+ * literally, "..." with \" \\ \n \t escapes. Returns the count, or -1
+ * with *why set.
+ */
+static int split_args(char *line, char **argv, int max, const char **why)
+{
+	char *p = line, *o;
+	int argc = 0;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+			p++;
+		if (!*p)
+			return argc;
+		if (argc == max) {
+			*why = "too many arguments";
+			return -1;
+		}
+		argv[argc++] = o = p;
+		while (*p && !strchr(" \t\r\n", *p)) {
+			char q = *p;
+
+			if (q != '\'' && q != '"') {
+				*o++ = *p++;
+				continue;
+			}
+			for (p++; *p && *p != q; p++) {
+				if (q == '"' && *p == '\\' && p[1]) {
+					p++;
+					*o++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+				} else {
+					*o++ = *p;
+				}
+			}
+			if (*p != q) {
+				*why = "unterminated quote";
+				return -1;
+			}
+			p++;
+		}
+		if (*p)
+			p++;
+		*o = '\0';
+	}
+}
+
+/* Run the dot-command on LINE (starting with '.'). Returns 0 or -1. */
+int run_dot(struct shell *sh, const char *line)
+{
+	char *copy = strdup(line), *argv[MAX_ARGS + 1];
+	const struct dot_cmd *c;
+	const char *why = NULL;
+	int argc, rc = -1;
+
+	if (!copy) {
+		err_msg(sh, "out of memory");
+		return -1;
+	}
+	argc = split_args(copy + 1, argv, MAX_ARGS, &why);
+	if (argc < 0)
+		err_msg(sh, "%s: %s", line, why);
+	else if (argc == 0)
+		err_msg(sh, ".: missing command name (.help lists them)");
+	else if ((c = find_cmd(sh, argv[0], 0))) {
+		if (argc - 1 > c->args)
+			err_msg(sh, ".%s: unexpected argument '%s' (usage: .%s %s)", c->name,
+				argv[c->args + 1], c->name, c->usage);
+		else
+			rc = c->fn(sh->s, sh, argc, argv);
+	}
+	free(copy);
+	return rc;
+}
