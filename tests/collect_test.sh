@@ -256,8 +256,10 @@ expect_fail "the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
 	record -r host -t tcp -o "$d/e.db"
 expect_fail "the kernel path without nvmet_tcp" "module nvmet_tcp is not loaded" \
 	record -r target -t tcp -o "$d/e.db"
-expect_fail "the kernel's RDMA" "NVMe/RDMA drivers are not supported yet" \
+expect_fail "the kernel path without nvme_rdma" "module nvme_rdma is not loaded" \
 	record -r host -t rdma -o "$d/e.db"
+expect_fail "the kernel path without nvmet_rdma" "module nvmet_rdma is not loaded" \
+	record -r target -t rdma -o "$d/e.db"
 expect_fail "probe: the kernel path without nvme_tcp" "module nvme_tcp is not loaded" \
 	probe -r host -t tcp
 # ... and says how it would hook this kernel: no fentry, no kprobes here, so
