@@ -517,13 +517,13 @@ s=$(value "$d/wait-perf.log" flushed)
 expect "--wait: admin and fabrics groups" "$(sqlite3 "$d/wait.db" \
 	"SELECT group_concat(op || ':' || n, ' ') FROM (SELECT gi.op, count(*) AS n FROM cmd AS c
 	 JOIN ntp_grp_info AS gi ON gi.grp = c.grp WHERE gi.queue != 'io' GROUP BY gi.op ORDER BY gi.op)")" \
-	"connect:2 identify:2"
+	"connect:2 identify:2 property-set:1"
 expect "--wait: the I/O group's name" "$(sqlite3 "$d/wait.db" \
 	"SELECT name FROM ntp_grp_info WHERE queue = 'io'")" "read 4KiB spdk-c1n1"
 expect "--wait: every host record matched, Connect included" \
 	"$(sql "SELECT matched = host_records FROM ntp_match_stats" "$d/wait.db" "$d/wait-target.db")" 1
 "$TOP_NTPROF" report "$d/wait.db" "$d/wait-target.db" >"$d/wait-report.txt" 2>&1
-grep -q "^admin and fabrics commands: 4 sampled in 4 groups" "$d/wait-report.txt" && ok ||
+grep -q "^admin and fabrics commands: 5 sampled in 5 groups" "$d/wait-report.txt" && ok ||
 	bad "--wait: the report does not sum up the admin commands in a line"
 grep -q "^== connect" "$d/wait-report.txt" && bad "--wait: admin groups reported without --all" || ok
 "$TOP_NTPROF" report --all "$d/wait.db" "$d/wait-target.db" >"$d/wait-all.txt" 2>&1
