@@ -244,16 +244,26 @@ static int parse_line(const char *line, struct map_line *m)
 	return 0;
 }
 
-/* Is M a private writable mapping of the file with device DEV, inode INO? */
-static int writable_of(const struct map_line *m, const struct stat *st)
+/* The file a mapping must be of: its stat and its resolved path. */
+struct mapped_file {
+	struct stat st;
+	char real[PATH_MAX];
+};
+
+/* Is M a private writable mapping of F? On overlayfs (containers, the test
+ * guests) the maps show the lower file's device, not the overlay's that
+ * stat() gives: then the inode and the path must both agree. */
+static int writable_of(const struct map_line *m, const struct mapped_file *f)
 {
-	return !strcmp(m->perms, "rw-p") && m->inode == (uint64_t)st->st_ino &&
-	       m->major == major(st->st_dev) && m->minor == minor(st->st_dev);
+	if (strcmp(m->perms, "rw-p") || m->inode != (uint64_t)f->st.st_ino)
+		return 0;
+	return (m->major == major(f->st.st_dev) && m->minor == minor(f->st.st_dev)) ||
+	       !strcmp(m->path, f->real);
 }
 
-/* Does [A, A + 4) of PID lie in a private writable mapping of the file ST,
+/* Does [A, A + 4) of PID lie in a private writable mapping of the file F,
  * or in the anonymous mapping that continues one (the segment's .bss)? */
-static int var_mapped(pid_t pid, const struct stat *st, uint64_t a)
+static int var_mapped(pid_t pid, const struct mapped_file *st, uint64_t a)
 {
 	char name[64], line[PATH_MAX + 128];
 	struct map_line m, prev = { 0 };
@@ -300,23 +310,26 @@ static int writable_segment(Elf *elf, uint64_t vaddr, GElf_Phdr *out)
 static int locate_var(pid_t pid, const char *path, const char *name, uint64_t *addr,
 		      char *err, size_t errlen)
 {
+	struct mapped_file mf;
 	GElf_Phdr seg;
 	GElf_Sym sym;
-	struct stat st;
 	Elf *elf = NULL;
 	int fd, rc = -1;
 
 	if (ntp_proc_symbol(pid, path, name, addr, err, errlen))
 		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st))
+	if (fd < 0 || fstat(fd, &mf.st) || !realpath(path, mf.real)) {
+		if (fd >= 0)
+			close(fd);
 		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || find_symbol(elf, name, &sym) || sym.st_size != 4 ||
 	    writable_segment(elf, sym.st_value, &seg))
 		ntp_fail(err, errlen, "%s: %s is not a 4-byte variable in a writable segment",
 			 path, name);
-	else if (!var_mapped(pid, &st, *addr))
+	else if (!var_mapped(pid, &mf, *addr))
 		ntp_fail(err, errlen, "process %d: %#" PRIx64 " is not in a writable mapping of "
 			 "%s: not writing there", (int)pid, *addr, path);
 	else

@@ -5,7 +5,10 @@
 # on a private wire (a qemu UDP socket), over NVMe/TCP or, with TR=rdma,
 # NVMe/RDMA over soft-RoCE (rdma_rxe on the wire); VM_KERNEL picks the
 # guests' kernel (tests/vm/vm.sh), CASES="read1 write1 ..." a subset of the
-# cases below (default: all for TCP; all but the netem one for RDMA): fio 4 KiB
+# cases below (default: all for TCP; all but the netem one for RDMA), and
+# HOST=fixture makes the host the SPDK-shaped fixture (tests/fixture,
+# recorded through its USDT probes) instead of the kernel's driver, a mixed
+# pair with the kernel target (TCP; read1 write1 read10 by default): fio 4 KiB
 # random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and 4 KiB
 # writes each followed by a flush, at queue depth 1, recorded on both sides
 # at -s 1 and -s 10; then a 70/30 mix at queue depth 8 with 3 +- 2 ms of
@@ -23,6 +26,12 @@ case $TR in
 tcp) net_label="network (TCP/IP, NICs, wire)" ;;
 rdma) net_label="network (RDMA, NICs, wire)" ;;
 *) echo "kernel_test: TR=$TR: tcp or rdma" >&2; exit 1 ;;
+esac
+HOST=${HOST:-kernel}
+case $HOST/$TR in
+kernel/*) ;;
+fixture/tcp) default="read1 write1 read10" ;;
+*) echo "kernel_test: HOST=$HOST TR=$TR: the host is kernel, or fixture over tcp" >&2; exit 1 ;;
 esac
 pass=0
 fail=0
@@ -49,7 +58,7 @@ for c in ${CASES:-${default:-$(cut -d' ' -f1 "$d/all")}}; do
 	grep "^$c " "$d/all" || { echo "kernel_test: no case $c" >&2; exit 1; }
 done >"$d/cases"
 
-echo "== two guests, NVMe/$TR, $(sh "$top/tests/vm/vm.sh" version) (a few minutes)"
+echo "== two guests, NVMe/$TR, $HOST host, $(sh "$top/tests/vm/vm.sh" version) (a few minutes)"
 . "$top/tests/vm/pair.sh"
 run_pair "$d" 900
 [ $hrc -eq 0 ] && ok || { bad "the host guest failed (exit $hrc):"; tail -20 "$d/host.vm" >&2; }
@@ -65,6 +74,11 @@ expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; 
 # fio NAME FIELD: from the case's JSON (ios: its commands, reads, writes
 # and flushes; lat: the mean latency of its reads and writes)
 fio_val() {
+	if [ "$HOST" = fixture ]; then # the fixture's own count and mean
+		v=$(sed -n 's/^fixture_perf: ios=\([0-9]*\) mean_ns=\([0-9]*\).*/\1 \2/p' "$d/$1.perf")
+		if [ "$2" = ios ]; then echo "${v% *}"; else echo "${v#* }"; fi
+		return
+	fi
 	python3 -c 'import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
 rw = [j[s] for s in ("read", "write") if j[s]["total_ios"]]
@@ -75,14 +89,24 @@ print(n + flushes if sys.argv[2] == "ios" else lat)' "$d/$1.fio" "$2" 2>/dev/nul
 }
 
 HOST_POINTS="h_start h_queue h_sent h_rx h_rx_drv h_cqe h_complete h_end"
+# SPDK has no block layer: no h_start, h_end
+[ "$HOST" = fixture ] && HOST_POINTS="h_queue h_sent h_rx h_rx_drv h_cqe h_complete"
 TARGET_POINTS="t_rx t_cmd t_exec t_stor t_resp t_sent"
 
-# missing DB TABLE POINTS...: commands without one of the points
+# missing DB TABLE POINTS...: I/O commands without one of the points (the
+# fixture host also records its admin and fabrics commands)
 missing() {
 	db=$1 tab=$2
 	shift 2
 	w=$(for p in "$@"; do printf ' OR %s IS NULL' "$p"; done)
-	sqlite3 "$db" "SELECT count(*) FROM $tab WHERE 0$w"
+	sqlite3 "$db" "SELECT count(*) FROM $tab
+		WHERE grp IN (SELECT grp FROM ntp_grp_info WHERE queue = 'io') AND (0$w)"
+}
+
+# io_records DB: its I/O commands' records
+io_records() {
+	sqlite3 "$1" "SELECT count(*) FROM cmd
+		WHERE grp IN (SELECT grp FROM ntp_grp_info WHERE queue = 'io')"
 }
 
 check_case() {
@@ -92,6 +116,7 @@ check_case() {
 	ios=$(fio_val "$name" ios)
 	n_h=$("$out/check_sampled" "$h" "$rate") || bad "$name: host records the hash rule would not sample"
 	n_t=$("$out/check_sampled" "$t" "$rate") || bad "$name: target records the hash rule would not sample"
+	n_h=$(io_records "$h")
 	if [ "$rate" = 1 ]; then
 		expect "$name: host records = fio's I/Os" "$n_h" "$ios"
 		expect "$name: target records = fio's I/Os" "$n_t" "$ios"
@@ -99,7 +124,8 @@ check_case() {
 		expect "$name: host and target sampled the same commands" "$n_t" "$n_h"
 		[ "$n_h" -gt 0 ] 2>/dev/null && ok || bad "$name: nothing sampled"
 	fi
-	expect "$name: host's exact count = fio's I/Os" \
+	# SPDK's collector counts only what it samples: no exact host count
+	[ "$HOST" = fixture ] || expect "$name: host's exact count = fio's I/Os" \
 		"$(sqlite3 "$h" 'SELECT sum(total) FROM interval_grp')" "$ios"
 	expect "$name: target's exact count = fio's I/Os" \
 		"$(sqlite3 "$t" 'SELECT sum(total) FROM interval_grp')" "$ios"
@@ -108,6 +134,7 @@ check_case() {
 	expect "$name: joined components sum to end to end" \
 		"$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
 			FROM ntp_report_component_stats AS c JOIN component AS k ON k.name = c.component
+			JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = 'joined'
 			WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'" "$h" "$t")" 0
 	hp=$HOST_POINTS tp=$TARGET_POINTS
 	if [ "$name" = write1 ]; then # 8 KiB > 4 KiB in-capsule: R2T, or an RDMA READ
@@ -117,8 +144,14 @@ check_case() {
 	expect "$name: host commands without a point of: $hp" "$(missing "$h" cmd $hp)" 0
 	expect "$name: target commands without a point of: $tp" "$(missing "$t" cmd $tp)" 0
 	"$top/ntprof" report --detail "$h" "$t" >"$d/$name.report" 2>&1
-	grep -Eq "^== (read|write) [48]KiB nvme[0-9]+n1: " "$d/$name.report" && ok ||
+	grep -Eq "^== (read|write) [48]KiB (nvme[0-9]+n1|spdk-c[0-9]+n1): " "$d/$name.report" && ok ||
 		bad "$name: no report group named after the block device"
+	if [ "$HOST" = fixture ]; then # each side's stages named by its own driver
+		grep -q "^  host driver (SPDK) " "$d/$name.report" && ok ||
+			bad "$name: the SPDK host's driver stage is not labelled as SPDK's"
+		grep -q "^  target driver  " "$d/$name.report" && ok ||
+			bad "$name: the kernel target's driver stage is not labelled as the kernel's"
+	fi
 	grep -qF "$net_label" "$d/$name.report" && ok ||
 		bad "$name: the report has no network stage"
 	if [ "$name" = flush1 ]; then
@@ -131,11 +164,13 @@ check_case() {
 	# is far from the few percent of real hardware (docs/stages.md).
 	mean=$(sql "SELECT avg(e2e) FROM ntp_joined
 		WHERE grp IN (SELECT id FROM host.grp WHERE opcode IN (1, 2))" "$h" "$t")
+	# the fixture's latency is ntprof's window (h_queue to h_complete)
 	# At -s 10 ntprof's mean is of a tenth of the commands: an estimate of
 	# fio's that may come out a little above it.
 	lat=$(fio_val "$name" lat)
 	slack=1
 	[ "$rate" = 1 ] || slack=1.1
+	[ "$HOST" = fixture ] && [ "$rate" = 1 ] && slack=1.02
 	awk -v m="$mean" -v l="$lat" -v s="$slack" 'BEGIN { exit !(m > 0 && m <= l * s) }' && ok ||
 		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns (x $slack)"
 	awk -v m="$mean" -v l="$lat" -v n="$name" \
@@ -148,7 +183,10 @@ done <"$d/cases"
 sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40
 
 echo "== probe in the guests"
-if [ "$TR" = tcp ]; then
+if [ "$HOST" = fixture ]; then # probed after the fixture exited
+	host_want="^ok nvme_tcp_done 1 site
+^ok ntp_u_nvme_tcp_done USDT ntprof:nvme_tcp_done"
+elif [ "$TR" = tcp ]; then
 	host_want="^kernel_tcp_host (module BTF nvme_tcp: present)
 ^ok ntp_k_queue_rq fentry nvme_tcp_queue_rq
 ^ok ntp_k_h_ready fentry nvme_tcp_data_ready"
@@ -160,7 +198,9 @@ else
 	target_want="^kernel_rdma_target (module BTF nvmet_rdma: present)
 ^ok ntp_r_read_post fentry rdma_rw_ctx_post"
 fi
-printf '%s\n' "$host_want" "^ok ntp_k_setup_cmd tp_btf nvme:nvme_setup_cmd" "^load: ok" |
+[ "$HOST" = fixture ] || host_want="$host_want
+^ok ntp_k_setup_cmd tp_btf nvme:nvme_setup_cmd"
+printf '%s\n' "$host_want" "^load: ok" |
 	while read -r want; do
 		grep -q "$want" "$d/probe-host.out" && echo ok || echo "bad host probe: no line '$want'"
 	done >"$d/probe.check"
@@ -172,6 +212,8 @@ printf '%s\n' "$target_want" "^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init" \
 while read -r verdict rest; do
 	if [ "$verdict" = ok ]; then ok; else bad "$rest"; fi
 done <"$d/probe.check"
+# (the fixture host's probe is not ok: no process of it runs by then)
+[ "$HOST" = fixture ] ||
 python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["load"] == "ok" and all(h["ok"] for h in j["hooks"] if h["required"])))' \
 	"$d/probe-host.json" && ok || bad "host probe -j: not the JSON expected"
 finish

@@ -7,6 +7,10 @@
 
 NQN=nqn.2026-11.io.ntprof:kernel-test
 TR=${TR:-tcp}
+# HOST=fixture: the host is the SPDK-shaped fixture (tests/fixture), not
+# the kernel's driver: a mixed pair with the kernel target
+HOST=${HOST:-kernel}
+PERF=$TOP/.output/fixture_perf
 N=$TOP/ntprof-collect
 # SQLite needs a file system with working locks and mmap: not 9p
 DB=/mnt/db
@@ -73,7 +77,7 @@ rec() {
 	"$N" record -r "$_role" -t $TR -i 2 -o $DB/$_name.db "$@" >"$_name.log" 2>&1 &
 	REC=$!
 	for _i in $(seq 600); do
-		grep -q "profiling as" "$_name.log" && return 0
+		grep -q -e "profiling as" -e "waiting for a process" "$_name.log" && return 0
 		kill -0 $REC 2>/dev/null || return 1
 		sleep 0.1
 	done
@@ -100,6 +104,25 @@ io() {
 	done
 	fio --name="$_n" --filename="$DEV" --rw="$_rw" --bs="$_bs" $_opt \
 		--direct=1 --runtime="$_secs" --time_based --output-format=json >"$_n.fio"
+}
+
+# perf_io NAME RW BS SECS [qdN]: the fixture host instead of fio, its
+# output in NAME.perf ('fixture_perf: ios=N mean_ns=M'). It connects, then
+# starts its I/O once the collector (log NAME-host.log) has attached.
+perf_io() {
+	_n=$1 _rw=$2 _bs=$3 _secs=$4 _qd=1
+	shift 4
+	for _o in "$@"; do case $_o in qd*) _qd=${_o#qd} ;; esac; done
+	"$PERF" -a 10.0.0.2 -n $NQN -q "$_qd" -o $((${_bs%k} * 1024)) -w "$_rw" -t "$_secs" \
+		--wait-signal >"$_n.perf" 2>&1 &
+	_perf=$!
+	for _i in $(seq 600); do
+		grep -q "waiting for SIGUSR1" "$_n.perf" && grep -q "profiling as" "$_n-host.log" &&
+			break
+		sleep 0.1
+	done
+	kill -USR1 $_perf
+	wait $_perf
 }
 
 # jitter on|off [OPTION...]: with the option netem, each packet this guest
@@ -150,20 +173,31 @@ host_main() {
 	guest_init host
 	wire 10.0.0.1 || return 1
 	wait_file target.up 120 || return 1
-	host_up 10.0.0.2 || { echo "cannot connect" >&2; return 1; }
+	_app=
+	if [ "$HOST" = fixture ]; then
+		_app="--wait --spdk-host $PERF"
+	else
+		host_up 10.0.0.2 || { echo "cannot connect" >&2; return 1; }
+	fi
 	while read -r name rate rw bs secs extra; do
 		wait_file "$name.t-ready" 120 || return 1
 		if [ "$rate" != 0 ]; then
-			rec host "$name-host" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
+			rec host "$name-host" -s "$rate" $_app ||
+				{ echo "$name: no recording" >&2; return 1; }
 		fi
 		jitter on $extra || { echo "$name: no netem" >&2; return 1; }
-		io "$name" "$rw" "$bs" "$secs" $extra </dev/null
+		if [ "$HOST" = fixture ]; then
+			perf_io "$name" "$rw" "$bs" "$secs" $extra </dev/null
+		else
+			io "$name" "$rw" "$bs" "$secs" $extra </dev/null
+		fi
 		jitter off $extra
 		[ "$rate" = 0 ] || rec_stop "$name-host" || return 1
 		touch "$name.h-done"
 	done <cases
-	"$N" probe -r host -t $TR >probe-host.out 2>&1
-	"$N" probe -r host -t $TR -j >probe-host.json 2>&1
+	_app=${_app#--wait }
+	"$N" probe -r host -t $TR $_app >probe-host.out 2>&1
+	"$N" probe -r host -t $TR $_app -j >probe-host.json 2>&1
 	touch host.done
-	nvme disconnect -n $NQN
+	[ "$HOST" = fixture ] || nvme disconnect -n $NQN
 }
