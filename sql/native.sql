@@ -71,11 +71,15 @@ WHERE json_extract(a, '$[0]') > 0;
 -- cache the join first (the shell does; docs/sql.md shows how).
 DROP VIEW _ntp_group_matched;
 CREATE TEMP VIEW _ntp_group_matched AS
-SELECT hdb, grp, matched
+SELECT hdb, grp, matched, tdb, tdb_n
 FROM (
   SELECT g.db AS hdb, g.grp AS grp,
     (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp)
-      AS matched
+      AS matched,
+    (SELECT j.tdb FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+     GROUP BY j.tdb ORDER BY count(*) DESC, j.tdb LIMIT 1) AS tdb,
+    (SELECT count(*) AS n FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+     GROUP BY j.tdb ORDER BY n DESC, j.tdb LIMIT 1) AS tdb_n
   FROM ntp_host_grp AS g
 )
 WHERE matched > 0;

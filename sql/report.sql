@@ -29,9 +29,19 @@ INSERT INTO _ntp_view_plan VALUES
 
 -- Matched commands per host group.
 CREATE TEMP VIEW _ntp_group_matched AS
-SELECT hdb, grp, count(*) AS matched
-FROM ntp_joined
-GROUP BY hdb, grp;
+WITH per AS (
+  SELECT hdb, grp, tdb, count(*) AS n FROM ntp_joined GROUP BY hdb, grp, tdb
+), ranked AS (
+  SELECT *, sum(n) OVER (PARTITION BY hdb, grp) AS matched,
+    row_number() OVER (PARTITION BY hdb, grp ORDER BY n DESC, tdb) AS rn
+  FROM per
+)
+SELECT hdb, grp,
+  matched,             -- commands with the target's side
+  tdb,                 -- the target recording most of them are from
+  n AS tdb_n           -- how many
+FROM ranked
+WHERE rn = 1;
 
 -- The groups to report (those with sampled commands), in report order: I/O
 -- commands first, then the admin and fabrics commands.
@@ -51,7 +61,10 @@ SELECT
   CASE WHEN coalesce(m.matched, 0) > 0 THEN 'joined' ELSE 'host' END AS mode,
   d.driver AS host_driver,                -- names the host's stages
   d.transport AS transport,               -- names the network
-  (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target') AS target_driver
+  -- names the target's stages: the driver of the target the group's
+  -- commands were matched on (a mixed set has kernel and SPDK targets)
+  coalesce((SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb),
+           (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target')) AS target_driver
 FROM ntp_host_grp AS g
 JOIN ntp_db AS d ON d.db = g.db
 LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp

@@ -525,6 +525,27 @@ for set in "$H $T" "$SOLO"; do
 	fi
 done
 
+# ---- mixed targets: each group's target stages named by its own target ----
+
+# a kernel pair and an SPDK pair in one session: the kernel host's groups
+# join the kernel target, the SPDK host's the SPDK target (other seeds, so
+# no identity repeats across the two)
+if "$GEN" -o "$d/kh.db" -t "$d/kt.db" -s 1 -n 1 -r 500 -x 7 >>"$d/gen.log" 2>&1 &&
+   "$GEN" -o "$d/sh.db" -t "$d/st.db" -s 1 -n 1 -r 500 -x 9 -d host=spdk -d target=spdk \
+	>>"$d/gen.log" 2>&1; then
+	for mode in "" --portable; do
+		run $mode -c ".mode csv" -c ".headers off" -c "SELECT g.host_driver || '/' || g.target_driver || ':' ||
+			group_concat(DISTINCT s.label) FROM ntp_report_group AS g
+			JOIN ntp_report_stage AS s ON s.hdb = g.hdb AND s.grp = g.grp
+			WHERE s.stage = 'target_driver' GROUP BY g.hdb ORDER BY g.hdb" \
+			"$d/kh.db" "$d/kt.db" "$d/sh.db" "$d/st.db"
+		expect_same "$d/out" "kernel/kernel:target driver
+spdk/spdk:target driver (SPDK)" "mixed targets$mode: target stages by the group's target"
+	done
+else
+	bad "mixed targets: $GEN failed"
+fi
+
 # ---- the recordings are untouched ----
 
 for f in h t solo; do
