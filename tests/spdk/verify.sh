@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# verify.sh SPDK_DIR [SECS]: ntprof against a real SPDK, built outside this
+# repository with spdk-patch/ applied and configured --with-usdt
+# (spdk-patch/README.md says how). It never builds or fetches SPDK, and it
+# is not part of make check.
+#
+# On this machine, over NVMe/TCP on loopback: nvmf_tgt with a 64 MiB Malloc
+# bdev on CPU 0, spdk_nvme_perf on CPU 1, ntprof-collect recording both
+# sides. Four cases: the tutorial's (4 KiB random reads at queue depth 1,
+# -s 100), 4 KiB random reads at queue depth 16 (-s 100), 16 KiB random
+# writes at queue depth 1 (-s 10) and a 70/30 random mix at queue depth 16
+# (-s 10); SECS each (default 10). For each it prints perf's IOPS and
+# Average, ntprof's end-to-end mean of the matched I/O, the share of the
+# host's records matched, and whether the joined components add up to end
+# to end; it fails when a recording is empty, fewer than 99.5 % matched, the
+# components do not add up or the means differ by more than 10 %.
+#
+# NVMe/RDMA is not run here: this machine has no RDMA device, and a guest
+# with soft-RoCE (tests/vm) cannot run SPDK against Debian's DPDK under
+# qemu's TCG (DPDK's start-up code dies with SIGILL on an SSE4.1
+# instruction the emulator mis-decodes).
+# Root: the collector loads BPF programs.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+S=${1:-}
+SECS=${2:-10}
+NQN=nqn.2016-06.io.spdk:cnode1
+
+die() { echo "verify: $*" >&2; exit 2; }
+
+[ -n "$S" ] || die "usage: verify.sh SPDK_DIR [SECS] (an SPDK build with spdk-patch/ applied)"
+for b in nvmf_tgt spdk_nvme_perf; do
+	[ -x "$S/build/bin/$b" ] ||
+		die "$S/build/bin/$b: not found: give the directory of an SPDK build (make done there)"
+	readelf -n "$S/build/bin/$b" 2>/dev/null | grep -q "Provider: ntprof" ||
+		die "$S/build/bin/$b has no ntprof USDT probes: apply spdk-patch/ntprof.patch and configure --with-usdt"
+done
+[ "$(id -u)" = 0 ] || die "needs root (ntprof-collect loads BPF programs)"
+[ -x "$top/ntprof-collect" ] && [ -x "$top/ntprof-shell" ] || die "build ntprof first (make)"
+python3 -c 'import json' 2>/dev/null || die "needs python3"
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-spdk.XXXXXX") || exit 1
+[ -n "${KEEP:-}" ] && echo "verify: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
+RPC="/usr/bin/python3 $S/scripts/rpc.py"
+fail=0
+
+target_up() {
+	taskset -c 0 "$S/build/bin/nvmf_tgt" --no-huge -s 1024 -m 0x1 >"$d/tgt.log" 2>&1 &
+	tgt=$!
+	for _i in $(seq 150); do
+		$RPC rpc_get_methods >/dev/null 2>&1 && break
+		kill -0 $tgt 2>/dev/null || { cat "$d/tgt.log" >&2; die "nvmf_tgt exited"; }
+		sleep 0.2
+	done
+	$RPC nvmf_create_transport -t TCP >/dev/null &&
+		$RPC bdev_malloc_create -b Malloc0 64 4096 >/dev/null &&
+		$RPC nvmf_create_subsystem $NQN -a -s SPDK00000000000001 >/dev/null &&
+		$RPC nvmf_subsystem_add_ns $NQN Malloc0 >/dev/null &&
+		$RPC nvmf_subsystem_add_listener $NQN -t tcp -a 127.0.0.1 -s 4420 -f ipv4 >/dev/null ||
+		die "cannot configure nvmf_tgt (rpc.py)"
+}
+
+# one NAME RATE PERF-ARGS...: a run, recorded on both sides
+one() {
+	name=$1 rate=$2
+	shift 2
+	target_up
+	"$top/ntprof-collect" record -r target -t tcp -s "$rate" -i 1 -q \
+		--spdk-target "$S/build/bin/nvmf_tgt" -o "$d/$name-t.db" >"$d/$name-tc.log" 2>&1 &
+	tc=$!
+	"$top/ntprof-collect" record -r host -t tcp -s "$rate" -i 1 -q --wait \
+		--spdk-host "$S/build/bin/spdk_nvme_perf" -o "$d/$name-h.db" >"$d/$name-hc.log" 2>&1 &
+	hc=$!
+	sleep 1
+	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" "$@" \
+		-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
+		>"$d/$name-perf.log" 2>&1
+	kill -INT $hc $tc
+	wait $hc $tc
+	kill $tgt
+	wait $tgt 2>/dev/null
+	judge "$name"
+}
+
+# sql QUERY: one value over the case's two recordings
+sql() {
+	"$top/ntprof-shell" -c ".mode csv" -c ".headers off" -c "$1" "$d/$name-h.db" "$d/$name-t.db" \
+		2>>"$d/sql.err" | tail -1 | tr -d '\r'
+}
+
+judge() {
+	set -- $(sed -n 's/^Total *: *\([0-9.]*\) *[0-9.]* *\([0-9.]*\).*/\1 \2/p' "$d/$name-perf.log")
+	iops=${1:-0} avg=${2:-0}
+	mean=$(sql "SELECT round(avg(e2e) / 1000.0, 2) FROM ntp_joined
+		WHERE grp IN (SELECT id FROM host.grp WHERE opcode IN (1, 2))")
+	pct=$(sql "SELECT round(matched_pct, 2) FROM ntp_match_stats")
+	sum=$(sql "SELECT sum(CASE WHEN k.total = 0 THEN c.sum_ns ELSE -c.sum_ns END)
+		FROM ntp_report_component_stats AS c JOIN component AS k ON k.name = c.component
+		JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = 'joined'
+		WHERE k.stage_joined IS NOT NULL OR k.name = 'e2e'")
+	verdict=ok
+	awk -v m="${mean:-0}" -v a="$avg" -v p="${pct:-0}" -v s="${sum:-x}" \
+		'BEGIN { exit !(m > 0 && a > 0 && p >= 99.5 && s == 0 && m / a > 0.9 && m / a < 1.1) }' ||
+		{ verdict=FAIL; fail=1; }
+	printf '%-10s %10s %12s %12s %9s %10s  %s\n' "$name" "$iops" "$avg" "${mean:-?}" \
+		"${pct:-?}" "${sum:-?}" "$verdict"
+}
+
+echo "SPDK $(cat "$S/VERSION" 2>/dev/null || echo "in $S"), NVMe/TCP on loopback, $SECS s per case"
+printf '%-10s %10s %12s %12s %9s %10s\n' case "perf IOPS" "perf avg us" "ntprof us" matched% "sum-e2e"
+one seed 100 -q 1 -o 4096 -w randread
+one qd16 100 -q 16 -o 4096 -w randread
+one write16k 10 -q 1 -o 16384 -w randwrite
+one mix7030 10 -q 16 -o 4096 -w randrw -M 70
+echo "NVMe/RDMA: not run (no RDMA device here; SPDK does not run under qemu's TCG, see the header)"
+exit $fail
