@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/bpf.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -140,12 +142,126 @@ enum ntp_flavour ntp_hook_choose(const struct ntp_hook *h, int module_btf, int f
 	return module_btf && fentry_ok ? NTP_FENTRY : NTP_KPROBE;
 }
 
+/* The hooks whose fentry/tp_btf program the verifier rejected here, and
+ * why: they are taken as their twin. */
+#define NTP_MAX_REJECTED 16
+static struct {
+	const char *prog;
+	char why[160];
+} rejected[NTP_MAX_REJECTED];
+static int nrejected;
+
+static const char *rejection(const struct ntp_hook *h)
+{
+	for (int i = 0; i < nrejected; i++)
+		if (!strcmp(rejected[i].prog, h->prog))
+			return rejected[i].why;
+	return NULL;
+}
+
 enum ntp_flavour ntp_hook_flavour(const struct ntp_hook *h)
 {
 	/* tracepoints need no probe: tp_btf goes where the BTF is */
 	int fentry_ok = tracepoint_name(h) || ntp_function_hooks() == NTP_FN_FENTRY;
+	enum ntp_flavour f = ntp_hook_choose(h, ntp_module_btf(h->module), fentry_ok);
 
-	return ntp_hook_choose(h, ntp_module_btf(h->module), fentry_ok);
+	if (rejection(h))
+		return f == NTP_TP_BTF ? NTP_RAW_TP : f == NTP_FENTRY ? NTP_KPROBE : f;
+	return f;
+}
+
+const char *ntp_hook_rejected(const struct ntp_hook *h)
+{
+	return rejection(h);
+}
+
+int ntp_hooks_reject(const struct ntp_hook *table, const char *prog, const char *why)
+{
+	for (const struct ntp_hook *h = table; h->prog; h++) {
+		enum ntp_flavour f = ntp_hook_flavour(h);
+
+		if (strcmp(h->prog, prog) || rejection(h) || nrejected == NTP_MAX_REJECTED ||
+		    (f != NTP_FENTRY && f != NTP_TP_BTF))
+			continue;
+		rejected[nrejected].prog = h->prog;
+		snprintf(rejected[nrejected].why, sizeof(rejected[nrejected].why), "%s", why);
+		nrejected++;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- what the verifier said: libbpf's log of a failed load ---- */
+
+static char *load_log;      /* libbpf's messages while loading */
+static size_t load_log_len;
+static libbpf_print_fn_t saved_print;
+
+static int keep_print(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	char line[1024];
+	int n = vsnprintf(line, sizeof(line), fmt, args);
+	char *more;
+
+	if (level == LIBBPF_DEBUG || n <= 0)
+		return 0;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	more = realloc(load_log, load_log_len + (size_t)n + 1);
+	if (!more)
+		return 0;
+	load_log = more;
+	memcpy(load_log + load_log_len, line, (size_t)n + 1);
+	load_log_len += (size_t)n;
+	return 0;
+}
+
+void ntp_hooks_log_begin(void)
+{
+	free(load_log);
+	load_log = NULL;
+	load_log_len = 0;
+	saved_print = libbpf_set_print(keep_print);
+}
+
+/* The program whose load failed (libbpf: "prog 'NAME': BPF program load
+ * failed"), and the verifier's last word on it: the line before the
+ * "processed N insns" summary. */
+int ntp_load_log_rejected(const char *log, char *prog, size_t plen, char *why, size_t wlen)
+{
+	const char *at = log ? strstr(log, "': BPF program load failed") : NULL;
+	const char *name, *end, *line, *best = NULL;
+	size_t blen = 0;
+
+	if (!at)
+		return -1;
+	for (name = at; name > log && name[-1] != '\''; name--)
+		;
+	snprintf(prog, plen, "%.*s", (int)(at - name), name);
+	end = strstr(at, "-- END PROG LOAD LOG --");
+	for (line = strchr(at, '\n'); line && (!end || line < end); line = strchr(line + 1, '\n')) {
+		const char *next = strchr(line + 1, '\n');
+		size_t len = next ? (size_t)(next - line - 1) : strlen(line + 1);
+
+		if (len && strncmp(line + 1, "processed ", 10) && strncmp(line + 1, "verification", 12) &&
+		    strncmp(line + 1, "-- END", 6) && (!end || line + 1 < end))
+			best = line + 1, blen = len;
+	}
+	snprintf(why, wlen, "%.*s", (int)blen, best ? best : "");
+	return 0;
+}
+
+int ntp_hooks_log_end(int failed, char *prog, size_t plen, char *why, size_t wlen)
+{
+	int rc = failed ? ntp_load_log_rejected(load_log, prog, plen, why, wlen) : -1;
+
+	libbpf_set_print(saved_print);
+	if (failed && rc && load_log) /* no program to blame: say what libbpf said */
+		fputs(load_log, stderr);
+	free(load_log);
+	load_log = NULL;
+	load_log_len = 0;
+	return rc;
 }
 
 const char *ntp_hook_prog(const struct ntp_hook *h)

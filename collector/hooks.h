@@ -63,6 +63,25 @@ enum ntp_flavour ntp_hook_choose(const struct ntp_hook *h, int module_btf, int f
 enum ntp_flavour ntp_hook_flavour(const struct ntp_hook *h);
 const char *ntp_hook_prog(const struct ntp_hook *h);
 
+/*
+ * Choosing by loading: a fentry/tp_btf program the verifier rejects is
+ * taken as its twin (kprobe/raw_tp) on the next try. ntp_hooks_reject
+ * marks PROG of TABLE so (0; -1: no such hook, or already its twin), and
+ * ntp_hook_flavour and ntp_hook_prog follow; ntp_hook_rejected says why,
+ * or NULL.
+ */
+int ntp_hooks_reject(const struct ntp_hook *table, const char *prog, const char *why);
+const char *ntp_hook_rejected(const struct ntp_hook *h);
+
+/* Around a load: keep libbpf's messages (begin), then (end) give back its
+ * printer and, if the load FAILED, the program libbpf blamed and the
+ * verifier's last line on it (0), or -1 after printing the messages kept. */
+void ntp_hooks_log_begin(void);
+int ntp_hooks_log_end(int failed, char *prog, size_t plen, char *why, size_t wlen);
+
+/* The same from a log LOG, for the tests. */
+int ntp_load_log_rejected(const char *log, char *prog, size_t plen, char *why, size_t wlen);
+
 /* Whether the kernel has H in its flavour here (types from /sys/kernel/btf,
  * or from the --btf file CUSTOM, may be NULL): 1 yes, 0 no (WHY says why). */
 int ntp_hook_ok(const struct ntp_hook *h, const char *custom, char *why, size_t whylen);

@@ -158,20 +158,15 @@ static const struct kern_object *object_of(const struct ntp_opts *o)
 	return NULL;
 }
 
-static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+/* Open O's object, choose its programs, size the ring, load: 0, or -1
+ * with ERR set; the skeleton stays for the caller to destroy. */
+static int load_once(struct kern *k, const struct ntp_opts *o, char *err, size_t errlen)
 {
-	struct kern *k;
 	int rc;
 
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = o->btf);
 
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
-				strerror(errno));
-	b->state = k;
-	k->ko = object_of(o);
-	if (!k->ko || k->ko->open(k, &opts)) {
+	if (k->ko->open(k, &opts)) {
 		k->skel = NULL;
 		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
 				strerror(errno));
@@ -185,6 +180,43 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 		return ntp_fail(err, errlen, "failed to load the kernel programs: %s",
 				strerror(-rc));
 	return 0;
+}
+
+/*
+ * Loading decides too, not only what the BTF has: a program the verifier
+ * rejects (a newer verifier's rule, a backported change) is taken as its
+ * twin on the next try, and the collector says so. Each try rejects one
+ * more program, so the tries are bounded by the hooks.
+ */
+static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
+{
+	char prog[64], why[160];
+	struct kern *k;
+
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return ntp_fail(err, errlen, "failed to open the kernel programs: %s",
+				strerror(errno));
+	b->state = k;
+	k->ko = object_of(o);
+	if (!k->ko)
+		return ntp_fail(err, errlen, "no kernel programs for %s over %s", o->transport,
+				o->role == T ? "the target" : "the host");
+	for (;;) {
+		int rc;
+
+		ntp_hooks_log_begin();
+		rc = load_once(k, o, err, errlen);
+		if (ntp_hooks_log_end(rc, prog, sizeof(prog), why, sizeof(why)))
+			return rc;
+		if (ntp_hooks_reject(hooks(o), prog, why))
+			return ntp_fail(err, errlen, "failed to load the kernel programs: the "
+					"verifier rejected %s: %s", prog, why);
+		fprintf(stderr, "ntprof: the verifier rejected %s (%s): taking its twin\n", prog,
+			why);
+		k->ko->destroy(k->skel);
+		k->skel = NULL;
+	}
 }
 
 static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,

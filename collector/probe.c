@@ -267,10 +267,15 @@ static void print_hook(struct ntp_json *w, const struct ntp_hook *h, const struc
 		ntp_json_string_field(w, "points", h->points);
 		ntp_json_bool_field(w, "required", h->required);
 		ntp_json_bool_field(w, "ok", ok);
+		if (ntp_hook_rejected(h))
+			ntp_json_string_field(w, "rejected", ntp_hook_rejected(h));
 		ntp_json_end_object(w);
 	} else if (ok) {
 		printf("ok %s %s %s (%s)\n", ntp_hook_prog(h), kind, h->target,
 		       h->points[0] ? h->points : "no point: voids a requeued record");
+		if (ntp_hook_rejected(h))
+			printf("  (its %s twin was rejected by the verifier: %s)\n",
+			       strchr(h->target, ':') ? "tp_btf" : "fentry", ntp_hook_rejected(h));
 	} else {
 		printf("no %s %s %s: %s (%s)\n", ntp_hook_prog(h), kind, h->target, why,
 		       h->required ? "required" : "optional: those points stay empty");

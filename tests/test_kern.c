@@ -204,6 +204,52 @@ static void test_choice(void **state)
 	assert_string_equal(ntp_flavour_name(NTP_RAW_TP), "raw_tp");
 }
 
+/* libbpf's log of a load the verifier refused (as 6.12's refused the
+ * unchecked tracepoint argument): the program blamed and the verifier's
+ * last word, not its statistics. */
+static void test_load_log(void **state)
+{
+	static const char log[] =
+		"libbpf: prog 'ntp_k_setup_cmd': BPF program load failed: Permission denied\n"
+		"libbpf: prog 'ntp_k_setup_cmd': -- BEGIN PROG LOAD LOG --\n"
+		"0: R1=ctx() R10=fp0\n"
+		"25: (7b) *(u64 *)(r10 -432) = r6\n"
+		"R3 pointer arithmetic on trusted_ptr_or_null_ prohibited, null-check it first\n"
+		"processed 31 insns (limit 1000000) max_states_per_insn 0 total_states 1\n"
+		"-- END PROG LOAD LOG --\n"
+		"libbpf: prog 'ntp_k_setup_cmd': failed to load: -13\n";
+	char prog[64], why[160];
+
+	(void)state;
+	assert_int_equal(ntp_load_log_rejected(log, prog, sizeof(prog), why, sizeof(why)), 0);
+	assert_string_equal(prog, "ntp_k_setup_cmd");
+	assert_string_equal(why, "R3 pointer arithmetic on trusted_ptr_or_null_ prohibited, "
+				 "null-check it first");
+	assert_int_equal(ntp_load_log_rejected("libbpf: map 'x': failed to create\n", prog,
+					       sizeof(prog), why, sizeof(why)), -1);
+	assert_int_equal(ntp_load_log_rejected(NULL, prog, sizeof(prog), why, sizeof(why)), -1);
+}
+
+/* A rejected tp_btf program is taken as its raw_tp twin, once; a hook
+ * already in its twin flavour cannot be rejected again. vmlinux has BTF on
+ * every kernel this runs on, so block:block_rq_complete starts as tp_btf. */
+static void test_reject(void **state)
+{
+	const struct ntp_hook *h;
+
+	(void)state;
+	for (h = ntp_kern_tcp_hooks; strcmp(h->prog, "ntp_k_rq_done"); h++)
+		;
+	assert_int_equal(ntp_hook_flavour(h), NTP_TP_BTF);
+	assert_null(ntp_hook_rejected(h));
+	assert_int_equal(ntp_hooks_reject(ntp_kern_tcp_hooks, "ntp_k_rq_done", "a reason"), 0);
+	assert_int_equal(ntp_hook_flavour(h), NTP_RAW_TP);
+	assert_string_equal(ntp_hook_prog(h), "ntp_k_rq_done_raw");
+	assert_string_equal(ntp_hook_rejected(h), "a reason");
+	assert_int_equal(ntp_hooks_reject(ntp_kern_tcp_hooks, "ntp_k_rq_done", "again"), -1);
+	assert_int_equal(ntp_hooks_reject(ntp_kern_tcp_hooks, "no_such_prog", "x"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +257,8 @@ int main(void)
 		cmocka_unit_test(test_every_row_in_both_flavours),
 		cmocka_unit_test(test_every_program_has_a_row),
 		cmocka_unit_test(test_every_point_covered),
+		cmocka_unit_test(test_load_log),
+		cmocka_unit_test(test_reject),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
