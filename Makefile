@@ -287,8 +287,8 @@ check-fault: all
 # Linux guests under qemu for the kernel drivers, on Debian 12's two
 # kernels (6.1 and 6.12): NVMe/TCP on one guest's loopback (with --btf and
 # kprobes), then a host and a target guest over NVMe/TCP and NVMe/RDMA
-# (soft-RoCE), and the SPDK-shaped fixture host against the kernel target
-# (a mixed pair). make check runs every case on 6.1's TCP and a subset of the
+# (soft-RoCE), and the mixed pairs: the SPDK-shaped fixture host against
+# the kernel target, the kernel host against the fixture target. make check runs every case on 6.1's TCP and a subset of the
 # others; check-kernels runs them all.
 K612 := VM_KERNEL=linux-image-6.12-amd64
 check-vm: all
@@ -297,6 +297,7 @@ check-vm: all
 	@sh tests/vm/kernel_test.sh
 	@TR=rdma CASES="read1 write1 read10 flush1" sh tests/vm/kernel_test.sh
 	@HOST=fixture sh tests/vm/kernel_test.sh
+	@TARGET=fixture sh tests/vm/kernel_test.sh
 	@$(K612) CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
 	@$(K612) TR=rdma CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
 
@@ -305,6 +306,7 @@ check-kernels: all
 		VM_KERNEL=$$k sh tests/vm/smoke_test.sh; \
 		for tr in tcp rdma; do VM_KERNEL=$$k TR=$$tr sh tests/vm/kernel_test.sh; done; \
 		VM_KERNEL=$$k HOST=fixture sh tests/vm/kernel_test.sh; \
+		VM_KERNEL=$$k TARGET=fixture sh tests/vm/kernel_test.sh; \
 	done
 
 # The unit tests again, built with AddressSanitizer and UBSan.

@@ -8,7 +8,8 @@
 # cases below (default: all for TCP; all but the netem one for RDMA), and
 # HOST=fixture makes the host the SPDK-shaped fixture (tests/fixture,
 # recorded through its USDT probes) instead of the kernel's driver, a mixed
-# pair with the kernel target (TCP; read1 write1 read10 by default): fio 4 KiB
+# pair with the kernel target (TCP; read1 write1 read10 by default), and
+# TARGET=fixture the target, against the kernel's host driver: fio 4 KiB
 # random reads, 8 KiB writes (R2T), 4 KiB writes (in-capsule) and 4 KiB
 # writes each followed by a flush, at queue depth 1, recorded on both sides
 # at -s 1 and -s 10; then a 70/30 mix at queue depth 8 with 3 +- 2 ms of
@@ -28,10 +29,12 @@ rdma) net_label="network (RDMA, NICs, wire)" ;;
 *) echo "kernel_test: TR=$TR: tcp or rdma" >&2; exit 1 ;;
 esac
 HOST=${HOST:-kernel}
-case $HOST/$TR in
-kernel/*) ;;
-fixture/tcp) default="read1 write1 read10" ;;
-*) echo "kernel_test: HOST=$HOST TR=$TR: the host is kernel, or fixture over tcp" >&2; exit 1 ;;
+TARGET=${TARGET:-kernel}
+case $HOST/$TARGET/$TR in
+kernel/kernel/*) ;;
+fixture/kernel/tcp | kernel/fixture/tcp) default="read1 write1 read10" ;;
+*) echo "kernel_test: HOST=$HOST TARGET=$TARGET TR=$TR: the fixture (tcp only) on one side at most" >&2
+   exit 1 ;;
 esac
 pass=0
 fail=0
@@ -58,7 +61,7 @@ for c in ${CASES:-${default:-$(cut -d' ' -f1 "$d/all")}}; do
 	grep "^$c " "$d/all" || { echo "kernel_test: no case $c" >&2; exit 1; }
 done >"$d/cases"
 
-echo "== two guests, NVMe/$TR, $HOST host, $(sh "$top/tests/vm/vm.sh" version) (a few minutes)"
+echo "== two guests, NVMe/$TR, $HOST host, $TARGET target, $(sh "$top/tests/vm/vm.sh" version) (a few minutes)"
 . "$top/tests/vm/pair.sh"
 run_pair "$d" 900
 [ $hrc -eq 0 ] && ok || { bad "the host guest failed (exit $hrc):"; tail -20 "$d/host.vm" >&2; }
@@ -92,6 +95,7 @@ HOST_POINTS="h_start h_queue h_sent h_rx h_rx_drv h_cqe h_complete h_end"
 # SPDK has no block layer: no h_start, h_end
 [ "$HOST" = fixture ] && HOST_POINTS="h_queue h_sent h_rx h_rx_drv h_cqe h_complete"
 TARGET_POINTS="t_rx t_cmd t_exec t_stor t_resp t_sent"
+[ "$TARGET" = fixture ] && TARGET_POINTS="$TARGET_POINTS t_free"
 
 # missing DB TABLE POINTS...: I/O commands without one of the points (the
 # fixture host also records its admin and fabrics commands)
@@ -116,7 +120,7 @@ check_case() {
 	ios=$(fio_val "$name" ios)
 	n_h=$("$out/check_sampled" "$h" "$rate") || bad "$name: host records the hash rule would not sample"
 	n_t=$("$out/check_sampled" "$t" "$rate") || bad "$name: target records the hash rule would not sample"
-	n_h=$(io_records "$h")
+	n_h=$(io_records "$h") n_t=$(io_records "$t")
 	if [ "$rate" = 1 ]; then
 		expect "$name: host records = fio's I/Os" "$n_h" "$ios"
 		expect "$name: target records = fio's I/Os" "$n_t" "$ios"
@@ -127,7 +131,7 @@ check_case() {
 	# SPDK's collector counts only what it samples: no exact host count
 	[ "$HOST" = fixture ] || expect "$name: host's exact count = fio's I/Os" \
 		"$(sqlite3 "$h" 'SELECT sum(total) FROM interval_grp')" "$ios"
-	expect "$name: target's exact count = fio's I/Os" \
+	[ "$TARGET" = fixture ] || expect "$name: target's exact count = fio's I/Os" \
 		"$(sqlite3 "$t" 'SELECT sum(total) FROM interval_grp')" "$ios"
 	expect "$name: >= 99.5 % of the host's records matched" \
 		"$(sql "SELECT matched_pct >= 99.5 FROM ntp_match_stats" "$h" "$t")" 1
@@ -151,6 +155,12 @@ check_case() {
 			bad "$name: the SPDK host's driver stage is not labelled as SPDK's"
 		grep -q "^  target driver  " "$d/$name.report" && ok ||
 			bad "$name: the kernel target's driver stage is not labelled as the kernel's"
+	fi
+	if [ "$TARGET" = fixture ]; then
+		grep -q "^  host driver  " "$d/$name.report" && ok ||
+			bad "$name: the kernel host's driver stage is not labelled as the kernel's"
+		grep -q "^  target driver (SPDK) " "$d/$name.report" && ok ||
+			bad "$name: the SPDK target's driver stage is not labelled as SPDK's"
 	fi
 	grep -qF "$net_label" "$d/$name.report" && ok ||
 		bad "$name: the report has no network stage"
@@ -204,8 +214,15 @@ printf '%s\n' "$host_want" "^load: ok" |
 	while read -r want; do
 		grep -q "$want" "$d/probe-host.out" && echo ok || echo "bad host probe: no line '$want'"
 	done >"$d/probe.check"
-printf '%s\n' "$target_want" "^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init" \
-	"^ok ntp_k_bio_done fentry nvmet_bio_done" "^load: ok" |
+if [ "$TARGET" = fixture ]; then # probed while the fixture runs
+	target_want="^ok nvmf_tcp_done 1 site
+^ok ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done"
+else
+	target_want="$target_want
+^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init
+^ok ntp_k_bio_done fentry nvmet_bio_done"
+fi
+printf '%s\n' "$target_want" "^load: ok" |
 	while read -r want; do
 		grep -q "$want" "$d/probe-target.out" && echo ok || echo "bad target probe: no line '$want'"
 	done >>"$d/probe.check"

@@ -11,6 +11,10 @@ TR=${TR:-tcp}
 # the kernel's driver: a mixed pair with the kernel target
 HOST=${HOST:-kernel}
 PERF=$TOP/.output/fixture_perf
+# TARGET=fixture: the target is the SPDK-shaped fixture, against the
+# kernel's host driver
+TARGET=${TARGET:-kernel}
+TGT=$TOP/.output/fixture_tgt
 N=$TOP/ntprof-collect
 # SQLite needs a file system with working locks and mmap: not 9p
 DB=/mnt/db
@@ -150,14 +154,32 @@ wait_file() {
 # "NAME RATE RW BS SECS [OPTION...]" (io, jitter). Per case the target starts recording (RATE 0: no
 # collector), the host records fio's run, then the target stops. They keep
 # in step through files in the shared run directory.
+# fixture_up ADDR: the fixture target on ADDR:4420, serving $NQN (64 MiB
+# of RAM, in-capsule data up to 4 KiB as for the kernel target)
+fixture_up() {
+	"$TGT" -a "$1" -p 4420 -n $NQN --incapsule 4096 >fixture-tgt.log 2>&1 &
+	for _i in $(seq 100); do
+		grep -q "listening on" fixture-tgt.log && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 target_main() {
 	guest_init target
 	wire 10.0.0.2 || return 1
-	target_up 10.0.0.2 || return 1
+	_app=
+	if [ "$TARGET" = fixture ]; then
+		fixture_up 10.0.0.2 || return 1
+		_app="--spdk-target $TGT"
+	else
+		target_up 10.0.0.2 || return 1
+	fi
 	touch target.up
 	while read -r name rate rw bs secs extra; do
 		if [ "$rate" != 0 ]; then
-			rec target "$name-target" -s "$rate" || { echo "$name: no recording" >&2; return 1; }
+			rec target "$name-target" -s "$rate" $_app ||
+				{ echo "$name: no recording" >&2; return 1; }
 		fi
 		jitter on $extra || { echo "$name: no netem" >&2; return 1; }
 		touch "$name.t-ready"
@@ -165,7 +187,7 @@ target_main() {
 		jitter off $extra
 		[ "$rate" = 0 ] || rec_stop "$name-target" || return 1
 	done <cases
-	"$N" probe -r target -t $TR >probe-target.out 2>&1
+	"$N" probe -r target -t $TR $_app >probe-target.out 2>&1
 	wait_file host.done 120
 }
 

@@ -10,8 +10,8 @@
 run_pair() {
 	_p=${VM_PORT:-40001}
 	for g in target host; do
-		printf 'TOP=%s\nTR=%s\nHOST=%s\n. $TOP/tests/vm/nvmf.sh\n%s_main\n' "$top" "${TR:-tcp}" \
-			"${HOST:-kernel}" "$g" >"$1/$g.sh"
+		printf 'TOP=%s\nTR=%s\nHOST=%s\nTARGET=%s\n. $TOP/tests/vm/nvmf.sh\n%s_main\n' \
+			"$top" "${TR:-tcp}" "${HOST:-kernel}" "${TARGET:-kernel}" "$g" >"$1/$g.sh"
 	done
 	VM_SMP=1 VM_NAME=target VM_NET="$_p $((_p + 1))" VM_MAC=52:54:00:00:00:02 \
 		sh "$top/tests/vm/vm.sh" run "$1" "$2" >"$1/target.vm" 2>&1 &
