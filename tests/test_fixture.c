@@ -952,8 +952,8 @@ static const char *const s_ntp_report_unmatched[] = {
 };
 
 static const char *const s_ntp_group_matched[] = {
-	"hdb,grp,matched",
-	"host,1,3", "host,2,1",
+	"hdb,grp,matched,tdb,tdb_n",
+	"host,1,3,target,3", "host,2,1,target,1",
 	NULL
 };
 
