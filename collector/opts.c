@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bpf/libbpf.h>
+
+#include "ntp_version.h"
 #include "ntprof_abi.h"
 #include "opts.h"
 
@@ -44,6 +47,7 @@ void ntp_usage(FILE *f)
 		"                           receive timestamps (no receive paths), less overhead\n"
 		"  -j, --json               probe prints JSON\n"
 		"  -h, --help               this text\n"
+		"      --version            the version, and libbpf's\n"
 		"examples:\n"
 		"  ntprof-collect probe -r target -t tcp --spdk-target ~/spdk/build/bin/nvmf_tgt\n"
 		"  ntprof-collect record -r target -t tcp -s 100 -i 10 \\\n"
@@ -183,6 +187,7 @@ int ntp_opts_parse(struct ntp_opts *o, int argc, char **argv)
 		{ "wait", no_argument, NULL, 'W' },
 		{ "no-arrivals", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ 0 },
 	};
 	int opt;
@@ -190,6 +195,11 @@ int ntp_opts_parse(struct ntp_opts *o, int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "r:t:s:i:d:o:fjqh", longopts, NULL)) != -1) {
 		if (opt == 'h') {
 			ntp_usage(stdout);
+			exit(0);
+		}
+		if (opt == 'v') {
+			printf("ntprof-collect %s (libbpf %u.%u)\n", NTP_VERSION, libbpf_major_version(),
+			       libbpf_minor_version());
 			exit(0);
 		}
 		if (opt == '?' || parse_opt(o, opt, optarg))

@@ -15,6 +15,7 @@
 
 #include "ntp_err.h"
 #include "ntp_session.h"
+#include "ntp_version.h"
 
 struct cmd {
 	const char *name;
@@ -143,7 +144,8 @@ static void usage(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "'ntprof COMMAND --help' for a command's options; man ntprof.\n");
+	fprintf(f, "'ntprof COMMAND --help' for a command's options; 'ntprof --version';"
+		   " man ntprof.\n");
 }
 
 /* Unique prefixes, as bpftool: "rep" is report. */
@@ -170,6 +172,10 @@ int main(int argc, char **argv)
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("ntprof %s\n", NTP_VERSION);
+		return 0;
 	}
 	c = find(argv[1]);
 	if (!c) {

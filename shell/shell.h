@@ -17,10 +17,8 @@
 #include <stdio.h>
 
 #include "ntp_session.h"
+#include "ntp_version.h"
 
-#ifndef NTP_VERSION
-#define NTP_VERSION "0.1"
-#endif
 
 /* Everything a command can change. */
 struct shell {

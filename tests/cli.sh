@@ -108,6 +108,17 @@ then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff 
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
 
+# Every program says its version (--version, exit 0), and the data generator
+# has --help.
+for prog in "$NTPROF" "$top/ntprof-collect" "$top/ntprof-shell"; do
+	name=$(basename "$prog")
+	v=$("$prog" --version 2>&1)
+	[ $? -eq 0 ] && echo "$v" | grep -Eq "^$name [0-9]+\.[0-9]+" && ok ||
+		bad "$name --version: '$v'"
+done
+"$GEN" --help 2>&1 | grep -q "^usage: ntprof-gen" && "$GEN" --help >/dev/null 2>&1 && ok ||
+	bad "ntprof-gen --help"
+
 # The man pages document every long option the programs' --help names.
 # man_has_options PAGE COMMAND...: each --option of COMMAND's help is in PAGE
 man_has_options() {

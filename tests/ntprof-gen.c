@@ -46,7 +46,13 @@ int main(int argc, char **argv)
 	int nhosts = 0, opt, hw = 0, tw = 0;
 
 	gen_defaults(&c);
-	while ((opt = getopt(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:x:h")) != -1) {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+
+	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:x:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (nhosts == GEN_MAX_HOSTS) {
