@@ -94,6 +94,10 @@ print(n + flushes if sys.argv[2] == "ios" else lat)' "$d/$1.fio" "$2" 2>/dev/nul
 HOST_POINTS="h_start h_queue h_sent h_rx h_rx_drv h_cqe h_complete h_end"
 # SPDK has no block layer: no h_start, h_end
 [ "$HOST" = fixture ] && HOST_POINTS="h_queue h_sent h_rx h_rx_drv h_cqe h_complete"
+# the driver stages' labels: the kernel's, or SPDK's for a fixture side
+host_lbl="host driver  " target_lbl="target driver  "
+[ "$HOST" = fixture ] && host_lbl="host driver (SPDK) "
+[ "$TARGET" = fixture ] && target_lbl="target driver (SPDK) "
 TARGET_POINTS="t_rx t_cmd t_exec t_stor t_resp t_sent"
 [ "$TARGET" = fixture ] && TARGET_POINTS="$TARGET_POINTS t_free"
 
@@ -150,18 +154,10 @@ check_case() {
 	"$top/ntprof" report --detail "$h" "$t" >"$d/$name.report" 2>&1
 	grep -Eq "^== (read|write) [48]KiB (nvme[0-9]+n1|spdk-c[0-9]+n1): " "$d/$name.report" && ok ||
 		bad "$name: no report group named after the block device"
-	if [ "$HOST" = fixture ]; then # each side's stages named by its own driver
-		grep -q "^  host driver (SPDK) " "$d/$name.report" && ok ||
-			bad "$name: the SPDK host's driver stage is not labelled as SPDK's"
-		grep -q "^  target driver  " "$d/$name.report" && ok ||
-			bad "$name: the kernel target's driver stage is not labelled as the kernel's"
-	fi
-	if [ "$TARGET" = fixture ]; then
-		grep -q "^  host driver  " "$d/$name.report" && ok ||
-			bad "$name: the kernel host's driver stage is not labelled as the kernel's"
-		grep -q "^  target driver (SPDK) " "$d/$name.report" && ok ||
-			bad "$name: the SPDK target's driver stage is not labelled as SPDK's"
-	fi
+	for lbl in "$host_lbl" "$target_lbl"; do # each side's by its own driver
+		grep -q "^  $lbl" "$d/$name.report" && ok ||
+			bad "$name: no stage labelled '$lbl' in the report"
+	done
 	grep -qF "$net_label" "$d/$name.report" && ok ||
 		bad "$name: the report has no network stage"
 	if [ "$name" = flush1 ]; then
