@@ -35,7 +35,8 @@ endif
 # Debian 12 packages everything here needs; `make deps` installs the missing.
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
-	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2
+	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2 \
+	libibverbs-dev librdmacm-dev ibverbs-providers
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
@@ -287,9 +288,10 @@ check-fault: all
 # Linux guests under qemu for the kernel drivers, on Debian 12's two
 # kernels (6.1 and 6.12): NVMe/TCP on one guest's loopback (with --btf and
 # kprobes), then a host and a target guest over NVMe/TCP and NVMe/RDMA
-# (soft-RoCE), and the mixed pairs: the SPDK-shaped fixture host against
-# the kernel target, the kernel host against the fixture target. make check runs every case on 6.1's TCP and a subset of the
-# others; check-kernels runs them all.
+# (soft-RoCE), and the pairs with the SPDK-shaped fixture (tests/fixture):
+# its host against the kernel target, the kernel host against its target,
+# and its host against its target, over both. make check runs every case on
+# 6.1's TCP and a subset of the others; check-kernels runs them all.
 K612 := VM_KERNEL=linux-image-6.12-amd64
 check-vm: all
 	@sh tests/vm/smoke_test.sh
@@ -298,15 +300,21 @@ check-vm: all
 	@TR=rdma CASES="read1 write1 read10 flush1" sh tests/vm/kernel_test.sh
 	@HOST=fixture sh tests/vm/kernel_test.sh
 	@TARGET=fixture sh tests/vm/kernel_test.sh
+	@TR=rdma HOST=fixture CASES="read1 write1" sh tests/vm/kernel_test.sh
+	@TR=rdma TARGET=fixture CASES="read1 write1" sh tests/vm/kernel_test.sh
+	@TR=rdma HOST=fixture TARGET=fixture sh tests/vm/kernel_test.sh
 	@$(K612) CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
 	@$(K612) TR=rdma CASES="read1 write1 flush1" sh tests/vm/kernel_test.sh
 
 check-kernels: all
 	@set -e; for k in linux-image-amd64 linux-image-6.12-amd64; do \
 		VM_KERNEL=$$k sh tests/vm/smoke_test.sh; \
-		for tr in tcp rdma; do VM_KERNEL=$$k TR=$$tr sh tests/vm/kernel_test.sh; done; \
-		VM_KERNEL=$$k HOST=fixture sh tests/vm/kernel_test.sh; \
-		VM_KERNEL=$$k TARGET=fixture sh tests/vm/kernel_test.sh; \
+		for tr in tcp rdma; do \
+			VM_KERNEL=$$k TR=$$tr sh tests/vm/kernel_test.sh; \
+			VM_KERNEL=$$k TR=$$tr HOST=fixture sh tests/vm/kernel_test.sh; \
+			VM_KERNEL=$$k TR=$$tr TARGET=fixture sh tests/vm/kernel_test.sh; \
+			VM_KERNEL=$$k TR=$$tr HOST=fixture TARGET=fixture sh tests/vm/kernel_test.sh; \
+		done; \
 	done
 
 # The unit tests again, built with AddressSanitizer and UBSan.

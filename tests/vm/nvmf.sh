@@ -32,10 +32,13 @@ wire() {
 	ip addr add "$1/24" dev eth0 && ip link set eth0 up
 }
 
-# rxe: soft-RoCE on eth0, for TR=rdma (nothing for tcp)
+# rxe: soft-RoCE on eth0, for TR=rdma (nothing for tcp), with the user
+# space's verbs and connection manager devices for the fixture
 rxe() {
 	[ "$TR" = rdma ] || return 0
-	modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0
+	[ -e /sys/class/infiniband/rxe0 ] && return 0
+	modprobe rdma_rxe && modprobe ib_uverbs && modprobe rdma_ucm &&
+		rdma link add rxe0 type rxe netdev eth0
 }
 
 # target_up ADDR: null_blk behind nvmet-$TR on ADDR:4420. In-capsule data
@@ -69,6 +72,18 @@ host_up() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# settle DEV: until the kernel's own reads of a new disk (its partition
+# table) are over: the disk's statistics unchanged for half a second
+settle() {
+	_s=/sys/block/${1#/dev/}/stat _prev=
+	for _i in $(seq 60); do
+		_now=$(cat "$_s")
+		[ "$_now" = "$_prev" ] && return 0
+		_prev=$_now
+		sleep 0.5
+	done
 }
 
 # rec ROLE NAME ARGS...: ntprof-collect record into $DB/NAME.db, in the
@@ -117,8 +132,8 @@ perf_io() {
 	_n=$1 _rw=$2 _bs=$3 _secs=$4 _qd=1
 	shift 4
 	for _o in "$@"; do case $_o in qd*) _qd=${_o#qd} ;; esac; done
-	"$PERF" -a 10.0.0.2 -n $NQN -q "$_qd" -o $((${_bs%k} * 1024)) -w "$_rw" -t "$_secs" \
-		--wait-signal >"$_n.perf" 2>&1 &
+	"$PERF" -a 10.0.0.2 -n $NQN --trtype $TR -q "$_qd" -o $((${_bs%k} * 1024)) -w "$_rw" \
+		-t "$_secs" --wait-signal >"$_n.perf" 2>&1 &
 	_perf=$!
 	for _i in $(seq 600); do
 		grep -q "waiting for SIGUSR1" "$_n.perf" && grep -q "profiling as" "$_n-host.log" &&
@@ -157,7 +172,8 @@ wait_file() {
 # fixture_up ADDR: the fixture target on ADDR:4420, serving $NQN (64 MiB
 # of RAM, in-capsule data up to 4 KiB as for the kernel target)
 fixture_up() {
-	"$TGT" -a "$1" -p 4420 -n $NQN --incapsule 4096 >fixture-tgt.log 2>&1 &
+	rxe || return 1
+	"$TGT" -a "$1" -p 4420 -n $NQN --trtype $TR --incapsule 4096 >fixture-tgt.log 2>&1 &
 	for _i in $(seq 100); do
 		grep -q "listening on" fixture-tgt.log && return 0
 		sleep 0.1
@@ -176,6 +192,8 @@ target_main() {
 		target_up 10.0.0.2 || return 1
 	fi
 	touch target.up
+	# the host's connect and its first reads are no case's
+	wait_file host.up 120 || return 1
 	while read -r name rate rw bs secs extra; do
 		if [ "$rate" != 0 ]; then
 			rec target "$name-target" -s "$rate" $_app ||
@@ -197,10 +215,13 @@ host_main() {
 	wait_file target.up 120 || return 1
 	_app=
 	if [ "$HOST" = fixture ]; then
+		rxe || { echo "no soft-RoCE" >&2; return 1; }
 		_app="--wait --spdk-host $PERF"
 	else
 		host_up 10.0.0.2 || { echo "cannot connect" >&2; return 1; }
+		settle "$DEV"
 	fi
+	touch host.up
 	while read -r name rate rw bs secs extra; do
 		wait_file "$name.t-ready" 120 || return 1
 		if [ "$rate" != 0 ]; then
