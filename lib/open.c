@@ -124,6 +124,20 @@ static char *immutable_uri(const char *path)
 	return strcat(n, "&immutable=1");
 }
 
+/* A warning on stderr, over the progress line if one is shown. */
+__attribute__((format(printf, 2, 3)))
+static void warn(struct ntp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntp_progress_clear(s);
+	fputs("ntprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int exec(sqlite3 *db, const char *sql)
 {
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
@@ -627,7 +641,8 @@ static int copy_file(const char *from, const char *to)
  * folded in, so nothing is written or locked beside the input and the
  * checks below see what the WAL changes.
  */
-static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
+static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+			size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], file[PATH_MAX + 16], wal[PATH_MAX + 32], from[PATH_MAX + 8];
@@ -636,8 +651,8 @@ static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
 
 	snprintf(from, sizeof(from), "%s-wal", d->path);
 	has_wal = access(from, F_OK) == 0;
-	fprintf(stderr, "ntprof: %s was not closed (its collector was killed or is still "
-		"recording)%s\n", d->path, has_wal ? ": reading a copy with its -wal" :
+	warn(s, "%s was not closed (its collector was killed or is still recording)%s",
+	     d->path, has_wal ? ": reading a copy with its -wal" :
 		", and no -wal is beside it: its last records may be missing");
 	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
@@ -663,10 +678,11 @@ static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
 }
 
 /* The file to read for D: its path, or a private copy. */
-static int choose_file(struct ntp_dbinfo *d, char *err, size_t errlen)
+static int choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+		       size_t errlen)
 {
 	if (d->wal)
-		return private_copy(d, err, errlen);
+		return private_copy(s, d, err, errlen);
 	d->open_path = strdup(d->path);
 	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
 }
@@ -688,6 +704,8 @@ static void remove_copy(struct ntp_dbinfo *d)
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
+	const char *progress;
+
 	memset(s, 0, sizeof(*s));
 	s->flags = flags;
 	if (n < 1)
@@ -701,6 +719,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		ntp_session_close(s);
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
+	progress = ntp_progress_begin(s, "checking the recordings");
 	for (int i = 0; i < n; i++) {
 		struct ntp_dbinfo *d = &s->dbs[i];
 
@@ -708,7 +727,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		s->ndbs++;
 		if (!d->path)
 			goto bad;
-		if (check_header(d, err, errlen) || choose_file(d, err, errlen) ||
+		if (check_header(d, err, errlen) || choose_file(s, d, err, errlen) ||
 		    (d->copy_dir && check_copy(d, err, errlen)) ||
 		    attach_one(s, d, err, errlen))
 			goto bad;
@@ -716,6 +735,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 	order_by_role(s);
 	if (check_set(s, err, errlen) || create_views(s, flags, err, errlen))
 		goto bad;
+	ntp_progress_end(s, progress);
 	return 0;
 bad:
 	ntp_session_close(s);
@@ -743,14 +763,18 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	 * computed once into a TEMP table and the view replaced by a read of
 	 * it: the same rows, without redoing the join and the percentiles for
 	 * every query. */
+	const char *progress;
 	char *sql;
 	int rc;
 
 	if (s->joined)
 		return 0;
+	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
+				      "computing the statistics");
 	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
 	rc = !sql || exec(s->db, sql);
 	sqlite3_free(sql);
+	ntp_progress_end(s, progress);
 	if (rc)
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
@@ -774,6 +798,7 @@ int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
 
 void ntp_session_close(struct ntp_session *s)
 {
+	ntp_progress_end(s, NULL);
 	sqlite3_close(s->db);
 	for (int i = 0; i < s->ndbs; i++) {
 		remove_copy(&s->dbs[i]);

@@ -186,5 +186,34 @@ expect_both "same file twice" "given twice" host.db host.db
 [ $? -eq 2 ] && grep -q "no recording given" err.txt && ok || bad "no argument: usage error, exit 2"
 expect_error "group not found" "no group matches 'write'" "$NTPROF" report -g write host.db
 
+# Progress on stderr, and only on a terminal: after NTPROF_PROGRESS_AFTER
+# seconds (0 here), a line "ntprof: WHAT... | N s", redrawn at most four
+# times a second, erased at the end; nothing else changes.
+"$GEN" -o big.db -t big-t.db -s 1 -n 5 -x 7 || exit 1
+"$NTPROF" report -p big.db big-t.db > plain.txt 2> plain.err
+NTPROF_PROGRESS_AFTER=0 "$NTPROF" report -p big.db big-t.db > piped.txt 2> piped.err
+[ -s plain.txt ] && [ ! -s plain.err ] && [ ! -s piped.err ] && cmp -s plain.txt piped.txt && ok ||
+	bad "progress: stderr not a terminal, yet it changed"
+t0=$(date +%s.%N)
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
+rc=$?
+t1=$(date +%s.%N)
+# every piece between two \r is a progress line (then padding) or blanks;
+# blanks erase all the lines before them, and come last; at most 4 redraws
+# a second, plus the first of each piece of work (opening, the report)
+if [ $rc -eq 0 ] && cmp -s plain.txt tty.txt && grep -q 'ntprof: joining the recordings\.\.\. ' tty.err &&
+   awk -v RS='\r' -v t="$t1 - $t0" 'BEGIN { split(t, a, " - "); t = a[1] - a[2] }
+	/^ntprof: [a-z ]+\.\.\. [-|\/\\] [0-9]+ s *$/ { n++; if (length($0) > w) w = length($0); erased = 0; next }
+	/^ *$/ { if (length($0) < w) exit 1; if (length($0)) { w = 0; erased = 1 } next }
+	{ exit 1 }
+	END { exit !(erased && n >= 2 && n <= 4 + 4 * t) }' tty.err
+then ok; else bad "progress on a terminal (exit $rc):"; od -c tty.err | tail -5 >&2; fi
+NTPROF_PROGRESS_AFTER=1000 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
+[ ! -s tty.err ] && cmp -s plain.txt tty.txt && ok || bad "progress before NTPROF_PROGRESS_AFTER seconds"
+"$SHELL_BIN" -c .stages big.db big-t.db > plain.txt 2>&1
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$SHELL_BIN" -c .stages big.db big-t.db > tty.err
+grep -q 'ntprof: joining the recordings\.\.\. ' tty.err && cmp -s plain.txt tty.txt && ok ||
+	bad "ntprof-shell: progress while joining"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
