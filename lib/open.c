@@ -5,7 +5,9 @@
  * tables and views, one meta row), attached read-only to an in-memory main
  * database in defensive mode with untrusted schema off, and the TEMP views
  * of sql/prelude.sql, join.sql, report.sql and shell.sql are created over
- * the set. Nothing here writes to a recording.
+ * the set. Nothing here writes to a recording. Two files that are one,
+ * under two names, are refused; a host and a target recorded at different
+ * times are warned of.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -394,9 +396,10 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 		for (int j = 0; j < i; j++) {
 			const struct ntp_dbinfo *a = &s->dbs[j], *b = &s->dbs[i];
 
+			/* by identity, so a symlink or ./x.db is caught too */
 			if (!strcmp(a->path, b->path) || (a->dev == b->dev && a->ino == b->ino))
-				return ntp_fail(err, errlen, "%s: given twice (as %s too)", b->path,
-						a->path);
+				return ntp_fail(err, errlen, "%s: given twice (as %s too): one file "
+						"would be counted twice", b->path, a->path);
 			if (!strcmp(a->hostname, b->hostname) && a->wall_start == b->wall_start &&
 			    a->mono_start == b->mono_start)
 				return ntp_fail(err, errlen, "%s and %s: the same recording twice "
@@ -701,6 +704,36 @@ static void remove_copy(struct ntp_dbinfo *d)
 	rmdir(d->copy_dir);
 }
 
+/* The path given for the recording attached as SCHEMA. */
+static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+{
+	for (int i = 0; schema && i < s->ndbs; i++)
+		if (!strcmp(s->dbs[i].schema, (const char *)schema))
+			return s->dbs[i].path;
+	return "?";
+}
+
+/* A host and a target recorded at different times (ntp_window_gap) are
+ * still reported on, with a warning: their commands will hardly pair. */
+static void warn_windows(struct ntp_session *s)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT hdb, tdb, first_db, gap_s FROM ntp_window_gap"
+			       " ORDER BY hdb, tdb", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *h = sqlite3_column_text(st, 0), *t = sqlite3_column_text(st, 1);
+		int host_first = !strcmp((const char *)sqlite3_column_text(st, 2), (const char *)h);
+
+		warn(s, "warning: %s and %s were not recorded at the same time: %s began %s s "
+		     "after %s ended (different runs? few commands will pair)", path_of(s, h),
+		     path_of(s, t), path_of(s, host_first ? t : h),
+		     (const char *)sqlite3_column_text(st, 3), path_of(s, host_first ? h : t));
+	}
+	sqlite3_finalize(st);
+}
+
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
@@ -735,6 +768,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 	order_by_role(s);
 	if (check_set(s, err, errlen) || create_views(s, flags, err, errlen))
 		goto bad;
+	warn_windows(s);
 	ntp_progress_end(s, progress);
 	return 0;
 bad:

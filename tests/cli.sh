@@ -182,9 +182,38 @@ expect_both "target alone" "target.db: a target recording; a report needs the ho
 expect_both "different -s" "t20.db: recorded with -s 20, h10.db with -s 10" h10.db t20.db
 expect_both "no commands" "idle.db: no commands recorded" idle.db
 expect_both "same file twice" "given twice" host.db host.db
+# the same file under two names: by identity, not by name
+ln -s host.db link.db
+expect_both "a symlink and its file" "link.db: given twice (as host.db too): one file would be counted twice" host.db link.db target.db
+expect_both "./x.db and x.db" "./target.db: given twice (as target.db too)" host.db target.db ./target.db
+rm -f link.db
 "$NTPROF" report > /dev/null 2> err.txt
 [ $? -eq 2 ] && grep -q "no recording given" err.txt && ok || bad "no argument: usage error, exit 2"
 expect_error "group not found" "no group matches 'write'" "$NTPROF" report -g write host.db
+
+# Recordings of different runs are reported on, with a warning naming both
+# files and how far apart they are: the generator starts seed N's run N - 1
+# seconds after seed 1's, so late*.db began about 180 s after host.db and
+# target.db (seed 4). The gap is checked against the files' meta.
+"$GEN" -o late.db -t late-t.db -s 1 -n 1 -x 183 || exit 1
+# apart FIRST LATER: the seconds from FIRST's wall_stop to LATER's wall_start
+apart() { sqlite3 "$2" "ATTACH '$1' AS f; SELECT printf('%.3f', (l.wall_start - f.wall_stop) / 1e9) FROM main.meta AS l, f.meta AS f"; }
+for pair in "host.db late-t.db host.db late-t.db" "late.db target.db target.db late.db"; do
+	set -- $pair
+	gap=$(apart "$3" "$4")
+	want="ntprof: warning: $1 and $2 were not recorded at the same time: $4 began $gap s after $3 ended (different runs? few commands will pair)"
+	"$NTPROF" report "$1" "$2" > apart.txt 2> apart.err
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q '^records: ' apart.txt && [ "$(cat apart.err)" = "$want" ] &&
+	   awk -v g="$gap" 'BEGIN { exit !(g > 170 && g < 185) }'
+	then ok; else bad "$1 and $2, recorded apart: exit $rc, stderr:"; cat apart.err >&2; fi
+done
+"$SHELL_BIN" -c '.mode csv' -c '.headers off' -c 'SELECT hdb, tdb, first_db, gap_s FROM ntp_window_gap;' host.db late-t.db \
+	> apart.txt 2> apart.err
+[ "$(tr -d "\r" < apart.txt)" = "host,target,host,$(apart host.db late-t.db)" ] && grep -q "^ntprof: warning: host.db and late-t.db" apart.err &&
+	ok || { bad "ntprof-shell: ntp_window_gap and its warning"; cat apart.txt apart.err >&2; }
+"$NTPROF" report host.db target.db host2.db target2.db > /dev/null 2> apart.err
+[ ! -s apart.err ] && ok || { bad "recordings of one run: a warning"; cat apart.err >&2; }
 
 # Progress on stderr, and only on a terminal: after NTPROF_PROGRESS_AFTER
 # seconds (0 here), a line "ntprof: WHAT... | N s", redrawn at most four
