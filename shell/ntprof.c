@@ -38,6 +38,7 @@ static void report_usage(FILE *f)
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
+		"  -h, --help       this text\n"
 		"On a terminal, stderr shows progress while the work takes more than\n"
 		"NTPROF_PROGRESS_AFTER seconds (default 1).\n"
 		"examples:\n"

@@ -108,6 +108,74 @@ then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff 
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
 
+# The documentation is installed as in the sources (README.md's links stay
+# good), and bash completion under each command's name.
+doc=$inst/usr/local/share/doc/ntprof
+comp=$inst/usr/local/share/bash-completion/completions
+for f in README.md $(cd "$top" && echo docs/*.md); do
+	(cd "$top" && cmp -s "$f" "$doc/$f") && ok || bad "make install: $f is not in $doc"
+done
+for c in ntprof ntprof-collect ntprof-shell; do
+	cmp -s "$top/completion/ntprof.bash" "$comp/$c" && ok || bad "make install: no completion for $c"
+done
+
+# The long options a --help text on stdin names (not --spdk-*: a family)
+help_options() { grep -o -- '--[a-z][a-z-]*[a-z*]' | grep -v '\*$' | sort -u; }
+
+# Bash completion, from the installed file: comp_test FUNCTION WORD... prints
+# what completing the last WORD offers, one per line.
+comp_test() {
+	bash -c 'cd "$1" && . "$2" && f=$3 && shift 3 && COMP_WORDS=("$@") &&
+		COMP_CWORD=$(($# - 1)) && { $f; printf "%s\n" "${COMPREPLY[@]}"; }' \
+		comp "$dir" "$comp/ntprof-shell" "$@" | sort
+}
+# expect_comp EXPECTED FUNCTION WORD...: completing the last WORD offers
+# EXPECTED (sorted, each followed by a space)
+expect_comp() {
+	want=$1
+	shift
+	got=$(comp_test "$@" | tr '\n' ' ')
+	[ "$got" = "$want" ] && ok || bad "completion of '$*': '$got', expected '$want'"
+}
+expect_comp "record report " _ntprof ntprof re
+expect_comp "--detail " _ntprof ntprof report --de
+expect_comp "--group " _ntprof ntprof rep --gr
+expect_comp "h10.db host.db host2.db " _ntprof ntprof report h
+expect_comp "t20.db target.db target2.db " _ntprof_shell ntprof-shell t
+expect_comp "rdma tcp " _ntprof ntprof record -t ""
+expect_comp "target " _ntprof_collect ntprof-collect --role = t
+expect_comp "probe record " _ntprof_collect ntprof-collect ""
+mkdir -p notes.d && : > notes.txt && : > notes.ntp
+expect_comp "notes.d notes.ntp " _ntprof_shell ntprof-shell notes
+# Completion and --help cannot drift apart: each program's long options are
+# exactly those its completion offers for '--'.
+# same_options NAME COMMAND...: the completion of 'NAME --'
+same_options() {
+	name=$1
+	shift
+	want=$("$@" --help 2>&1 | help_options | tr '\n' ' ')
+	got=$(comp_test $name -- | grep -- '^--' | tr '\n' ' ')
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
+		bad "completion of $name: '$got'; its --help names '$want'"
+}
+same_options "_ntprof ntprof report" "$NTPROF" report
+same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
+# ntprof-collect's one help covers both commands
+(comp_test _ntprof_collect ntprof-collect probe --; comp_test _ntprof_collect ntprof-collect record --) |
+	sort -u > collect_opts.txt
+want=$("$top/ntprof-collect" --help | help_options)
+[ -n "$want" ] && [ "$want" = "$(cat collect_opts.txt)" ] && ok ||
+	bad "completion of ntprof-collect: '$(cat collect_opts.txt | tr '\n' ' ')'; its --help names '$want'"
+want=$("$NTPROF" --help | sed -n '/^commands:/,/^[^ ]/s/^  \([a-z]*\) .*/\1/p' | sort | tr '\n' ' ')
+expect_comp "$want" _ntprof ntprof ""
+expect_comp "--help --version " _ntprof ntprof --
+
+# make uninstall removes every file make install installed, and nothing else.
+: > "$inst/usr/local/bin/other"
+make -s -C "$top" uninstall DESTDIR="$inst" PREFIX=/usr/local > /dev/null 2>&1 || bad "make uninstall"
+left=$(cd "$inst" && find . ! -type d | tr '\n' ' ')
+[ "$left" = "./usr/local/bin/other " ] && ok || bad "make uninstall left '$left'"
+
 # Every program says its version (--version, exit 0), and the data generator
 # has --help.
 for prog in "$NTPROF" "$top/ntprof-collect" "$top/ntprof-shell"; do
@@ -124,7 +192,7 @@ done
 man_has_options() {
 	page=$top/man/$1
 	shift
-	for opt in $("$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
+	for opt in $("$@" --help 2>&1 | help_options); do
 		# groff writes each - of an option as \-
 		if ! grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$page"; then
 			bad "$(basename "$page"): $opt is in '$* --help' and not in the man page"
