@@ -46,7 +46,8 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
-SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o
+SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o \
+	$(OUTPUT)/progress.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
@@ -58,7 +59,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm check-kernels demo bench install clean
+.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -332,13 +333,39 @@ bench: deps
 	$(MAKE) all
 	@sh tests/bench.sh
 
+# Where `make install` puts things (DESTDIR included); `make uninstall`
+# removes exactly these files, and the directories that are ntprof's alone
+# once they are empty.
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+SQLDIR := $(DESTDIR)$(PREFIX)/share/ntprof/sql
+EXTDIR := $(DESTDIR)$(PREFIX)/lib/ntprof
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/ntprof
+COMPDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+INST_BINS := ntprof ntprof-shell ntprof-collect
+INST_MANS := $(wildcard man/*.1)
+INST_DOCS := $(wildcard docs/*.md)
+# one completion file, found by bash-completion under each command's name
+INST_COMPS := ntprof-shell ntprof-collect
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ntprof/sql \
-		$(DESTDIR)$(PREFIX)/lib/ntprof $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 ntprof ntprof-shell ntprof-collect $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(SQL_FILES) $(DESTDIR)$(PREFIX)/share/ntprof/sql/
-	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(DESTDIR)$(PREFIX)/lib/ntprof/
-	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(BINDIR) $(SQLDIR) $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
+	install -m 755 $(INST_BINS) $(BINDIR)/
+	install -m 644 $(SQL_FILES) $(SQLDIR)/
+	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(EXTDIR)/
+	install -m 644 $(INST_MANS) $(MANDIR)/
+	install -m 644 README.md $(DOCDIR)/
+	install -m 644 $(INST_DOCS) $(DOCDIR)/docs/
+	install -m 644 completion/ntprof.bash $(COMPDIR)/ntprof
+	for c in $(INST_COMPS); do ln -sf ntprof $(COMPDIR)/$$c; done
+
+uninstall:
+	rm -f $(addprefix $(BINDIR)/,$(INST_BINS)) $(addprefix $(SQLDIR)/,$(notdir $(SQL_FILES))) \
+		$(EXTDIR)/ntprof_sqlite.so $(addprefix $(MANDIR)/,$(notdir $(INST_MANS))) \
+		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/docs/,$(notdir $(INST_DOCS))) \
+		$(addprefix $(COMPDIR)/,ntprof $(INST_COMPS))
+	rmdir $(SQLDIR) $(DESTDIR)$(PREFIX)/share/ntprof $(EXTDIR) $(DOCDIR)/docs $(DOCDIR) \
+		2>/dev/null || true
 
 clean:
 	rm -rf $(OUTPUT) .output-asan $(BINS)

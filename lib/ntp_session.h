@@ -34,6 +34,16 @@ struct ntp_dbinfo {
 	ino_t ino;
 };
 
+/* The progress line on stderr while a session works (lib/progress.c). */
+struct ntp_progress {
+	const char *what;   /* the work under way ("joining the recordings"); NULL: none */
+	double after;       /* seconds of work before the line appears */
+	double start;       /* when the outermost work began, CLOCK_MONOTONIC s */
+	double last;        /* seconds into the work at the last redraw */
+	int width;          /* characters of the line on screen; 0: none */
+	unsigned spin;      /* the spinner's position */
+};
+
 /* An open session: an in-memory main database with the recordings attached
  * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql,
  * shell.sql. */
@@ -45,11 +55,13 @@ struct ntp_session {
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* ntp_joined cached in a TEMP table */
 	int flags;                            /* NTP_OPEN_* */
+	struct ntp_progress progress;         /* NTP_OPEN_PROGRESS */
 };
 
 /* Flags for ntp_session_open. */
 #define NTP_OPEN_PORTABLE 1 /* no native functions: the plain-sqlite3 SQL */
 #define NTP_OPEN_NO_CHECK 2 /* skip SQLite's integrity check of each file */
+#define NTP_OPEN_PROGRESS 4 /* a progress line on stderr, if a terminal, during long work */
 
 /*
  * Open PATHS read-only, check each is an ntprof database of a known schema
@@ -69,6 +81,21 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
+
+/*
+ * With NTP_OPEN_PROGRESS and stderr a terminal: from now until the matching
+ * ntp_progress_end, once the work has taken NTPROF_PROGRESS_AFTER seconds
+ * (default 1), stderr shows "ntprof: WHAT... 12 s", redrawn at most four
+ * times a second and erased at the end. Calls nest: an inner one names its
+ * part of the work and returns the outer one's WHAT, which its end restores
+ * (NULL from the outermost, or when the line is off).
+ */
+const char *ntp_progress_begin(struct ntp_session *s, const char *what);
+void ntp_progress_end(struct ntp_session *s, const char *prev);
+
+/* Erase the progress line (if shown) before writing something else to
+ * stderr; it is redrawn at the next step of the work. */
+void ntp_progress_clear(struct ntp_session *s);
 
 /*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:

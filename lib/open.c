@@ -5,7 +5,9 @@
  * tables and views, one meta row), attached read-only to an in-memory main
  * database in defensive mode with untrusted schema off, and the TEMP views
  * of sql/prelude.sql, join.sql, report.sql and shell.sql are created over
- * the set. Nothing here writes to a recording.
+ * the set. Nothing here writes to a recording. Two files that are one,
+ * under two names, are refused; a host and a target recorded at different
+ * times are warned of.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -122,6 +124,20 @@ static char *immutable_uri(const char *path)
 	if (!u || !(n = realloc(u, strlen(u) + sizeof("&immutable=1"))))
 		return free(u), NULL;
 	return strcat(n, "&immutable=1");
+}
+
+/* A warning on stderr, over the progress line if one is shown. */
+__attribute__((format(printf, 2, 3)))
+static void warn(struct ntp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntp_progress_clear(s);
+	fputs("ntprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 static int exec(sqlite3 *db, const char *sql)
@@ -380,9 +396,10 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 		for (int j = 0; j < i; j++) {
 			const struct ntp_dbinfo *a = &s->dbs[j], *b = &s->dbs[i];
 
+			/* by identity, so a symlink or ./x.db is caught too */
 			if (!strcmp(a->path, b->path) || (a->dev == b->dev && a->ino == b->ino))
-				return ntp_fail(err, errlen, "%s: given twice (as %s too)", b->path,
-						a->path);
+				return ntp_fail(err, errlen, "%s: given twice (as %s too): one file "
+						"would be counted twice", b->path, a->path);
 			if (!strcmp(a->hostname, b->hostname) && a->wall_start == b->wall_start &&
 			    a->mono_start == b->mono_start)
 				return ntp_fail(err, errlen, "%s and %s: the same recording twice "
@@ -627,7 +644,8 @@ static int copy_file(const char *from, const char *to)
  * folded in, so nothing is written or locked beside the input and the
  * checks below see what the WAL changes.
  */
-static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
+static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+			size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX], file[PATH_MAX + 16], wal[PATH_MAX + 32], from[PATH_MAX + 8];
@@ -636,8 +654,8 @@ static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
 
 	snprintf(from, sizeof(from), "%s-wal", d->path);
 	has_wal = access(from, F_OK) == 0;
-	fprintf(stderr, "ntprof: %s was not closed (its collector was killed or is still "
-		"recording)%s\n", d->path, has_wal ? ": reading a copy with its -wal" :
+	warn(s, "%s was not closed (its collector was killed or is still recording)%s",
+	     d->path, has_wal ? ": reading a copy with its -wal" :
 		", and no -wal is beside it: its last records may be missing");
 	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
@@ -663,10 +681,11 @@ static int private_copy(struct ntp_dbinfo *d, char *err, size_t errlen)
 }
 
 /* The file to read for D: its path, or a private copy. */
-static int choose_file(struct ntp_dbinfo *d, char *err, size_t errlen)
+static int choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+		       size_t errlen)
 {
 	if (d->wal)
-		return private_copy(d, err, errlen);
+		return private_copy(s, d, err, errlen);
 	d->open_path = strdup(d->path);
 	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
 }
@@ -685,9 +704,41 @@ static void remove_copy(struct ntp_dbinfo *d)
 	rmdir(d->copy_dir);
 }
 
+/* The path given for the recording attached as SCHEMA. */
+static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+{
+	for (int i = 0; schema && i < s->ndbs; i++)
+		if (!strcmp(s->dbs[i].schema, (const char *)schema))
+			return s->dbs[i].path;
+	return "?";
+}
+
+/* A host and a target recorded at different times (ntp_window_gap) are
+ * still reported on, with a warning: their commands will hardly pair. */
+static void warn_windows(struct ntp_session *s)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT hdb, tdb, first_db, gap_s FROM ntp_window_gap"
+			       " ORDER BY hdb, tdb", -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *h = sqlite3_column_text(st, 0), *t = sqlite3_column_text(st, 1);
+		int host_first = !strcmp((const char *)sqlite3_column_text(st, 2), (const char *)h);
+
+		warn(s, "warning: %s and %s were not recorded at the same time: %s began %s s "
+		     "after %s ended (different runs? few commands will pair)", path_of(s, h),
+		     path_of(s, t), path_of(s, host_first ? t : h),
+		     (const char *)sqlite3_column_text(st, 3), path_of(s, host_first ? h : t));
+	}
+	sqlite3_finalize(st);
+}
+
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
+	const char *progress;
+
 	memset(s, 0, sizeof(*s));
 	s->flags = flags;
 	if (n < 1)
@@ -701,6 +752,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		ntp_session_close(s);
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
+	progress = ntp_progress_begin(s, "checking the recordings");
 	for (int i = 0; i < n; i++) {
 		struct ntp_dbinfo *d = &s->dbs[i];
 
@@ -708,7 +760,7 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		s->ndbs++;
 		if (!d->path)
 			goto bad;
-		if (check_header(d, err, errlen) || choose_file(d, err, errlen) ||
+		if (check_header(d, err, errlen) || choose_file(s, d, err, errlen) ||
 		    (d->copy_dir && check_copy(d, err, errlen)) ||
 		    attach_one(s, d, err, errlen))
 			goto bad;
@@ -716,6 +768,8 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 	order_by_role(s);
 	if (check_set(s, err, errlen) || create_views(s, flags, err, errlen))
 		goto bad;
+	warn_windows(s);
+	ntp_progress_end(s, progress);
 	return 0;
 bad:
 	ntp_session_close(s);
@@ -743,14 +797,18 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	 * computed once into a TEMP table and the view replaced by a read of
 	 * it: the same rows, without redoing the join and the percentiles for
 	 * every query. */
+	const char *progress;
 	char *sql;
 	int rc;
 
 	if (s->joined)
 		return 0;
+	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
+				      "computing the statistics");
 	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
 	rc = !sql || exec(s->db, sql);
 	sqlite3_free(sql);
+	ntp_progress_end(s, progress);
 	if (rc)
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
@@ -774,6 +832,7 @@ int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
 
 void ntp_session_close(struct ntp_session *s)
 {
+	ntp_progress_end(s, NULL);
 	sqlite3_close(s->db);
 	for (int i = 0; i < s->ndbs; i++) {
 		remove_copy(&s->dbs[i]);

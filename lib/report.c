@@ -400,11 +400,14 @@ int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, cha
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
+	const char *progress;
 	int rc;
 
 	if (!m)
 		return ntp_fail(err, errlen, "out of memory");
+	progress = ntp_progress_begin(s, "computing the report");
 	rc = report_raw(s, m, flags, group, err, errlen);
+	ntp_progress_end(s, progress);
 	if (fclose(m))
 		rc = ntp_fail(err, errlen, "out of memory");
 	if (!rc)

@@ -38,6 +38,9 @@ static void report_usage(FILE *f)
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
+		"  -h, --help       this text\n"
+		"On a terminal, stderr shows progress while the work takes more than\n"
+		"NTPROF_PROGRESS_AFTER seconds (default 1).\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
@@ -57,7 +60,7 @@ static int do_report(int argc, char **argv)
 	};
 	struct ntp_session s;
 	const char *group = NULL;
-	int report = 0, flags = 0, opt, rc;
+	int report = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 
 	optind = 1;

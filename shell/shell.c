@@ -61,6 +61,8 @@ static void usage(FILE *f)
 		"\n"
 		"Without -c, commands come from standard input: interactively on a\n"
 		"terminal, else as a script. Exit status 1 if any command failed.\n"
+		"On a terminal, stderr shows progress while opening, the join or\n"
+		".report take more than NTPROF_PROGRESS_AFTER seconds (default 1).\n"
 		"\n"
 		"Examples:\n"
 		"  ntprof-shell host.db target.db\n"
@@ -146,7 +148,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	char **cmds_c = calloc(argc, sizeof(*cmds_c)), err[NTP_ERR_MAX];
-	int opt, ncmds = 0, sql = 0, flags = 0, rc;
+	int opt, ncmds = 0, sql = 0, flags = NTP_OPEN_PROGRESS, rc;
 	struct ntp_session s;
 
 	if (!cmds_c)

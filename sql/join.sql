@@ -343,3 +343,29 @@ SELECT
     / max(d.records, 1) AS matched_pct                  -- of the host's records
 FROM ntp_db AS d
 WHERE d.role = 'host';
+
+-- Host and target recordings that cannot be joined because they were not
+-- recorded at the same time: their wall-clock windows (CLOCK_REALTIME,
+-- from wall_start for duration_ns; monotonic clocks start anew on every
+-- machine) do not overlap. Such files are usually from different runs, and
+-- few or none of their commands pair. ntprof warns of each row when it
+-- opens the recordings.
+CREATE TEMP VIEW ntp_window_gap AS
+SELECT
+  hdb,                       -- host database
+  tdb,                       -- target database
+  first_db,                  -- the one that ended before the other began
+  gap_ns,                    -- from the end of first_db to the start of the other, ns
+  printf('%.3f', gap_ns / 1e9) AS gap_s -- the same in seconds, as text
+FROM (
+  SELECT
+    h.db AS hdb,
+    t.db AS tdb,
+    CASE WHEN h.wall_start < t.wall_start THEN h.db ELSE t.db END AS first_db,
+    max(t.wall_start - (h.wall_start + h.duration_ns),
+        h.wall_start - (t.wall_start + t.duration_ns)) AS gap_ns
+  FROM ntp_db AS h
+  JOIN ntp_db AS t ON t.role = 'target'
+  WHERE h.role = 'host'
+)
+WHERE gap_ns > 0;

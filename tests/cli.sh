@@ -108,6 +108,74 @@ then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff 
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
 
+# The documentation is installed as in the sources (README.md's links stay
+# good), and bash completion under each command's name.
+doc=$inst/usr/local/share/doc/ntprof
+comp=$inst/usr/local/share/bash-completion/completions
+for f in README.md $(cd "$top" && echo docs/*.md); do
+	(cd "$top" && cmp -s "$f" "$doc/$f") && ok || bad "make install: $f is not in $doc"
+done
+for c in ntprof ntprof-collect ntprof-shell; do
+	cmp -s "$top/completion/ntprof.bash" "$comp/$c" && ok || bad "make install: no completion for $c"
+done
+
+# The long options a --help text on stdin names (not --spdk-*: a family)
+help_options() { grep -o -- '--[a-z][a-z-]*[a-z*]' | grep -v '\*$' | sort -u; }
+
+# Bash completion, from the installed file: comp_test FUNCTION WORD... prints
+# what completing the last WORD offers, one per line.
+comp_test() {
+	bash -c 'cd "$1" && . "$2" && f=$3 && shift 3 && COMP_WORDS=("$@") &&
+		COMP_CWORD=$(($# - 1)) && { $f; printf "%s\n" "${COMPREPLY[@]}"; }' \
+		comp "$dir" "$comp/ntprof-shell" "$@" | sort
+}
+# expect_comp EXPECTED FUNCTION WORD...: completing the last WORD offers
+# EXPECTED (sorted, each followed by a space)
+expect_comp() {
+	want=$1
+	shift
+	got=$(comp_test "$@" | tr '\n' ' ')
+	[ "$got" = "$want" ] && ok || bad "completion of '$*': '$got', expected '$want'"
+}
+expect_comp "record report " _ntprof ntprof re
+expect_comp "--detail " _ntprof ntprof report --de
+expect_comp "--group " _ntprof ntprof rep --gr
+expect_comp "h10.db host.db host2.db " _ntprof ntprof report h
+expect_comp "t20.db target.db target2.db " _ntprof_shell ntprof-shell t
+expect_comp "rdma tcp " _ntprof ntprof record -t ""
+expect_comp "target " _ntprof_collect ntprof-collect --role = t
+expect_comp "probe record " _ntprof_collect ntprof-collect ""
+mkdir -p notes.d && : > notes.txt && : > notes.ntp
+expect_comp "notes.d notes.ntp " _ntprof_shell ntprof-shell notes
+# Completion and --help cannot drift apart: each program's long options are
+# exactly those its completion offers for '--'.
+# same_options NAME COMMAND...: the completion of 'NAME --'
+same_options() {
+	name=$1
+	shift
+	want=$("$@" --help 2>&1 | help_options | tr '\n' ' ')
+	got=$(comp_test $name -- | grep -- '^--' | tr '\n' ' ')
+	[ -n "$want" ] && [ "$got" = "$want" ] && ok ||
+		bad "completion of $name: '$got'; its --help names '$want'"
+}
+same_options "_ntprof ntprof report" "$NTPROF" report
+same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
+# ntprof-collect's one help covers both commands
+(comp_test _ntprof_collect ntprof-collect probe --; comp_test _ntprof_collect ntprof-collect record --) |
+	sort -u > collect_opts.txt
+want=$("$top/ntprof-collect" --help | help_options)
+[ -n "$want" ] && [ "$want" = "$(cat collect_opts.txt)" ] && ok ||
+	bad "completion of ntprof-collect: '$(cat collect_opts.txt | tr '\n' ' ')'; its --help names '$want'"
+want=$("$NTPROF" --help | sed -n '/^commands:/,/^[^ ]/s/^  \([a-z]*\) .*/\1/p' | sort | tr '\n' ' ')
+expect_comp "$want" _ntprof ntprof ""
+expect_comp "--help --version " _ntprof ntprof --
+
+# make uninstall removes every file make install installed, and nothing else.
+: > "$inst/usr/local/bin/other"
+make -s -C "$top" uninstall DESTDIR="$inst" PREFIX=/usr/local > /dev/null 2>&1 || bad "make uninstall"
+left=$(cd "$inst" && find . ! -type d | tr '\n' ' ')
+[ "$left" = "./usr/local/bin/other " ] && ok || bad "make uninstall left '$left'"
+
 # Every program says its version (--version, exit 0), and the data generator
 # has --help.
 for prog in "$NTPROF" "$top/ntprof-collect" "$top/ntprof-shell"; do
@@ -124,7 +192,7 @@ done
 man_has_options() {
 	page=$top/man/$1
 	shift
-	for opt in $("$@" --help 2>&1 | grep -o -- '--[a-z][a-z-]*[a-z]' | sort -u); do
+	for opt in $("$@" --help 2>&1 | help_options); do
 		# groff writes each - of an option as \-
 		if ! grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$page"; then
 			bad "$(basename "$page"): $opt is in '$* --help' and not in the man page"
@@ -182,9 +250,67 @@ expect_both "target alone" "target.db: a target recording; a report needs the ho
 expect_both "different -s" "t20.db: recorded with -s 20, h10.db with -s 10" h10.db t20.db
 expect_both "no commands" "idle.db: no commands recorded" idle.db
 expect_both "same file twice" "given twice" host.db host.db
+# the same file under two names: by identity, not by name
+ln -s host.db link.db
+expect_both "a symlink and its file" "link.db: given twice (as host.db too): one file would be counted twice" host.db link.db target.db
+expect_both "./x.db and x.db" "./target.db: given twice (as target.db too)" host.db target.db ./target.db
+rm -f link.db
 "$NTPROF" report > /dev/null 2> err.txt
 [ $? -eq 2 ] && grep -q "no recording given" err.txt && ok || bad "no argument: usage error, exit 2"
 expect_error "group not found" "no group matches 'write'" "$NTPROF" report -g write host.db
+
+# Recordings of different runs are reported on, with a warning naming both
+# files and how far apart they are: the generator starts seed N's run N - 1
+# seconds after seed 1's, so late*.db began about 180 s after host.db and
+# target.db (seed 4). The gap is checked against the files' meta.
+"$GEN" -o late.db -t late-t.db -s 1 -n 1 -x 183 || exit 1
+# apart FIRST LATER: the seconds from FIRST's wall_stop to LATER's wall_start
+apart() { sqlite3 "$2" "ATTACH '$1' AS f; SELECT printf('%.3f', (l.wall_start - f.wall_stop) / 1e9) FROM main.meta AS l, f.meta AS f"; }
+for pair in "host.db late-t.db host.db late-t.db" "late.db target.db target.db late.db"; do
+	set -- $pair
+	gap=$(apart "$3" "$4")
+	want="ntprof: warning: $1 and $2 were not recorded at the same time: $4 began $gap s after $3 ended (different runs? few commands will pair)"
+	"$NTPROF" report "$1" "$2" > apart.txt 2> apart.err
+	rc=$?
+	if [ $rc -eq 0 ] && grep -q '^records: ' apart.txt && [ "$(cat apart.err)" = "$want" ] &&
+	   awk -v g="$gap" 'BEGIN { exit !(g > 170 && g < 185) }'
+	then ok; else bad "$1 and $2, recorded apart: exit $rc, stderr:"; cat apart.err >&2; fi
+done
+"$SHELL_BIN" -c '.mode csv' -c '.headers off' -c 'SELECT hdb, tdb, first_db, gap_s FROM ntp_window_gap;' host.db late-t.db \
+	> apart.txt 2> apart.err
+[ "$(tr -d "\r" < apart.txt)" = "host,target,host,$(apart host.db late-t.db)" ] && grep -q "^ntprof: warning: host.db and late-t.db" apart.err &&
+	ok || { bad "ntprof-shell: ntp_window_gap and its warning"; cat apart.txt apart.err >&2; }
+"$NTPROF" report host.db target.db host2.db target2.db > /dev/null 2> apart.err
+[ ! -s apart.err ] && ok || { bad "recordings of one run: a warning"; cat apart.err >&2; }
+
+# Progress on stderr, and only on a terminal: after NTPROF_PROGRESS_AFTER
+# seconds (0 here), a line "ntprof: WHAT... | N s", redrawn at most four
+# times a second, erased at the end; nothing else changes.
+"$GEN" -o big.db -t big-t.db -s 1 -n 5 -x 7 || exit 1
+"$NTPROF" report -p big.db big-t.db > plain.txt 2> plain.err
+NTPROF_PROGRESS_AFTER=0 "$NTPROF" report -p big.db big-t.db > piped.txt 2> piped.err
+[ -s plain.txt ] && [ ! -s plain.err ] && [ ! -s piped.err ] && cmp -s plain.txt piped.txt && ok ||
+	bad "progress: stderr not a terminal, yet it changed"
+t0=$(date +%s.%N)
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
+rc=$?
+t1=$(date +%s.%N)
+# every piece between two \r is a progress line (then padding) or blanks;
+# blanks erase all the lines before them, and come last; at most 4 redraws
+# a second, plus the first of each piece of work (opening, the report)
+if [ $rc -eq 0 ] && cmp -s plain.txt tty.txt && grep -q 'ntprof: joining the recordings\.\.\. ' tty.err &&
+   awk -v RS='\r' -v t="$t1 - $t0" 'BEGIN { split(t, a, " - "); t = a[1] - a[2] }
+	/^ntprof: [a-z ]+\.\.\. [-|\/\\] [0-9]+ s *$/ { n++; if (length($0) > w) w = length($0); erased = 0; next }
+	/^ *$/ { if (length($0) < w) exit 1; if (length($0)) { w = 0; erased = 1 } next }
+	{ exit 1 }
+	END { exit !(erased && n >= 2 && n <= 4 + 4 * t) }' tty.err
+then ok; else bad "progress on a terminal (exit $rc):"; od -c tty.err | tail -5 >&2; fi
+NTPROF_PROGRESS_AFTER=1000 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
+[ ! -s tty.err ] && cmp -s plain.txt tty.txt && ok || bad "progress before NTPROF_PROGRESS_AFTER seconds"
+"$SHELL_BIN" -c .stages big.db big-t.db > plain.txt 2>&1
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$SHELL_BIN" -c .stages big.db big-t.db > tty.err
+grep -q 'ntprof: joining the recordings\.\.\. ' tty.err && cmp -s plain.txt tty.txt && ok ||
+	bad "ntprof-shell: progress while joining"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
