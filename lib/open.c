@@ -24,6 +24,9 @@
 #include "ntp_session.h"
 #include "ntp_sql.h"
 
+/* SQLite's largest mmap_size unless built otherwise (just under 2 GiB). */
+#define NTP_MMAP_SIZE 2147418112LL
+
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -369,8 +372,8 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 		snprintf(d->schema, sizeof(d->schema), s->ntargets ? "target%d" : "target",
 			 s->ntargets + 1);
 	/* Read big recordings through mmap: no read() per page, no copy. */
-	sql = sqlite3_mprintf("ATTACH %Q AS %w; PRAGMA %w.mmap_size = 2147418112", uri,
-			      d->schema, d->schema);
+	sql = sqlite3_mprintf("ATTACH %Q AS %w; PRAGMA %w.mmap_size = %lld", uri, d->schema,
+			      d->schema, NTP_MMAP_SIZE);
 	rc = sql ? exec(s->db, sql) : -1;
 	sqlite3_free(sql);
 	free(uri);
@@ -538,25 +541,47 @@ static char *setup_sql(const struct ntp_session *s)
 	return sqlite3_str_finish(q);
 }
 
+static char *query_text(sqlite3 *db, const char *sql);
+
+/*
+ * The session for plain sqlite3: the same settings, the recordings, the
+ * views, and then the caches (_ntp_prepare_sql), so that sqlite3 computes
+ * the clock offset, the join and the statistics once, when it reads the
+ * file, as a session does before its first report, and not again in every
+ * query that names them.
+ */
 char *ntp_session_sql(const struct ntp_session *s)
 {
-	char *sql = sqlite3_mprintf("-- ntprof: the views ntprof-shell creates, for sqlite3\n"
-				    "-- (the shell also loads native functions: see docs/sql.md)\n");
-	char *p = setup_sql(s), *n;
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	char *p = setup_sql(s), *c = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
+	int ok = p && c;
 
-	for (int i = 0; sql && i < s->ndbs; i++) {
+	sqlite3_str_appendall(q, "-- ntprof: the views ntprof-shell creates, for sqlite3\n"
+			      "-- (the shell also loads native functions: see docs/sql.md)\n"
+			      "-- first: changing temp_store drops every TEMP object\n"
+			      "PRAGMA temp_store = MEMORY;\n"
+			      "PRAGMA cache_size = -524288;\nPRAGMA temp.cache_size = -524288;\n");
+	for (int i = 0; ok && i < s->ndbs; i++) {
 		char *uri = file_uri(s->dbs[i].path);
 
-		n = uri ? sqlite3_mprintf("%sATTACH %Q AS %w;\n", sql, uri, s->dbs[i].schema)
-			: NULL;
+		ok = uri != NULL;
+		if (ok)
+			sqlite3_str_appendf(q, "ATTACH %Q AS %w;\n", uri, s->dbs[i].schema);
 		free(uri);
-		sqlite3_free(sql);
-		sql = n;
 	}
-	n = sql && p ? sqlite3_mprintf("%s%s", sql, p) : NULL;
-	sqlite3_free(sql);
+	if (ok)
+		sqlite3_str_appendf(q, "%s-- The expensive views computed once into TEMP tables, as\n"
+				    "-- ntprof-shell does: reading this file takes about as long as\n"
+				    "-- one report, and the queries after it read the tables.\n%s",
+				    p, c);
 	sqlite3_free(p);
-	return n;
+	sqlite3_free(c);
+	p = sqlite3_str_finish(q);
+	if (!ok) {
+		sqlite3_free(p);
+		return NULL;
+	}
+	return p;
 }
 
 /*

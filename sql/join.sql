@@ -62,23 +62,60 @@ CREATE TEMP TABLE _ntp_view_plan (
   prepare INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- The SQL ntp_session_prepare runs, one row: for each view to cache, in
--- order, a TEMP table _NAME_cache with its rows, and the view redefined as
--- a read of it.
-CREATE TEMP VIEW _ntp_prepare_sql AS
+-- A faster way than SELECT * FROM the view to a cached view's rows, where
+-- there is one: statements that create its cache table _NAME_cache with
+-- the same columns and rows (tests compare the two). A view keeps its plain
+-- form, which runs anywhere; the builder may use TEMP tables of its own.
+-- Builders are for the portable views: where native.sql has replaced the
+-- view (_ntp_form), the cache is the native view's rows.
+CREATE TEMP TABLE _ntp_cache_build (
+  -- The TEMP view, as in _ntp_view_plan.
+  name TEXT PRIMARY KEY,
+  -- The statements, ending in ';'.
+  sql TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- Which form the session's views have, one row: native.sql sets it to 1.
+CREATE TEMP TABLE _ntp_form (
+  -- 1: native.sql replaced some views with forms over native functions.
+  native INTEGER NOT NULL
+);
+INSERT INTO _ntp_form VALUES (0);
+
+-- Per form (native 0 or 1) and view to cache, in order: the statements
+-- that make a TEMP table _NAME_cache of its rows (by its builder, in the
+-- portable form, if it has one) and redefine the view as a read of it.
+CREATE TEMP VIEW _ntp_prepare_step AS
 SELECT
-  -- the statements, one per line
-  coalesce(group_concat(printf('CREATE TEMP TABLE "%w" AS SELECT * FROM "%w";' || char(10)
-    || 'DROP VIEW "%w";' || char(10)
-    || 'CREATE TEMP VIEW "%w" AS SELECT * FROM "%w";' || char(10),
-    c, name, name, name, c), ''), '') AS sql
-FROM (
-  SELECT name, '_' || ltrim(name, '_') || '_cache' AS c
+  f.native AS native,          -- the form
+  p.cache_ord AS ord,          -- the order
+  coalesce(CASE WHEN NOT f.native THEN b.sql END,
+    printf('CREATE TEMP TABLE "%w" AS SELECT * FROM "%w";', p.c, p.name)) || char(10)
+    || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM "%w";',
+      p.name, p.name, p.c) || char(10) AS stmt -- the statements
+FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f
+CROSS JOIN (
+  SELECT name, cache_ord, '_' || ltrim(name, '_') || '_cache' AS c
   FROM _ntp_view_plan
   WHERE cache_ord IS NOT NULL
     AND (NOT cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
-  ORDER BY cache_ord
+) AS p
+LEFT JOIN _ntp_cache_build AS b ON b.name = p.name;
+
+-- The SQL ntp_session_prepare runs, one row: the steps of this session's form.
+CREATE TEMP VIEW _ntp_prepare_sql AS
+SELECT coalesce(group_concat(stmt, ''), '') AS sql -- the statements, one per line
+FROM (
+  SELECT stmt FROM _ntp_prepare_step
+  WHERE native = (SELECT native FROM _ntp_form)
+  ORDER BY ord
 );
+
+-- The same for plain sqlite3, which has no native functions (the end of
+-- what ntprof-shell --sql prints), one row.
+CREATE TEMP VIEW _ntp_prepare_sql_portable AS
+SELECT coalesce(group_concat(stmt, ''), '') AS sql -- the statements, one per line
+FROM (SELECT stmt FROM _ntp_prepare_step WHERE native = 0 ORDER BY ord);
 
 -- The views of this file and the prelude's pairing views.
 INSERT INTO _ntp_view_plan VALUES

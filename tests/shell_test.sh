@@ -447,6 +447,29 @@ else
 	bad "--sql: sqlite3 is not installed"
 fi
 
+# The set-up caches the join and the statistics itself, the statistics by
+# their faster builder (join.sql, _ntp_cache_build): its rows must be the
+# view's, which the set-up cut before its caches computes. Joined groups,
+# and a host alone (host-only groups).
+STATS_Q="SELECT hdb, grp, component, n, sum_ns, printf('%.6f', mean_ns), p50_ns, p99_ns, p999_ns
+FROM ntp_report_component_stats ORDER BY 1, 2, 3;"
+for files in "$H $T" "$H"; do
+	run --sql $files
+	cp "$d/out" "$d/setup.sql"
+	sed '/^-- The expensive views computed once/,$d' "$d/setup.sql" >"$d/views.sql"
+	cached=$({ cat "$d/setup.sql"; echo "SELECT count(*) FROM temp.sqlite_master
+		WHERE name = '_ntp_report_component_stats_cache';"; } | sqlite3 :memory: 2>&1)
+	[ "$cached" = 1 ] && ok || bad "--sql ($files): the set-up does not compute the statistics' cache: $cached"
+	{ cat "$d/setup.sql"; echo "$STATS_Q"; } | sqlite3 :memory: >"$d/built.txt" 2>&1
+	{ cat "$d/views.sql"; echo "$STATS_Q"; } | sqlite3 :memory: >"$d/view.txt" 2>&1
+	if [ -s "$d/built.txt" ] && cmp -s "$d/built.txt" "$d/view.txt"; then
+		ok
+	else
+		bad "--sql ($files): the cache builder's component statistics differ from the view's"
+		diff "$d/built.txt" "$d/view.txt" | head -5 >&2
+	fi
+done
+
 run --portable -c '.mode json' -c "$STAGE_Q" "$H" "$T"
 if python3 -c '
 import json, sys
