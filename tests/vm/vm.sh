@@ -21,8 +21,10 @@
 # VM_NET="LOCAL REMOTE" gives the guest a virtio-net NIC (eth0) on a qemu UDP
 # socket: it sends to 127.0.0.1:REMOTE and receives on 127.0.0.1:LOCAL, so
 # two guests with swapped ports share a private wire. VM_MAC sets its MAC,
-# VM_SMP its CPUs (default 2), VM_CPU qemu's -cpu model (`max` runs
-# programs built for newer x86-64 levels than qemu's default model).
+# VM_SMP its CPUs (default 2), VM_MEM its memory in MiB (default 2048),
+# VM_CPU qemu's -cpu model (`max` runs programs built for newer x86-64
+# levels than qemu's default model, such as SPDK and Debian's DPDK, which
+# use SSE4 and AVX).
 # Addresses are the guest script's business (inside the guests only).
 #
 # A guest that crashes or hangs (no status after SECS, default 300) fails
@@ -114,13 +116,15 @@ run() {
 	[ -f "$vm/version" ] || die "not prepared: run 'sh tests/vm/vm.sh prepare' first"
 	[ -f "$dir/$name.sh" ] || die "$dir/$name.sh: no guest script"
 	rm -f "$dir/$name.rc" "$dir/$name.out"
-	set -- -nic none # no NIC, unless asked
-	[ -n "${VM_CPU:-}" ] && set -- "$@" -cpu "$VM_CPU"
+	set -- # qemu's options, each added to those before it
+	[ -n "${VM_CPU:-}" ] && set -- -cpu "$VM_CPU"
 	if [ -n "${VM_NET:-}" ]; then
-		set -- -netdev "socket,id=n0,udp=127.0.0.1:${VM_NET#* },localaddr=127.0.0.1:${VM_NET% *}" \
+		set -- "$@" -netdev "socket,id=n0,udp=127.0.0.1:${VM_NET#* },localaddr=127.0.0.1:${VM_NET% *}" \
 			-device "virtio-net-pci,netdev=n0,mac=${VM_MAC:-52:54:00:12:34:56}"
+	else
+		set -- "$@" -nic none # no NIC, unless asked
 	fi
-	timeout "$secs" qemu-system-x86_64 -m 2048 -smp "${VM_SMP:-2}" -nographic -no-reboot \
+	timeout "$secs" qemu-system-x86_64 -m "${VM_MEM:-2048}" -smp "${VM_SMP:-2}" -nographic -no-reboot \
 		-bios /usr/share/qemu/qboot.rom -kernel "$vm/vmlinux" -initrd "$vm/initrd.gz" \
 		-append "console=ttyS0 quiet tsc=reliable panic=-1 ntprof.guest=$name" "$@" \
 		-fsdev "local,id=host,path=/,security_model=none,readonly=on,multidevs=remap" \
