@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "json_writer.h"
+
 /* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
 #define NTP_MAX_DBS 10
 
@@ -94,6 +96,13 @@ struct ntp_out {
 /* Run every statement in SQL, printing each result set in o's mode.
  * Returns 0, or -1 with the SQLite error in err. */
 int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
+
+/* The current row of ST in a JSON document: one member per column, named
+ * as the column, valued as json mode prints it; into the object W has open
+ * (columns), or as an object of its own (row). Return 0, or -1 when out of
+ * memory. */
+int ntp_json_columns(struct ntp_json *w, sqlite3_stmt *st);
+int ntp_json_row(struct ntp_json *w, sqlite3_stmt *st);
 
 /* Write S to F with its control characters (but newline and tab) as '?':
  * for text from a recording, which may carry terminal escapes. */

@@ -199,19 +199,25 @@ bbb = 22
   a = 3
 bbb = " ".mode line"
 
+# Python: the JSON documents one after another in TEXT (json mode prints
+# one per statement)
+JSON_DOCS='
+import json, sys
+def json_docs(text):
+    dec, docs, i = json.JSONDecoder(), [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        v, i = dec.raw_decode(text, i)
+        docs.append(v)
+    return docs
+'
+
 run -c '.mode json' -c "$Q" -c .stages -c "SELECT 1 WHERE 0;" "$H" "$T"
 expect_rc 0 ".mode json"
-if python3 -c '
-import json, sys
-text = sys.stdin.read()
-dec = json.JSONDecoder()
-docs, i = [], 0
-while i < len(text):
-    if text[i].isspace():
-        i += 1
-        continue
-    v, i = dec.raw_decode(text, i)
-    docs.append(v)
+if python3 -c "$JSON_DOCS"'
+docs = json_docs(sys.stdin.read())
 assert len(docs) == 3, docs
 assert docs[0] == [{"n": 1, "s": "x", "z": None, "r": 2.5},
                    {"n": 22, "s": "a,\"b\"", "z": 3, "r": 0.1}], docs[0]
@@ -539,8 +545,8 @@ if "$GEN" -o "$d/kh.db" -t "$d/kt.db" -s 1 -n 1 -r 500 -x 7 >>"$d/gen.log" 2>&1 
 			JOIN ntp_report_stage AS s ON s.hdb = g.hdb AND s.grp = g.grp
 			WHERE s.stage = 'target_driver' GROUP BY g.hdb ORDER BY g.hdb" \
 			"$d/kh.db" "$d/kt.db" "$d/sh.db" "$d/st.db"
-		expect_same "$d/out" "kernel/kernel:target driver
-spdk/spdk:target driver (SPDK)" "mixed targets$mode: target stages by the group's target"
+		expect_same "$d/out" '"kernel/kernel:target driver"
+"spdk/spdk:target driver (SPDK)"' "mixed targets$mode: target stages by the group's target"
 	done
 else
 	bad "mixed targets: $GEN failed"
