@@ -47,11 +47,12 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o \
-	$(OUTPUT)/progress.o
+	$(OUTPUT)/progress.o \
+	$(OUTPUT)/json_writer.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
-TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views \
+TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
 	test_join test_fixture test_kern
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
@@ -213,7 +214,7 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 # The collector: libbpf, the database writer, and the report for its summary.
 # The commands, the backends' table, one file per backend, and what they
 # sit on.
-COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o json.o record.o backend.o \
+COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o record.o backend.o \
 	spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o usdt.o tstamp.o fsid.o)
 $(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
 $(OUTPUT)/kern.o: $(KERN_SKELS)

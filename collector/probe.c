@@ -14,7 +14,7 @@
 
 #include "backend.h"
 #include "collect.h"
-#include "json.h"
+#include "json_writer.h"
 #include "ntp_err.h"
 #include "ntprof_abi.h"
 #include "spdk.h"

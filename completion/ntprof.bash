@@ -7,8 +7,8 @@
 # exactly the long options each program's --help names.
 
 _ntprof_commands="probe record report shell help"
-_ntprof_report_opts="-d --detail -a --all -g --group -p --portable --no-check -h --help"
-_ntprof_shell_opts="-c --sql --portable --no-check -h --help --version"
+_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --no-check -h --help"
+_ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
 _ntprof_record_opts="-r --role -t --transport -s --sample -i --interval -d --duration

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "json_writer.h"
+
 /* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
 #define NTP_MAX_DBS 10
 
@@ -122,6 +124,13 @@ struct ntp_out {
  * Returns 0, or -1 with the SQLite error in err. */
 int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
 
+/* The current row of ST in a JSON document: one member per column, named
+ * as the column, valued as json mode prints it; into the object W has open
+ * (columns), or as an object of its own (row). Return 0, or -1 when out of
+ * memory. */
+int ntp_json_columns(struct ntp_json *w, sqlite3_stmt *st);
+int ntp_json_row(struct ntp_json *w, sqlite3_stmt *st);
+
 /* Write S to F with its control characters (but newline and tab) as '?':
  * for text from a recording, which may carry terminal escapes. */
 void ntp_put_text(FILE *f, const char *s);
@@ -129,14 +138,22 @@ void ntp_put_text(FILE *f, const char *s);
 /* S, in place, with every control character as '?' (one line). */
 char *ntp_clean_text(char *s);
 
-/* What ntp_report prints besides the groups' stage tables. */
+/* What ntp_report prints besides the groups' stage tables, and how. */
 #define NTP_REPORT_DETAIL 1 /* the components table */
 #define NTP_REPORT_ALL 2    /* admin and fabrics groups, not one line for them */
+#define NTP_REPORT_JSON 4   /* a JSON document (docs/report-json.md) */
+#define NTP_REPORT_CSV 8    /* one CSV table, ntp_report_rows (docs/report-json.md) */
 
-/* Print the report (seed layout) for the session: host-only or joined per
- * group, I/O groups first; FLAGS (NTP_REPORT_*) add the components table and
- * the admin groups; GROUP, if not NULL, limits it to groups whose name
- * contains it. Returns 0, or -1 with err set. */
+/* The JSON report's "schema" and "version": the version changes when a
+ * change would break a reader of the one before (docs/report-json.md). */
+#define NTP_REPORT_SCHEMA "ntprof-report"
+#define NTP_REPORT_VERSION 1
+
+/* Print the report for the session: host-only or joined per group, I/O
+ * groups first, as text (seed layout), JSON or CSV; FLAGS (NTP_REPORT_*)
+ * add the components table and the admin groups and choose the format;
+ * GROUP, if not NULL, limits it to groups whose name contains it. Nothing
+ * is written unless the whole report is. Returns 0, or -1 with err set. */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
 

@@ -2,9 +2,11 @@
 /*
  * Printing query results for ntprof-shell and `ntprof report`: every
  * statement of a SQL string, each result set in one of four modes (table,
- * csv, json, line). Values are formatted the same way in every mode:
- * integers exactly, REALs with up to 15 significant digits (%.15g), text as
- * stored, BLOBs as X'hex', NULL as an empty cell (null in JSON).
+ * csv, json, line), and a row as members of a JSON document (json_writer.h).
+ * Integers print exactly, text as stored, BLOBs as X'hex', NULL as an empty cell
+ * (null in JSON). REALs: up to 15 significant digits (%.15g) in table and
+ * line; in csv and json, SQLite's own text for them (82.0, 0.1, 1.0e+20),
+ * so a REAL reads back as one and csv is what sqlite3 prints.
  */
 #include <ctype.h>
 #include <math.h>
@@ -41,8 +43,9 @@ static void set_err(char *err, size_t errlen, const char *msg)
 		snprintf(err, errlen, "%s", msg);
 }
 
-/* Format column I of the current row; returns 0, or -1 when out of memory. */
-static int cell_get(sqlite3_stmt *st, int i, struct cell *c)
+/* Format column I of the current row for MODE; returns 0, or -1 when out of
+ * memory. */
+static int cell_get(sqlite3_stmt *st, int i, struct cell *c, enum ntp_mode mode)
 {
 	const unsigned char *b;
 	int n, k;
@@ -58,7 +61,10 @@ static int cell_get(sqlite3_stmt *st, int i, struct cell *c)
 		break;
 	case SQLITE_FLOAT:
 		c->num = 1;
-		c->s = sqlite3_mprintf("%.15g", sqlite3_column_double(st, i));
+		if (mode == NTP_MODE_CSV || mode == NTP_MODE_JSON)
+			c->s = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, i));
+		else
+			c->s = sqlite3_mprintf("%.15g", sqlite3_column_double(st, i));
 		break;
 	case SQLITE_BLOB:
 		b = sqlite3_column_blob(st, i);
@@ -123,15 +129,32 @@ static void pad(FILE *f, size_t n)
 		fputc(' ', f);
 }
 
-/* ---- CSV: RFC 4180 quoting ---- */
+/* ---- CSV: RFC 4180, quoted as sqlite3 quotes ---- */
 
-/* Quoted when it holds a comma, a quote or a line break; other control
- * characters (terminal escapes) become '?'. */
+/* sqlite3's CSV mode quotes more fields than RFC 4180 requires (which
+ * allows it): any with a space, an apostrophe, a control character or a
+ * byte outside ASCII, and empty text, which then differs from NULL. Doing
+ * the same makes the two programs' CSV byte-identical. */
+static int csv_needs_quotes(const char *s)
+{
+	if (!*s)
+		return 1;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch <= ' ' || ch >= 0x7f || ch == '"' || ch == '\'' || ch == ',')
+			return 1;
+	}
+	return 0;
+}
+
+/* One field; NULL is empty. Quotes are doubled; control characters other
+ * than tab, CR and LF (terminal escapes) become '?'. */
 static void csv_field(FILE *f, const char *s)
 {
 	if (!s)
 		return;
-	if (!strpbrk(s, ",\"\r\n")) {
+	if (!csv_needs_quotes(s)) {
 		put_cell(f, s);
 		return;
 	}
@@ -139,7 +162,7 @@ static void csv_field(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc(is_control((unsigned char)*s) && *s != '\r' && *s != '\n' ? '?' : *s, f);
+		fputc(is_control((unsigned char)*s) && !strchr("\t\r\n", *s) ? '?' : *s, f);
 	}
 	fputc('"', f);
 }
@@ -170,42 +193,51 @@ static void csv_row(FILE *f, const struct cell *c, int ncol)
 
 /* ---- JSON ---- */
 
-static void json_string(FILE *f, const char *s)
+/* A value as JSON other than a string: the number, or null (SQL NULL, and
+ * inf and nan, which are no JSON numbers); NULL for text. */
+static const char *json_scalar(const struct cell *c)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\b': fputs("\\b", f); break;
-		case '\f': fputs("\\f", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (ch < 0x20 || ch == 0x7f)
-				fprintf(f, "\\u%04x", ch);
-			else
-				fputc(ch, f);
-		}
-	}
-	fputc('"', f);
+	if (c->s && c->num && (isdigit((unsigned char)c->s[0]) ||
+			       (c->s[0] == '-' && isdigit((unsigned char)c->s[1]))))
+		return c->s;
+	return !c->s || c->num ? "null" : NULL;
 }
 
-/* A JSON number must be finite and look like one: inf and nan become null. */
 static void json_value(FILE *f, const struct cell *c)
 {
-	if (!c->s)
-		fputs("null", f);
-	else if (c->num && (isdigit((unsigned char)c->s[0]) ||
-			    (c->s[0] == '-' && isdigit((unsigned char)c->s[1]))))
-		fputs(c->s, f);
-	else if (c->num)
-		fputs("null", f);
+	const char *t = json_scalar(c);
+
+	if (t)
+		fputs(t, f);
 	else
-		json_string(f, c->s);
+		ntp_json_put_string(f, c->s);
+}
+
+int ntp_json_columns(struct ntp_json *w, sqlite3_stmt *st)
+{
+	struct cell c;
+
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		if (cell_get(st, i, &c, NTP_MODE_JSON))
+			return -1;
+		ntp_json_name(w, sqlite3_column_name(st, i));
+		if (json_scalar(&c))
+			ntp_json_raw(w, json_scalar(&c));
+		else
+			ntp_json_string(w, c.s);
+		sqlite3_free(c.s);
+	}
+	return 0;
+}
+
+int ntp_json_row(struct ntp_json *w, sqlite3_stmt *st)
+{
+	int rc;
+
+	ntp_json_start_object(w);
+	rc = ntp_json_columns(w, st);
+	ntp_json_end_object(w);
+	return rc;
 }
 
 static void json_row(FILE *f, sqlite3_stmt *st, const struct cell *c, int ncol, int first)
@@ -216,7 +248,7 @@ static void json_row(FILE *f, sqlite3_stmt *st, const struct cell *c, int ncol, 
 	for (i = 0; i < ncol; i++) {
 		if (i)
 			fputc(',', f);
-		json_string(f, sqlite3_column_name(st, i));
+		ntp_json_put_string(f, sqlite3_column_name(st, i));
 		fputc(':', f);
 		json_value(f, &c[i]);
 	}
@@ -392,7 +424,7 @@ static int run_stmt(struct run *r, sqlite3_stmt *st)
 		return SQLITE_NOMEM;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (i = 0; i < ncol; i++)
-			if (cell_get(st, i, &row[i]))
+			if (cell_get(st, i, &row[i], r->o->mode))
 				rc = SQLITE_NOMEM;
 		if (rc == SQLITE_ROW && r->o->mode == NTP_MODE_TABLE) {
 			if (grid_add(&g, row))

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The text report in the tutorial's layout. Every number, already formatted,
- * comes from the TEMP views of sql/report.sql (_ntp_text_*, over native.sql's
- * statistics unless --portable); this file only lays them out.
+ * The report: text in the tutorial's layout, or a JSON document, or one CSV
+ * table. Every number comes from the TEMP views of sql/report.sql (over
+ * native.sql's statistics unless --portable): the text's already formatted
+ * (_ntp_text_*), the JSON's and CSV's as the views compute them, so this
+ * file only lays them out. One printer per part, as bpftool's: with a JSON
+ * writer it writes the part's members (docs/report-json.md), else its
+ * lines.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +27,23 @@ struct group {
 	int io;           /* an I/O group (not admin or fabrics) */
 };
 
+/* Where a report goes. */
+struct rep {
+	struct ntp_session *s;  /* the recordings */
+	sqlite3 *db;            /* s->db */
+	FILE *f;                /* where the text or the JSON goes */
+	struct ntp_json *w;     /* the JSON document; NULL: text */
+	char *err;              /* the message, on -1 */
+	size_t errlen;
+};
+
+/* How json_rows writes the rows of a query. */
+enum json_as {
+	JSON_ARRAY,    /* "name": [{row}, ...] */
+	JSON_OBJECT,   /* "name": {first row}, or null without one */
+	JSON_MEMBERS,  /* the first row's columns, into the open object */
+};
+
 static char *dup_text(sqlite3_stmt *st, int col)
 {
 	const unsigned char *t = sqlite3_column_text(st, col);
@@ -30,236 +51,358 @@ static char *dup_text(sqlite3_stmt *st, int col)
 	return strdup(t ? (const char *)t : "");
 }
 
-static int sql_error(sqlite3 *db, char *err, size_t errlen)
+static int sql_error(struct rep *r)
 {
-	snprintf(err, errlen, "%s", sqlite3_errmsg(db));
+	snprintf(r->err, r->errlen, "%s", sqlite3_errmsg(r->db));
 	return -1;
 }
 
+/* SQL with ?1 and ?2 bound to G's host schema and group, if G. */
 static sqlite3_stmt *prepare_group_query(sqlite3 *db, const char *sql, const struct group *g)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	sqlite3_bind_text(st, 1, g->hdb, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, g->grp);
+	if (g) {
+		sqlite3_bind_text(st, 1, g->hdb, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, g->grp);
+	}
 	return st;
 }
 
-static void print_header(struct ntp_session *s, FILE *f)
+/* The rows of SQL (of group G, if not NULL) into the JSON document, under
+ * NAME; the columns' names are the members' names. */
+static int json_rows(struct rep *r, const char *name, const char *sql, const struct group *g,
+		     enum json_as as)
 {
-	fprintf(f, "recorded on ");
+	sqlite3_stmt *st = prepare_group_query(r->db, sql, g);
+	int rc = SQLITE_DONE, n = 0;
+
+	if (!st)
+		return sql_error(r);
+	if (as != JSON_MEMBERS)
+		ntp_json_name(r->w, name);
+	if (as == JSON_ARRAY)
+		ntp_json_start_array(r->w);
+	while ((as == JSON_ARRAY || !n) && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (as == JSON_MEMBERS ? ntp_json_columns(r->w, st) : ntp_json_row(r->w, st)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		n++;
+	}
+	if (as == JSON_ARRAY)
+		ntp_json_end_array(r->w);
+	else if (as == JSON_OBJECT && !n)
+		ntp_json_raw(r->w, "null");
+	sqlite3_finalize(st);
+	if (rc == SQLITE_NOMEM)
+		return ntp_fail(r->err, r->errlen, "out of memory");
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_error(r);
+}
+
+/* One recording in the JSON: its path, its row of ntp_db, its hooks. */
+static int json_recording(struct rep *r, const struct ntp_dbinfo *d)
+{
+	char *hooks = sqlite3_mprintf("SELECT name, attach_to, kind, points FROM \"%w\".hook"
+				      " ORDER BY name", d->schema);
+	char *row = sqlite3_mprintf("SELECT db, role, driver, transport, hostname, kernel,"
+				    " sample_rate, duration_ns, records, lost FROM ntp_db"
+				    " WHERE db = %Q", d->schema);
+	int rc;
+
+	ntp_json_start_object(r->w);
+	ntp_json_string_field(r->w, "path", d->path);
+	rc = !hooks || !row ? ntp_fail(r->err, r->errlen, "out of memory") :
+	     json_rows(r, NULL, row, NULL, JSON_MEMBERS) ||
+	     json_rows(r, "hooks", hooks, NULL, JSON_ARRAY) ? -1 : 0;
+	ntp_json_end_object(r->w);
+	sqlite3_free(hooks);
+	sqlite3_free(row);
+	return rc;
+}
+
+static int print_header(struct rep *r)
+{
+	struct ntp_session *s = r->s;
+	int rc = 0;
+
+	if (r->w) {
+		ntp_json_string_field(r->w, "schema", NTP_REPORT_SCHEMA);
+		ntp_json_int_field(r->w, "version", NTP_REPORT_VERSION);
+		ntp_json_int_field(r->w, "sample_rate", s->dbs[0].sample_rate);
+		ntp_json_name(r->w, "recordings");
+		ntp_json_start_array(r->w);
+		for (int i = 0; i < s->ndbs && !rc; i++)
+			rc = json_recording(r, &s->dbs[i]);
+		ntp_json_end_array(r->w);
+		return rc;
+	}
+	fprintf(r->f, "recorded on ");
 	for (int i = 0, k = 0; i < s->ndbs; i++) {
 		if (strcmp(s->dbs[i].role, "host"))
 			continue;
-		fprintf(f, "%s%s (kernel %s)", k++ ? " and " : "", s->dbs[i].hostname,
+		fprintf(r->f, "%s%s (kernel %s)", k++ ? " and " : "", s->dbs[i].hostname,
 			s->dbs[i].kernel);
 	}
-	fprintf(f, ", one command in %lld sampled\n", (long long)s->dbs[0].sample_rate);
+	fprintf(r->f, ", one command in %lld sampled\n", (long long)s->dbs[0].sample_rate);
+	return 0;
 }
 
-static int print_throughput(sqlite3 *db, FILE *f, char *err, size_t errlen)
+static int print_throughput(struct rep *r)
 {
 	sqlite3_stmt *st;
 	int first = 1, rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT op, iops, bytes, exact FROM _ntp_text_throughput", -1,
-			       &st, NULL) != SQLITE_OK)
-		return sql_error(db, err, errlen);
+	if (r->w)
+		return json_rows(r, "throughput", "SELECT op, iops, bytes_per_s, exact"
+				 " FROM ntp_report_throughput", NULL, JSON_ARRAY);
+	if (sqlite3_prepare_v2(r->db, "SELECT op, iops, bytes, exact FROM _ntp_text_throughput",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_error(r);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (first)
-			fprintf(f, "throughput (%s): ", sqlite3_column_int(st, 3) ? "counted" :
+			fprintf(r->f, "throughput (%s): ", sqlite3_column_int(st, 3) ? "counted" :
 				"estimated from the sampled commands");
-		fprintf(f, "%s%s %s%s", first ? "" : "; ", sqlite3_column_text(st, 0),
+		fprintf(r->f, "%s%s %s%s", first ? "" : "; ", sqlite3_column_text(st, 0),
 			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
 		first = 0;
 	}
 	if (!first)
-		fprintf(f, "\n");
+		fprintf(r->f, "\n");
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
-static void print_group_title(FILE *f, const struct group *g)
+static int print_group_title(struct rep *r, const struct group *g)
 {
-	fprintf(f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
+	if (r->w)
+		return json_rows(r, NULL, "SELECT name, hdb, grp, queue, op, bytes, mode, sampled,"
+				 " matched, rate, exact, host_driver, transport, target_driver"
+				 " FROM ntp_report_group WHERE hdb = ?1 AND grp = ?2", g,
+				 JSON_MEMBERS);
+	fprintf(r->f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
 		(long long)g->sampled, g->exact ? "" : "about ", g->rate);
 	if (!g->joined)
-		fprintf(f, "host side only\n");
+		fprintf(r->f, "host side only\n");
 	else if (g->matched == g->sampled)
-		fprintf(f, "all with the target's side\n");
+		fprintf(r->f, "all with the target's side\n");
 	else
-		fprintf(f, "%lld with the target's side\n", (long long)g->matched);
+		fprintf(r->f, "%lld with the target's side\n", (long long)g->matched);
+	return 0;
 }
 
-static int print_latency(sqlite3 *db, FILE *f, const struct group *g, char *err,
-			 size_t errlen)
+static int print_latency(struct rep *r, const struct group *g)
 {
-	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT mean_us, p50_us, p99_us, p999_us FROM _ntp_text_latency"
-		" WHERE hdb = ?1 AND grp = ?2", g);
+	sqlite3_stmt *st;
 	int rc;
 
+	if (r->w)
+		return json_rows(r, "latency", "SELECT n, mean_ns, p50_ns, p99_ns, p999_ns"
+				 " FROM ntp_report_component_stats"
+				 " WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'", g,
+				 JSON_OBJECT);
+	st = prepare_group_query(r->db, "SELECT mean_us, p50_us, p99_us, p999_us"
+				 " FROM _ntp_text_latency WHERE hdb = ?1 AND grp = ?2", g);
 	if (!st)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		fprintf(f, "latency (us): mean %s, p50 %s, p99 %s, p99.9 %s\n",
+		fprintf(r->f, "latency (us): mean %s, p50 %s, p99 %s, p99.9 %s\n",
 			sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
 			sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
-static int print_stages(sqlite3 *db, FILE *f, const struct group *g, char *err,
-			size_t errlen)
+static int print_stages(struct rep *r, const struct group *g)
 {
-	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, mean_us, share, avg_qd, bar, max(length(label)) OVER ()"
-		" FROM _ntp_text_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
+	sqlite3_stmt *st;
 	int rc, w = 0;
 
+	if (r->w)
+		return json_rows(r, "stages", "SELECT ord, stage, label, mean_ns, share, avg_qd"
+				 " FROM ntp_report_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord",
+				 g, JSON_ARRAY);
+	st = prepare_group_query(r->db, "SELECT label, mean_us, share, avg_qd, bar,"
+				 " max(length(label)) OVER () FROM _ntp_text_stage"
+				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
 	if (!st)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int n = sqlite3_column_int(st, 4);
 
 		if (!w) {
 			w = sqlite3_column_int(st, 5);
-			fprintf(f, "  %-*s  %8s  %5s  %6s\n", w, "stage", "mean us", "share",
+			fprintf(r->f, "  %-*s  %8s  %5s  %6s\n", w, "stage", "mean us", "share",
 				"avg QD");
 		}
-		fprintf(f, "  %-*s  %8s  %5s  %6s%s", w, sqlite3_column_text(st, 0),
+		fprintf(r->f, "  %-*s  %8s  %5s  %6s%s", w, sqlite3_column_text(st, 0),
 			sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
 			sqlite3_column_text(st, 3), n ? "  " : "");
 		while (n-- > 0)
-			fputc('#', f);
-		fputc('\n', f);
+			fputc('#', r->f);
+		fputc('\n', r->f);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
-static int print_largest(sqlite3 *db, FILE *f, const struct group *g, char *err,
-			 size_t errlen)
+static int print_largest(struct rep *r, const struct group *g)
 {
-	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, share_pct FROM _ntp_text_largest WHERE hdb = ?1 AND grp = ?2", g);
+	sqlite3_stmt *st;
 	int rc;
 
+	if (r->w)
+		return json_rows(r, "largest", "SELECT stage, label, share FROM ntp_report_largest"
+				 " WHERE hdb = ?1 AND grp = ?2", g, JSON_OBJECT);
+	st = prepare_group_query(r->db, "SELECT label, share_pct FROM _ntp_text_largest"
+				 " WHERE hdb = ?1 AND grp = ?2", g);
 	if (!st)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		fprintf(f, "largest: %s, %s %% of the latency\n", sqlite3_column_text(st, 0),
+		fprintf(r->f, "largest: %s, %s %% of the latency\n", sqlite3_column_text(st, 0),
 			sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
-static int print_components(sqlite3 *db, FILE *f, const struct group *g, char *err,
-			    size_t errlen)
+static int print_components(struct rep *r, const struct group *g)
 {
-	sqlite3_stmt *st = prepare_group_query(db,
-		"SELECT label, n, mean_us, l, p50_us, p99_us, max(length(label)) OVER ()"
-		" FROM _ntp_text_component WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
+	sqlite3_stmt *st;
 	int rc, w = 0;
 
+	if (r->w)
+		return json_rows(r, "components", "SELECT ord, component, label, n, mean_ns, l,"
+				 " p50_ns, p99_ns, p999_ns FROM ntp_report_components"
+				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g, JSON_ARRAY);
+	st = prepare_group_query(r->db, "SELECT label, n, mean_us, l, p50_us, p99_us,"
+				 " max(length(label)) OVER () FROM _ntp_text_component"
+				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
 	if (!st)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (!w) {
 			w = sqlite3_column_int(st, 6);
-			fprintf(f, "components, in path order (L: commands in each, by Little's law)\n");
-			fprintf(f, "  %-*s  %8s  %8s  %5s  %8s  %8s  (us)\n", w, "component", "n",
+			fprintf(r->f, "components, in path order (L: commands in each, by Little's law)\n");
+			fprintf(r->f, "  %-*s  %8s  %8s  %5s  %8s  %8s  (us)\n", w, "component", "n",
 				"mean", "L", "p50", "p99");
 		}
-		fprintf(f, "  %-*s  %8lld  %8s  %5s  %8s  %8s\n", w, sqlite3_column_text(st, 0),
+		fprintf(r->f, "  %-*s  %8lld  %8s  %5s  %8s  %8s\n", w, sqlite3_column_text(st, 0),
 			(long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2),
 			sqlite3_column_text(st, 3), sqlite3_column_text(st, 4),
 			sqlite3_column_text(st, 5));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
 /* admin and fabrics commands: 7 sampled in 3 groups (keep-alive, identify,
  * connect); --all shows them */
-static int print_admin(sqlite3 *db, FILE *f, char *err, size_t errlen)
+static int print_admin(struct rep *r)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT sampled, groups, ops FROM _ntp_text_admin", -1, &st,
-			       NULL) != SQLITE_OK)
-		return sql_error(db, err, errlen);
+	if (r->w)
+		return json_rows(r, "admin", "SELECT hdb, sampled, groups, ops FROM ntp_report_admin",
+				 NULL, JSON_ARRAY);
+	if (sqlite3_prepare_v2(r->db, "SELECT sampled, groups, ops FROM _ntp_text_admin", -1,
+			       &st, NULL) != SQLITE_OK)
+		return sql_error(r);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		fprintf(f, "admin and fabrics commands: %lld sampled in %lld groups (%s); --all "
+		fprintf(r->f, "admin and fabrics commands: %lld sampled in %lld groups (%s); --all "
 			"shows them\n", (long long)sqlite3_column_int64(st, 0),
 			(long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
-static int print_group(sqlite3 *db, FILE *f, const struct group *g, int detail, char *err,
-		       size_t errlen)
+static int print_group(struct rep *r, const struct group *g, int detail)
 {
-	print_group_title(f, g);
-	return print_latency(db, f, g, err, errlen) || print_stages(db, f, g, err, errlen) ||
-	       print_largest(db, f, g, err, errlen) ||
-	       (detail && print_components(db, f, g, err, errlen)) ? -1 : 0;
+	int rc;
+
+	if (r->w)
+		ntp_json_start_object(r->w);
+	rc = print_group_title(r, g) || print_latency(r, g) || print_stages(r, g) ||
+	     print_largest(r, g) || (detail && print_components(r, g)) ? -1 : 0;
+	if (r->w)
+		ntp_json_end_object(r->w);
+	return rc;
 }
 
 /* ", not matched: 3 without a target record in time, 2 ambiguous" */
-static int print_unmatched(sqlite3 *db, FILE *f, char *err, size_t errlen)
+static int print_unmatched(struct rep *r)
 {
 	sqlite3_stmt *st;
 	int rc, first = 1;
 
-	if (sqlite3_prepare_v2(db, "SELECT n, label FROM ntp_report_unmatched", -1, &st,
+	if (sqlite3_prepare_v2(r->db, "SELECT n, label FROM ntp_report_unmatched", -1, &st,
 			       NULL) != SQLITE_OK)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		fprintf(f, "%s %lld %s", first ? ", not matched:" : ",",
+		fprintf(r->f, "%s %lld %s", first ? ", not matched:" : ",",
 			(long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1));
 		first = 0;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(db, err, errlen);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
+/* The match of host and target records in the JSON: per host, and the
+ * unmatched per reason; both empty without a target. */
+static int json_match(struct rep *r)
+{
+	const char *none = r->s->ntargets ? "" : " WHERE 0";
+	char *match = sqlite3_mprintf("SELECT hdb, host_records, target_records, matched,"
+				      " matched_pct FROM ntp_match_stats%s", none);
+	char *unmatched = sqlite3_mprintf("SELECT reason, label, n FROM ntp_report_unmatched%s",
+					  none);
+	int rc = !match || !unmatched ? ntp_fail(r->err, r->errlen, "out of memory") :
+		 json_rows(r, "match", match, NULL, JSON_ARRAY) ||
+		 json_rows(r, "unmatched", unmatched, NULL, JSON_ARRAY) ? -1 : 0;
+
+	sqlite3_free(match);
+	sqlite3_free(unmatched);
+	return rc;
 }
 
 /* records: 2435 host, 3616 target; 2435 matched (100 % of the host's) */
-static int print_records(struct ntp_session *s, FILE *f, char *err, size_t errlen)
+static int print_records(struct rep *r)
 {
+	struct ntp_session *s = r->s;
 	int64_t lost = 0, unmatched;
 	sqlite3_stmt *st;
 
-	fprintf(f, "records: ");
+	if (r->w)
+		return json_match(r);
+	fprintf(r->f, "records: ");
 	for (int i = 0; i < s->ndbs; i++) {
-		fprintf(f, "%s%lld %s", i ? ", " : "", (long long)s->dbs[i].records,
+		fprintf(r->f, "%s%lld %s", i ? ", " : "", (long long)s->dbs[i].records,
 			s->dbs[i].role);
 		lost += s->dbs[i].lost;
 	}
 	if (s->ntargets) {
 		/* never round a partial match up to "100 %" */
-		if (sqlite3_prepare_v2(s->db, "SELECT matched, matched_pct, unmatched"
+		if (sqlite3_prepare_v2(r->db, "SELECT matched, matched_pct, unmatched"
 				       " FROM _ntp_text_match", -1, &st, NULL) != SQLITE_OK ||
 		    sqlite3_step(st) != SQLITE_ROW) {
 			sqlite3_finalize(st);
-			return sql_error(s->db, err, errlen);
+			return sql_error(r);
 		}
-		fprintf(f, "; %lld matched (%s %% of the host's)",
+		fprintf(r->f, "; %lld matched (%s %% of the host's)",
 			(long long)sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1));
 		unmatched = sqlite3_column_int64(st, 2);
 		sqlite3_finalize(st);
-		if (unmatched && print_unmatched(s->db, f, err, errlen))
+		if (unmatched && print_unmatched(r))
 			return -1;
 	}
 	if (lost)
-		fprintf(f, "; %lld lost while recording", (long long)lost);
-	fprintf(f, "\n");
+		fprintf(r->f, "; %lld lost while recording", (long long)lost);
+	fprintf(r->f, "\n");
 	return 0;
 }
 
@@ -278,14 +421,18 @@ static int count_role(const struct ntp_session *s, const char *role)
  *   lost: 12 host records (12: the ring buffer was full ...)
  *   gaps: 1565 of 254878 host records lack h_rx (1500: ...; 65: ...)
  */
-static int print_missing(struct ntp_session *s, FILE *f, char *err, size_t errlen)
+static int print_missing(struct rep *r)
 {
+	struct ntp_session *s = r->s;
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT role, hostname, point, n, records, causes"
+	if (r->w)
+		return json_rows(r, "missing", "SELECT db, role, hostname, point, n, records, causes"
+				 " FROM ntp_report_missing", NULL, JSON_ARRAY);
+	if (sqlite3_prepare_v2(r->db, "SELECT role, hostname, point, n, records, causes"
 			       " FROM ntp_report_missing", -1, &st, NULL) != SQLITE_OK)
-		return sql_error(s->db, err, errlen);
+		return sql_error(r);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *role = (const char *)sqlite3_column_text(st, 0);
 		const char *host = (const char *)sqlite3_column_text(st, 1);
@@ -296,16 +443,16 @@ static int print_missing(struct ntp_session *s, FILE *f, char *err, size_t errle
 			 count_role(s, role) > 1 ? " (" : "", count_role(s, role) > 1 ? host : "",
 			 count_role(s, role) > 1 ? ")" : "");
 		if (point)
-			fprintf(f, "gaps: %lld of %lld %s lack %s (%s)\n",
+			fprintf(r->f, "gaps: %lld of %lld %s lack %s (%s)\n",
 				(long long)sqlite3_column_int64(st, 3),
 				(long long)sqlite3_column_int64(st, 4), who, point,
 				sqlite3_column_text(st, 5));
 		else
-			fprintf(f, "lost: %lld %s (%s)\n", (long long)sqlite3_column_int64(st, 3),
+			fprintf(r->f, "lost: %lld %s (%s)\n", (long long)sqlite3_column_int64(st, 3),
 				who, sqlite3_column_text(st, 5));
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(s->db, err, errlen);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
 static void free_groups(struct group *g, int n)
@@ -319,18 +466,18 @@ static void free_groups(struct group *g, int n)
 }
 
 /* The groups to report, optionally those whose name contains FILTER. */
-static int load_groups(sqlite3 *db, const char *filter, struct group **out, int *n,
-		       char *err, size_t errlen)
+static int load_groups(struct rep *r, const char *filter, struct group **out, int *n)
 {
 	sqlite3_stmt *st;
 	struct group *g = NULL, *ng;
 	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(db, "SELECT hdb, grp, name, sampled, rate, exact, matched, joined,"
-				   " io FROM _ntp_text_group WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
+	if (sqlite3_prepare_v2(r->db, "SELECT hdb, grp, name, sampled, rate, exact, matched,"
+			       " joined, io FROM _ntp_text_group"
+			       " WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
 			       -1, &st, NULL) != SQLITE_OK)
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	sqlite3_bind_text(st, 1, filter, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ng = realloc(g, (size_t)(*n + 1) * sizeof(*g));
@@ -351,39 +498,81 @@ static int load_groups(sqlite3 *db, const char *filter, struct group **out, int 
 	*out = g;
 	if (rc != SQLITE_DONE) {
 		free_groups(g, *n);
-		return sql_error(db, err, errlen);
+		return sql_error(r);
 	}
 	return 0;
 }
 
-/* The report of S into F, text as recorded (ntp_report cleans it). */
-static int report_raw(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
-		      size_t errlen)
+/* The groups G[N] as text, or as the JSON's "groups" array. */
+static int print_groups(struct rep *r, const struct group *g, int n, int detail, int all)
+{
+	int rc = 0;
+
+	if (r->w) {
+		ntp_json_name(r->w, "groups");
+		ntp_json_start_array(r->w);
+	}
+	for (int i = 0; i < n && !rc; i++)
+		if (g[i].io || all)
+			rc = print_group(r, &g[i], detail);
+	if (r->w)
+		ntp_json_end_array(r->w);
+	return rc;
+}
+
+/*
+ * The report as one CSV table: the rows of ntp_report_rows (docs/report-json.md)
+ * of the groups the text would show, components only with --detail.
+ */
+static int report_csv(struct rep *r, int detail, int all, const char *group)
+{
+	struct ntp_out o = { .f = r->f, .mode = NTP_MODE_CSV, .headers = 1 };
+	char *sql = sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
+		"WHERE (%d OR queue = 'io') AND (%d OR section != 'component')\n"
+		"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group, group);
+	int rc;
+
+	if (!sql)
+		return ntp_fail(r->err, r->errlen, "out of memory");
+	rc = ntp_out_query(&o, r->db, sql, r->err, r->errlen);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* The report into R: text or JSON; the CSV is one query. */
+static int report_raw(struct rep *r, int flags, const char *group)
 {
 	int detail = flags & NTP_REPORT_DETAIL, all = flags & NTP_REPORT_ALL || group;
 	struct group *g = NULL;
 	int n = 0, rc = 0;
 
-	if (ntp_session_prepare(s, err, errlen) ||
-	    load_groups(s->db, group, &g, &n, err, errlen))
+	if (ntp_session_prepare(r->s, r->err, r->errlen) || load_groups(r, group, &g, &n))
 		return -1;
 	if (!n) {
-		snprintf(err, errlen, group ? "no group matches '%s'" : "no commands", group);
+		snprintf(r->err, r->errlen, group ? "no group matches '%s'" : "no commands", group);
 		free_groups(g, n);
 		return -1;
 	}
-	print_header(s, f);
-	if (!s->ntargets)
-		rc = print_throughput(s->db, f, err, errlen);
-	for (int i = 0; i < n && !rc; i++)
-		if (g[i].io || all)
-			rc = print_group(s->db, f, &g[i], detail, err, errlen);
-	if (!rc && !all)
-		rc = print_admin(s->db, f, err, errlen);
+	if (flags & NTP_REPORT_CSV) {
+		free_groups(g, n);
+		return report_csv(r, detail, all, group);
+	}
+	if (r->w)
+		ntp_json_start_object(r->w);
+	rc = print_header(r);
+	/* the text shows the throughput only without a target, as the tutorial */
+	if (!rc && (r->w || !r->s->ntargets))
+		rc = print_throughput(r);
 	if (!rc)
-		rc = print_records(s, f, err, errlen);
+		rc = print_groups(r, g, n, detail, all);
+	if (!rc && (r->w || !all))
+		rc = print_admin(r);
 	if (!rc)
-		rc = print_missing(s, f, err, errlen);
+		rc = print_records(r);
+	if (!rc)
+		rc = print_missing(r);
+	if (r->w)
+		ntp_json_end_object(r->w);
 	free_groups(g, n);
 	return rc;
 }
@@ -391,26 +580,35 @@ static int report_raw(struct ntp_session *s, FILE *f, int flags, const char *gro
 /*
  * Recorded text (host names, kernels, device names, NQNs) comes from
  * another machine: the report is written to memory first and reaches F
- * without control characters, so no terminal escape in a recording can
- * act on the reader's terminal.
+ * only when whole, and the text without control characters, so no
+ * terminal escape in a recording can act on the reader's terminal (the
+ * JSON escapes them, the CSV writes them as '?').
  */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen)
 {
+	struct rep r = { .s = s, .db = s->db, .err = err, .errlen = errlen };
+	struct ntp_json w;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
 	const char *progress;
 	int rc;
 
-	if (!m)
+	r.f = open_memstream(&buf, &len);
+	if (!r.f)
 		return ntp_fail(err, errlen, "out of memory");
+	if (flags & NTP_REPORT_JSON) {
+		ntp_json_init(&w, r.f);
+		r.w = &w;
+	}
 	progress = ntp_progress_begin(s, "computing the report");
-	rc = report_raw(s, m, flags, group, err, errlen);
+	rc = report_raw(&r, flags, group);
 	ntp_progress_end(s, progress);
-	if (fclose(m))
+	if (fclose(r.f))
 		rc = ntp_fail(err, errlen, "out of memory");
-	if (!rc)
+	if (!rc && flags & (NTP_REPORT_JSON | NTP_REPORT_CSV))
+		fwrite(buf, 1, len, f);
+	else if (!rc)
 		ntp_put_text(f, buf);
 	free(buf);
 	return rc;

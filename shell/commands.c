@@ -93,6 +93,11 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			group = argv[i];
 		}
 	}
+	/* the report in the mode's format: JSON or CSV as ntprof report's */
+	if (sh->out.mode == NTP_MODE_JSON)
+		flags |= NTP_REPORT_JSON;
+	else if (sh->out.mode == NTP_MODE_CSV)
+		flags |= NTP_REPORT_CSV;
 	if (ntp_session_prepare(s, err, sizeof(err)) ||
 	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err))) {
 		err_msg(sh, ".report: %s", err);
@@ -370,7 +375,8 @@ const struct dot_cmd shell_cmds[] = {
 	{ "percentiles", 1, "[GROUP]", "per group and component: p50, p99, p99.9 (us)",
 	  cmd_percentiles },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 2, "[--detail] [--all] [GROUP]", "the text report (ntprof report)", cmd_report },
+	{ "report", 2, "[--detail] [--all] [GROUP]",
+	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },
 	{ "sql", 0, "", "the SQL that sets this session up in plain sqlite3", cmd_sql },

@@ -28,7 +28,8 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [--no-check] HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check]\n"
+		"                     HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
@@ -36,6 +37,9 @@ static void report_usage(FILE *f)
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
+		"  -j, --json       the report as one JSON document (docs/report-json.md)\n"
+		"      --csv        the report as one CSV table: a row per group and stage\n"
+		"                   (and component, with -d), numbers unrounded\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
 		"  -h, --help       this text\n"
@@ -44,7 +48,9 @@ static void report_usage(FILE *f)
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
-		"  ntprof report host1.ntp host2.ntp target.ntp\n");
+		"  ntprof report host1.ntp host2.ntp target.ntp\n"
+		"  ntprof report --json host.ntp target.ntp > report.json\n"
+		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
 }
 
 static int do_report(int argc, char **argv)
@@ -55,6 +61,8 @@ static int do_report(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -65,16 +73,22 @@ static int do_report(int argc, char **argv)
 
 	optind = 1;
 	argv[0] = "ntprof report"; /* getopt's messages name it */
-	while ((opt = getopt_long(argc, argv, "dag:ph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "dag:pjh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'd': report |= NTP_REPORT_DETAIL; break;
 		case 'a': report |= NTP_REPORT_ALL; break;
+		case 'j': report |= NTP_REPORT_JSON; break;
+		case 'C': report |= NTP_REPORT_CSV; break;
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
+	}
+	if ((report & NTP_REPORT_JSON) && (report & NTP_REPORT_CSV)) {
+		fprintf(stderr, "ntprof report: --json and --csv: one output format at a time\n");
+		return 2;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "ntprof report: no recording given\n");

@@ -2,7 +2,8 @@
 /*
  * ntprof-shell: SQL and dot-commands over ntprof recordings.
  *
- *   ntprof-shell [-c COMMAND]... [--sql] [--portable] [--no-check] DB...
+ *   ntprof-shell [-c COMMAND]... [-json|-csv] [-header|-noheader] [--sql]
+ *                [--portable] [--no-check] DB...
  *
  * The recordings are attached read-only to an in-memory database with the
  * report's TEMP views (lib/open.c). A line starting with '.' is a
@@ -53,6 +54,11 @@ static void usage(FILE *f)
 		"\n"
 		"  -c COMMAND   run COMMAND (SQL or a dot-command), then exit; repeat to\n"
 		"               run several, in order\n"
+		"  -json        start in .mode json (one array of objects per statement)\n"
+		"  -csv         start in .mode csv (what sqlite3 -csv prints)\n"
+		"  -header      start with .headers on (the default)\n"
+		"  -noheader    start with .headers off\n"
+		"               (also --json, --csv, --header, --noheader)\n"
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
 		"  --no-check   skip SQLite's integrity check of each file\n"
@@ -67,8 +73,9 @@ static void usage(FILE *f)
 		"Examples:\n"
 		"  ntprof-shell host.db target.db\n"
 		"  ntprof-shell -c .groups -c '.stages read' host.db target.db\n"
-		"  ntprof-shell -c '.mode csv' -c 'SELECT * FROM ntp_report_stage;' \\\n"
+		"  ntprof-shell -csv -c 'SELECT * FROM ntp_report_stage;' \\\n"
 		"      host.db target.db > stages.csv\n"
+		"  ntprof-shell -json -c .report host.db target.db > report.json\n"
 		"  printf '.mode json\\n.percentiles\\n' | ntprof-shell host.db target.db\n"
 		"  ntprof-shell --sql host.db target.db > setup.sql && sqlite3 -init setup.sql\n");
 }
@@ -104,13 +111,11 @@ static int authorize(void *arg, int action, const char *a, const char *b, const 
 	return SQLITE_OK;
 }
 
-/* Commands from -c, a terminal or a script; then close what .output opened. */
-static int run(struct ntp_session *s, char **cmds_c, int ncmds)
+/* Commands from -c, a terminal or a script, starting in mode OUT; then
+ * close what .output opened. */
+static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out out)
 {
-	struct shell sh = {
-		.s = s,
-		.out = { .f = stdout, .mode = NTP_MODE_TABLE, .headers = 1 },
-	};
+	struct shell sh = { .s = s, .out = out };
 
 	struct sigaction stop = { .sa_handler = on_stop };
 
@@ -136,6 +141,54 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds)
 	return sh.failed;
 }
 
+/*
+ * sqlite3 spells its output options with one dash (-json, -csv, -header,
+ * -noheader): take those as the long options they are. The argument of a
+ * -c is a command, left as it is.
+ */
+static void sqlite3_spellings(int argc, char **argv)
+{
+	static char *const names[][2] = {
+		{ "-json", "--json" }, { "-csv", "--csv" },
+		{ "-header", "--header" }, { "-noheader", "--noheader" },
+	};
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "-c") || !strcmp(argv[i], "--command")) {
+			i++;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (!strcmp(argv[i], names[k][0]))
+				argv[i] = names[k][1];
+	}
+}
+
+/* One output option: -json, -csv, -header or -noheader. Two that contradict
+ * each other are a usage error: returns -1. */
+static int output_option(int opt, struct ntp_out *out, int *mode_set, int *headers_set)
+{
+	enum ntp_mode mode = opt == 'J' ? NTP_MODE_JSON : NTP_MODE_CSV;
+	int headers = opt == 'H';
+
+	if (opt == 'J' || opt == 'C') {
+		if (*mode_set && out->mode != mode) {
+			fprintf(stderr, "ntprof-shell: -json and -csv: one output mode at a time\n");
+			return -1;
+		}
+		out->mode = mode;
+		*mode_set = 1;
+		return 0;
+	}
+	if (*headers_set && out->headers != headers) {
+		fprintf(stderr, "ntprof-shell: -header and -noheader: one or the other\n");
+		return -1;
+	}
+	out->headers = headers;
+	*headers_set = 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -143,19 +196,34 @@ int main(int argc, char **argv)
 		{ "sql", no_argument, NULL, 'S' },
 		{ "portable", no_argument, NULL, 'P' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "header", no_argument, NULL, 'H' },
+		{ "noheader", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **cmds_c = calloc(argc, sizeof(*cmds_c)), err[NTP_ERR_MAX];
-	int opt, ncmds = 0, sql = 0, flags = NTP_OPEN_PROGRESS, rc;
+	struct ntp_out out = { .f = stdout, .mode = NTP_MODE_TABLE, .headers = 1 };
+	int opt, ncmds = 0, sql = 0, flags = NTP_OPEN_PROGRESS, mode_set = 0, headers_set = 0, rc;
 	struct ntp_session s;
 
 	if (!cmds_c)
 		return 1;
+	sqlite3_spellings(argc, argv);
 	while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cmds_c[ncmds++] = optarg; break;
+		case 'J':
+		case 'C':
+		case 'H':
+		case 'n':
+			if (output_option(opt, &out, &mode_set, &headers_set)) {
+				free(cmds_c);
+				return 2;
+			}
+			break;
 		case 'S': sql = 1; break;
 		case 'P': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
@@ -181,7 +249,7 @@ int main(int argc, char **argv)
 		free(cmds_c);
 		return 1;
 	}
-	rc = sql ? print_session_sql(&s) : run(&s, cmds_c, ncmds);
+	rc = sql ? print_session_sql(&s) : run(&s, cmds_c, ncmds, out);
 	ntp_session_close(&s);
 	free(cmds_c);
 	if (fflush(stdout) || ferror(stdout)) {

@@ -16,6 +16,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_report_components', NULL, 0, 1),
   ('ntp_report_stage', NULL, 0, 1),
   ('ntp_report_largest', NULL, 0, 1),
+  ('ntp_report_rows', NULL, 0, 1),
   ('ntp_report_admin', NULL, 0, 1),
   ('ntp_unmatched', NULL, 0, 1),
   ('ntp_report_unmatched', NULL, 0, 1),
@@ -209,7 +210,12 @@ ORDER BY c.hdb, c.grp, st.ord;
 
 -- Per group: the stage with the largest share.
 CREATE TEMP VIEW ntp_report_largest AS
-SELECT hdb, grp, label, share
+SELECT
+  hdb,                         -- host database
+  grp,                         -- grp.id there
+  stage,                       -- stage.name
+  label,                       -- as the report prints it
+  share                        -- of the mean latency
 FROM (SELECT *, row_number() OVER (PARTITION BY hdb, grp ORDER BY share DESC, ord) AS rn
       FROM ntp_report_stage)
 WHERE rn = 1;
@@ -226,6 +232,53 @@ FROM ntp_host_grp
 WHERE queue = 'io'
 GROUP BY op
 ORDER BY op;
+
+-- The report's numbers of every group in one table, long form: what
+-- `ntprof report --csv` prints (docs/report-json.md). Per group, in report
+-- order: a 'latency' row (end to end), a 'stage' row per stage, then a
+-- 'component' row per component, in path order. A column that a section
+-- has no value for is NULL.
+CREATE TEMP VIEW ntp_report_rows AS
+SELECT
+  v.section AS section,        -- latency, stage or component
+  g.name AS "group",           -- report name
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  g.queue AS queue,            -- io, admin or fabrics
+  g.mode AS mode,              -- joined or host
+  g.sampled AS sampled,        -- sampled commands
+  g.matched AS matched,        -- with the target's side
+  g.rate AS rate,              -- commands per second
+  g.exact AS exact,            -- 1: rate counted, 0: estimated
+  v.ord AS ord,                -- stage or path order; NULL for latency
+  v.name AS name,              -- stage.name or component.name
+  v.label AS label,            -- as the report prints it
+  v.n AS n,                    -- commands (latency, component)
+  v.mean_ns AS mean_ns,        -- mean ns per command
+  v.share AS share,            -- of the mean latency (stage)
+  v.avg_qd AS avg_qd,          -- commands in it by Little's law (stage)
+  v.l AS l,                    -- the same for a component
+  v.p50_ns AS p50_ns,          -- median ns (latency, component)
+  v.p99_ns AS p99_ns,          -- 99th percentile ns
+  v.p999_ns AS p999_ns         -- 99.9th percentile ns
+FROM (
+  SELECT 1 AS sec, 'latency' AS section, c.hdb, c.grp, NULL AS ord, c.component AS name,
+    k.label, c.n, c.mean_ns, NULL AS share, NULL AS avg_qd, NULL AS l,
+    c.p50_ns, c.p99_ns, c.p999_ns
+  FROM ntp_report_component_stats AS c
+  JOIN component AS k ON k.name = c.component
+  WHERE c.component = 'e2e'
+  UNION ALL
+  SELECT 2, 'stage', hdb, grp, ord, stage, label, NULL, mean_ns, share, avg_qd, NULL,
+    NULL, NULL, NULL
+  FROM ntp_report_stage
+  UNION ALL
+  SELECT 3, 'component', hdb, grp, ord, component, label, n, mean_ns, NULL, NULL, l,
+    p50_ns, p99_ns, p999_ns
+  FROM ntp_report_components
+) AS v
+JOIN ntp_report_group AS g ON g.hdb = v.hdb AND g.grp = v.grp
+ORDER BY g.queue != 'io', g.hdb, g.grp, v.sec, v.ord;
 
 -- The admin and fabrics commands of the report in one line, per host
 -- database: how many were sampled, in how many groups, and their

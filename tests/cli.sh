@@ -101,12 +101,163 @@ printf '%s\n' ".read setup.sql" ".mode csv" "$q" "$qs" | sqlite3 :memory: > sqli
 printf '%s\n' ".read setup.sql" ".load $inst/usr/local/lib/ntprof/ntprof_sqlite.so" \
 	".read $inst/usr/local/share/ntprof/sql/native.sql" ".mode csv" "$q" "$qs" |
 	sqlite3 :memory: > native.csv
-# sqlite3 quotes more than RFC 4180 needs (any ':'), so compare unquoted
-for f in shell sqlite native; do tr -d '"' < $f.csv > $f.txt; done
-if [ "$(wc -l < shell.txt)" -ge 15 ] && cmp -s shell.txt sqlite.txt && cmp -s shell.txt native.txt
-then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff shell.txt sqlite.txt | head >&2; diff shell.txt native.txt | head >&2; fi
+# the shell writes CSV as sqlite3 does, byte for byte
+if [ "$(wc -l < shell.csv)" -ge 15 ] && cmp -s shell.csv sqlite.csv && cmp -s shell.csv native.csv
+then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff shell.csv sqlite.csv | head >&2; diff shell.csv native.csv | head >&2; fi
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
+
+# --json: the numbers of the text report, unrounded. Each JSON number,
+# formatted as the text formats it (SQLite's printf, through python's
+# sqlite3), must give the text's number; and they must equal what plain
+# sqlite3 computes with the set-up SQL (setup.sql, above).
+"$NTPROF" report --json --detail host.db target.db > joined.json 2> err.txt &&
+	"$NTPROF" report -j -d host.db target.db > short.json 2>> err.txt &&
+	cmp -s joined.json short.json && ok || { bad "report --json (-j the same)"; cat err.txt >&2; }
+printf '%s\n' ".read setup.sql" ".mode json" \
+	"SELECT hdb, grp, stage, mean_ns, share, avg_qd FROM ntp_report_stage;" |
+	sqlite3 :memory: > stages.json
+printf '%s\n' ".read setup.sql" ".mode json" \
+	"SELECT hdb, grp, component, n, mean_ns, l, p50_ns, p99_ns, p999_ns FROM ntp_report_components;" |
+	sqlite3 :memory: > components.json
+# check_json JSON TEXT [STAGES COMPONENTS]: the report's JSON against its
+# text, and against sqlite3's rows of the stages and components
+check_json() {
+	python3 - "$@" <<'PY'
+import json, re, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+db = sqlite3.connect(":memory:")
+def fmt(f, x):
+    return db.execute("SELECT printf(?, ?)", (f, x)).fetchone()[0]
+def us(ns):
+    return fmt("%.2f", ns / 1e3)
+assert doc["schema"] == "ntprof-report" and doc["version"] == 1, doc["schema"]
+groups = text.split("\n== ")[1:]
+assert len(groups) == len(doc["groups"]) > 0, (len(groups), len(doc["groups"]))
+for g, t in zip(doc["groups"], groups):
+    title = t.split("\n")[0]
+    assert title.startswith("%s: %d commands sampled" % (g["name"], g["sampled"])), title
+    assert (g["mode"] == "host") == title.endswith("host side only"), title
+    lat = g["latency"]
+    want = "latency (us): mean %s, p50 %s, p99 %s, p99.9 %s" % tuple(
+        us(lat[k]) for k in ("mean_ns", "p50_ns", "p99_ns", "p999_ns"))
+    assert want in t, (want, t)
+    for s in g["stages"]:
+        row = "  %s  %s  %s  %s" % (s["label"], us(s["mean_ns"]),
+                                    fmt("%.0f%%", 100 * s["share"]), fmt("%.2f", s["avg_qd"]))
+        assert re.search(r"^  %s +%s +%s +%s\b" % tuple(re.escape(x.strip()) for x in
+                         row.split("  ")[1:]), t, re.M), row
+    big = max(g["stages"], key=lambda s: s["share"])
+    assert g["largest"]["label"] == big["label"] and g["largest"]["share"] == big["share"]
+    assert "largest: %s, %s %%" % (big["label"], fmt("%.0f", 100 * big["share"])) in t
+    for c in g.get("components", []):
+        want = [c["label"], str(c["n"]), us(c["mean_ns"]), fmt("%.2f", c["l"]),
+                us(c["p50_ns"]), us(c["p99_ns"])]
+        assert re.search("^  " + " +".join(re.escape(x) for x in want) + "$", t, re.M), want
+recs = ", ".join("%d %s" % (r["records"], r["role"]) for r in doc["recordings"])
+assert ("\nrecords: " + recs) in text, recs
+for m in doc["match"]:
+    assert "; %d matched" % m["matched"] in text, m
+lost = sum(r["lost"] for r in doc["recordings"])
+assert ("; %d lost while recording" % lost in text) == (lost > 0), lost
+for m in doc["missing"]:
+    if m["point"] is None:
+        want = "\nlost: %d %s records" % (m["n"], m["role"])
+    else:
+        want = "\ngaps: %d of %d %s records" % (m["n"], m["records"], m["role"])
+    assert want in text and m["causes"] in text, (want, m["causes"])
+assert text.count("\nlost: ") + text.count("\ngaps: ") == len(doc["missing"])
+if len(sys.argv) > 3:
+    def same(a, b):
+        return a == b or (isinstance(a, float) and abs(a - b) <= 1e-9 * max(abs(a), abs(b)))
+    stages = {(r["hdb"], r["grp"], r["stage"]): r for r in json.load(open(sys.argv[3]))}
+    comps = {(r["hdb"], r["grp"], r["component"]): r for r in json.load(open(sys.argv[4]))}
+    n = 0
+    for g in doc["groups"]:
+        for rows, key, refs in ((g["stages"], "stage", stages), (g["components"], "component", comps)):
+            for r in rows:
+                want = refs[(g["hdb"], g["grp"], r[key])]
+                for k, v in want.items():
+                    assert k in ("hdb", "grp") or same(r[k], v), (k, r[k], v)
+                n += 1
+    assert n == len(stages) + len(comps), (n, len(stages), len(comps))
+PY
+}
+check_json joined.json joined.txt stages.json components.json && ok || bad "report --json differs from the text report or from sqlite3"
+"$NTPROF" report --json host.db > host.json && check_json host.json host.txt &&
+	ok || bad "report --json, host only, differs from the text report"
+# records lost and points missing: the text's lost: and gaps: lines
+cp host.db lost.db && sqlite3 lost.db "INSERT INTO lost SELECT min(id),
+	(SELECT min(code) FROM cause WHERE kind = 'record'), 12 FROM interval;
+	INSERT INTO gap SELECT min(id), 'h_rx', (SELECT min(code) FROM cause WHERE kind = 'point'), 5
+	FROM interval"
+"$NTPROF" report lost.db > lost.txt && "$NTPROF" report --json lost.db > lost.json &&
+	grep -q '^lost: 12 host records' lost.txt && check_json lost.json lost.txt &&
+	ok || bad "report --json: lost records and missing points differ from the text"
+"$NTPROF" report --json -g write -d host2.db target2.db > /dev/null 2> err.txt
+grep -q "no group matches 'write'" err.txt && ok || bad "report --json -g: no group"
+
+# --csv: one table of ntp_report_rows; its numbers are the JSON's (read from
+# the views directly), components only with --detail, CRLF lines.
+"$NTPROF" report --csv --detail host.db target.db > joined.csv &&
+	"$NTPROF" report --csv host.db target.db > brief.csv && ok || bad "report --csv"
+# check_csv CSV JSON DETAIL
+check_csv() {
+	python3 - "$@" <<'PY'
+import csv, json, sys
+raw = open(sys.argv[1], newline="").read()
+assert raw.endswith("\r\n") and "\n" not in raw.replace("\r\n", ""), "not CRLF lines"
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+doc = json.load(open(sys.argv[2]))
+detail = sys.argv[3] == "1"
+want = []
+for g in doc["groups"]:
+    lat = dict(g["latency"], name="e2e", label="end to end")
+    want.append(("latency", g, lat))
+    want += [("stage", g, dict(s, name=s["stage"])) for s in g["stages"]]
+    if detail:
+        want += [("component", g, dict(c, name=c["component"])) for c in g["components"]]
+assert len(rows) == len(want), (len(rows), len(want))
+for row, (section, g, item) in zip(rows, want):
+    assert row["section"] == section and row["group"] == g["name"], (row, section)
+    for k in ("hdb", "grp", "queue", "mode", "sampled", "matched", "rate", "exact"):
+        assert row[k] == str(g[k]), (k, row[k], g[k])
+    for k, v in item.items():
+        if k in row and k not in ("stage", "component"):
+            assert row[k] == str(v), (section, k, row[k], v)
+    for k in ("share", "avg_qd", "l", "p50_ns", "p99_ns", "p999_ns", "n"):
+        if k not in item:
+            assert row[k] == "", (section, k, row[k])
+PY
+}
+"$NTPROF" report --json host.db target.db > brief.json
+check_csv joined.csv joined.json 1 && check_csv brief.csv brief.json 0 && ok ||
+	bad "report --csv differs from report --json"
+
+# A group name with a comma and a quote (the device's name): quoted, the
+# quote doubled, and read back as the JSON's name; the shell's CSV of the
+# same view is sqlite3's, byte for byte.
+cp host.db quote.db && sqlite3 quote.db "UPDATE device SET name = 'nv,me\"1'"
+"$NTPROF" report --csv quote.db target.db > quote.csv &&
+	"$NTPROF" report --json quote.db target.db > quote.json &&
+	grep -q '^latency,"read 4KiB nv,me""1",' quote.csv && check_csv quote.csv quote.json 0 &&
+	python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["groups"][0]["name"] == "read 4KiB nv,me\"1"' quote.json &&
+	ok || bad "report --csv: a group name with a comma and a quote"
+"$SHELL_BIN" --portable -c '.mode csv' -c 'SELECT * FROM ntp_report_rows;' quote.db target.db > q1.csv
+"$SHELL_BIN" --sql quote.db target.db > qsetup.sql
+printf '%s\n' ".read qsetup.sql" ".mode csv" ".headers on" "SELECT * FROM ntp_report_rows;" |
+	sqlite3 :memory: > q2.csv
+[ -s q1.csv ] && cmp -s q1.csv q2.csv && ok || bad "ntp_report_rows: the shell's CSV is not sqlite3's"
+
+# One format at a time; each is a usage error, exit 2, one line.
+for args in "--json --csv" "-j --csv"; do
+	# shellcheck disable=SC2086
+	"$NTPROF" report $args host.db > out.txt 2> err.txt
+	[ $? -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] &&
+		grep -q -- "--json and --csv: one output format at a time" err.txt && ok ||
+		bad "report $args: not a clear usage error"
+done
 
 # The documentation is installed as in the sources (README.md's links stay
 # good), and bash completion under each command's name.

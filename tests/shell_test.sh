@@ -199,19 +199,25 @@ bbb = 22
   a = 3
 bbb = " ".mode line"
 
+# Python: the JSON documents one after another in TEXT (json mode prints
+# one per statement)
+JSON_DOCS='
+import json, sys
+def json_docs(text):
+    dec, docs, i = json.JSONDecoder(), [], 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        v, i = dec.raw_decode(text, i)
+        docs.append(v)
+    return docs
+'
+
 run -c '.mode json' -c "$Q" -c .stages -c "SELECT 1 WHERE 0;" "$H" "$T"
 expect_rc 0 ".mode json"
-if python3 -c '
-import json, sys
-text = sys.stdin.read()
-dec = json.JSONDecoder()
-docs, i = [], 0
-while i < len(text):
-    if text[i].isspace():
-        i += 1
-        continue
-    v, i = dec.raw_decode(text, i)
-    docs.append(v)
+if python3 -c "$JSON_DOCS"'
+docs = json_docs(sys.stdin.read())
 assert len(docs) == 3, docs
 assert docs[0] == [{"n": 1, "s": "x", "z": None, "r": 2.5},
                    {"n": 22, "s": "a,\"b\"", "z": 3, "r": 0.1}], docs[0]
@@ -455,12 +461,12 @@ STATS_Q="SELECT hdb, grp, component, n, sum_ns, printf('%.6f', mean_ns), p50_ns,
 FROM ntp_report_component_stats ORDER BY 1, 2, 3;"
 for files in "$H $T" "$H"; do
 	run --sql $files
-	cp "$d/out" "$d/setup.sql"
-	sed '/^-- The expensive views computed once/,$d' "$d/setup.sql" >"$d/views.sql"
-	cached=$({ cat "$d/setup.sql"; echo "SELECT count(*) FROM temp.sqlite_master
+	cp "$d/out" "$d/cached.sql"
+	sed '/^-- The expensive views computed once/,$d' "$d/cached.sql" >"$d/views.sql"
+	cached=$({ cat "$d/cached.sql"; echo "SELECT count(*) FROM temp.sqlite_master
 		WHERE name = '_ntp_report_component_stats_cache';"; } | sqlite3 :memory: 2>&1)
 	[ "$cached" = 1 ] && ok || bad "--sql ($files): the set-up does not compute the statistics' cache: $cached"
-	{ cat "$d/setup.sql"; echo "$STATS_Q"; } | sqlite3 :memory: >"$d/built.txt" 2>&1
+	{ cat "$d/cached.sql"; echo "$STATS_Q"; } | sqlite3 :memory: >"$d/built.txt" 2>&1
 	{ cat "$d/views.sql"; echo "$STATS_Q"; } | sqlite3 :memory: >"$d/view.txt" 2>&1
 	if [ -s "$d/built.txt" ] && cmp -s "$d/built.txt" "$d/view.txt"; then
 		ok
@@ -478,6 +484,93 @@ assert json.load(open(sys.argv[1])) == json.load(open(sys.argv[2]))
 	ok
 else
 	bad "--portable and native functions disagree on ntp_report_stage"
+fi
+
+# ---- -json, -csv, -header, -noheader: sqlite3's options ----
+
+# The same query in sqlite3 over the set-up SQL (the portable views, so the
+# very same SQL runs in both): -csv is sqlite3's CSV byte for byte, except
+# that sqlite3's -csv option ends lines in LF where its .mode csv (and
+# RFC 4180) ends them in CRLF.
+CSV_Q="SELECT * FROM ntp_report_stage; SELECT * FROM ntp_shell_groups;
+SELECT * FROM ntp_report_rows;"
+# sqlite3_csv OPTIONS...: sqlite3's output for CSV_Q over setup.sql
+sqlite3_csv() {
+	sqlite3 "$@" -cmd ".read $d/setup.sql" :memory: "$CSV_Q" 2>"$d/err"
+}
+for h in -header -noheader; do
+	run --portable -csv $h -c "$CSV_Q" "$H" "$T"
+	expect_rc 0 "-csv $h"
+	cp "$d/out" "$d/shell.csv"
+	sqlite3_csv -csv $h >"$d/sqlite3.csv"
+	if [ "$(wc -l <"$d/shell.csv")" -ge 10 ] &&
+	   tr -d '\r' <"$d/shell.csv" | cmp -s - "$d/sqlite3.csv"; then
+		ok
+	else
+		bad "-csv $h differs from sqlite3 -csv $h"
+		diff "$d/sqlite3.csv" "$d/shell.csv" | head -5 >&2
+	fi
+	[ $h = -header ] && on=on || on=off
+	sqlite3_csv -cmd '.mode csv' -cmd ".headers $on" >"$d/sqlite3.csv"
+	cmp -s "$d/shell.csv" "$d/sqlite3.csv" && ok ||
+		bad "-csv $h differs from sqlite3's .mode csv, .headers $on"
+	headers=$(grep -c '^section,group,' "$d/shell.csv")
+	[ "$headers" -eq "$([ $on = on ] && echo 1 || echo 0)" ] && ok ||
+		bad "-csv $h: $headers header lines of ntp_report_rows"
+done
+
+# --csv and --header are the same options; -json is .mode json
+run --portable --csv --header -c "$CSV_Q" "$H" "$T"
+tr -d '\r' <"$d/out" | cmp -s - "$(sqlite3_csv -csv -header >"$d/sqlite3.csv"; echo "$d/sqlite3.csv")" &&
+	ok || bad "--csv --header differs from sqlite3 -csv -header"
+run -json -c "$STAGE_Q" "$H" "$T"
+cmp -s "$d/out" "$d/shell.json" && ok || bad "-json differs from .mode json"
+run --json -c "$STAGE_Q" "$H" "$T"
+cmp -s "$d/out" "$d/shell.json" && ok || bad "--json differs from .mode json"
+# JSON numbers: sqlite3 -json prints 20 digits, so compare as numbers
+run --portable -json -c "$CSV_Q" "$H" "$T"
+sqlite3 -json -cmd ".read $d/setup.sql" :memory: "$CSV_Q" >"$d/sqlite3.json" 2>"$d/err"
+if python3 -c "$JSON_DOCS"'
+def same(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= 1e-12 * max(abs(a), abs(b))
+    return a == b
+a, b = json_docs(open(sys.argv[1]).read()), json_docs(open(sys.argv[2]).read())
+assert len(a) == len(b) == 3 and all(a), (len(a), len(b))
+for x, y in zip(a, b):
+    assert len(x) == len(y)
+    for r, s in zip(x, y):
+        assert r.keys() == s.keys() and all(same(r[k], s[k]) for k in r), (r, s)
+' "$d/out" "$d/sqlite3.json"; then ok; else bad "-json differs from sqlite3 -json"; fi
+
+# a -c argument is a command, even one spelled like an option
+run -c -json "$H"
+expect_rc 1 "-c -json: SQL, not an option"
+expect_err 'SQL: near "-"' "-c -json: SQL, not an option"
+
+run -json -csv "$H"
+expect_rc 2 "-json -csv"
+expect_err "-json and -csv: one output mode at a time" "-json -csv"
+run --header -noheader "$H"
+expect_rc 2 "-header -noheader"
+expect_err "-header and -noheader: one or the other" "-header -noheader"
+run -json -json -header -header -c 'SELECT 1 AS a;' "$H"
+expect_same "$d/out" '[{"a":1}]' "an option twice"
+
+# .report in json and csv mode: ntprof report --json and --csv
+if [ -x ./ntprof ]; then
+	for fmt in json csv; do
+		run -$fmt -c '.report --detail' "$H" "$T"
+		./ntprof report --$fmt --detail "$H" "$T" >"$d/report.$fmt" 2>>"$d/err"
+		[ -s "$d/out" ] && cmp -s "$d/out" "$d/report.$fmt" && ok ||
+			bad ".report in $fmt mode differs from ntprof report --$fmt"
+	done
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$d/report.json" && ok ||
+		bad "ntprof report --json does not parse"
+	./ntprof report --json "$d/esc.db" >"$d/out" 2>"$d/err"
+	expect_out '"hostname": "evil\u001b]0;owned\u0007"' "the JSON report escapes control characters"
+	./ntprof report --csv "$d/esc.db" >"$d/out" 2>"$d/err"
+	if grep -q "$esc" "$d/out"; then bad "the CSV report prints a terminal escape"; else ok; fi
 fi
 
 # ---- one component list ----
@@ -562,8 +655,8 @@ if "$GEN" -o "$d/kh.db" -t "$d/kt.db" -s 1 -n 1 -r 500 -x 7 >>"$d/gen.log" 2>&1 
 			JOIN ntp_report_stage AS s ON s.hdb = g.hdb AND s.grp = g.grp
 			WHERE s.stage = 'target_driver' GROUP BY g.hdb ORDER BY g.hdb" \
 			"$d/kh.db" "$d/kt.db" "$d/sh.db" "$d/st.db"
-		expect_same "$d/out" "kernel/kernel:target driver
-spdk/spdk:target driver (SPDK)" "mixed targets$mode: target stages by the group's target"
+		expect_same "$d/out" '"kernel/kernel:target driver"
+"spdk/spdk:target driver (SPDK)"' "mixed targets$mode: target stages by the group's target"
 	done
 else
 	bad "mixed targets: $GEN failed"

@@ -1117,10 +1117,10 @@ static const char *const s_ntp_report_stage[] = {
 };
 
 static const char *const s_ntp_report_largest[] = {
-	"hdb,grp,label,share",
-	"host,1,storage (target block layer and drive),0.517464424321",
-	"host,2,\"network (TCP/IP, NICs, wire)\",0.442176870748",
-	"host,3,network and target (not recorded),0.917431192661",
+	"hdb,grp,stage,label,share",
+	"host,1,storage,storage (target block layer and drive),0.517464424321",
+	"host,2,network,\"network (TCP/IP, NICs, wire)\",0.442176870748",
+	"host,3,net_target,network and target (not recorded),0.917431192661",
 	NULL
 };
 

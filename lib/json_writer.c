@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The tiny JSON writer (json.h). */
+/* The tiny JSON writer (json_writer.h). */
 #include <string.h>
 
-#include "json.h"
+#include "json_writer.h"
 
 void ntp_json_init(struct ntp_json *w, FILE *f)
 {
@@ -21,23 +21,34 @@ static void next_item(struct ntp_json *w)
 		fputs(", ", w->f);
 }
 
-/* S quoted: no control character, quotes and backslashes escaped. */
-static void put_string(struct ntp_json *w, const char *s)
+void ntp_json_put_string(FILE *f, const char *s)
 {
-	fputc('"', w->f);
+	fputc('"', f);
 	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', w->f);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, w->f);
+		unsigned char ch = (unsigned char)*s;
+
+		switch (ch) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (ch < 0x20 || ch == 0x7f)
+				fprintf(f, "\\u%04x", ch);
+			else
+				fputc(ch, f);
+		}
 	}
-	fputc('"', w->f);
+	fputc('"', f);
 }
 
 void ntp_json_name(struct ntp_json *w, const char *name)
 {
 	next_item(w);
-	put_string(w, name);
+	ntp_json_put_string(w->f, name);
 	fputs(": ", w->f);
 	w->named = 1;
 }
@@ -82,13 +93,19 @@ void ntp_json_end_array(struct ntp_json *w)
 void ntp_json_string(struct ntp_json *w, const char *s)
 {
 	next_item(w);
-	put_string(w, s);
+	ntp_json_put_string(w->f, s);
 }
 
 void ntp_json_int(struct ntp_json *w, long long v)
 {
 	next_item(w);
 	fprintf(w->f, "%lld", v);
+}
+
+void ntp_json_raw(struct ntp_json *w, const char *text)
+{
+	next_item(w);
+	fputs(text, w->f);
 }
 
 void ntp_json_bool(struct ntp_json *w, int v)
