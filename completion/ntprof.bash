@@ -8,7 +8,8 @@
 
 _ntprof_commands="probe record report compare shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable --no-check -h --help"
-_ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check -h --help"
+_ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check --sql -h
+	--help"
 _ntprof_shell_opts="-c --sql --portable --no-check -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"

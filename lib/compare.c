@@ -189,13 +189,29 @@ static int print_table(struct ntp_session *s, FILE *f, sqlite3_stmt *st, sqlite3
 	return end_group(s, f, &w, mv, op, bytes, has_bytes);
 }
 
-/* The statistics computed once into a TEMP table, as ntp_session_prepare
- * caches the report's: the table, its differences and the moved lines all
- * read them. */
-static const char cache_sql[] =
-	"CREATE TEMP TABLE _ntp_compare_stage_cache AS SELECT * FROM ntp_compare_stage;"
-	"DROP VIEW ntp_compare_stage;"
-	"CREATE TEMP VIEW ntp_compare_stage AS SELECT * FROM _ntp_compare_stage_cache;";
+/* The statistics computed once into a TEMP table by their builder
+ * (sql/compare.sql), as ntp_session_prepare caches the report's: the table,
+ * its differences and the moved lines all read them. */
+static int cache_stats(sqlite3 *db)
+{
+	static const char redefine[] =
+		"DROP VIEW ntp_compare_stage;"
+		"CREATE TEMP VIEW ntp_compare_stage AS SELECT * FROM _ntp_compare_stage_cache;";
+	sqlite3_stmt *st;
+	char *build = NULL;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM _ntp_cache_build"
+			       " WHERE name = 'ntp_compare_stage'", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		build = sqlite3_mprintf("%s%s", sqlite3_column_text(st, 0), redefine);
+	/* finalized first: a pending read of the TEMP schema would lock it */
+	sqlite3_finalize(st);
+	rc = build && sqlite3_exec(db, build, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	sqlite3_free(build);
+	return rc;
+}
 
 int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int detail, char *err,
 		size_t errlen)
@@ -207,7 +223,7 @@ int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int detail, c
 	if (ntp_session_prepare(s, err, errlen))
 		return -1;
 	progress = ntp_progress_begin(s, "comparing the runs");
-	if (sqlite3_exec(s->db, cache_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	if (cache_stats(s->db) ||
 	    sqlite3_prepare_v2(s->db, cells_sql, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, moved_sql, -1, &mv, NULL) != SQLITE_OK) {
 		rc = -1;

@@ -107,11 +107,14 @@ static void compare_usage(FILE *f)
 		"  -d, --detail     add the components\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes)\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --sql        print the SQL that sets these runs up in sqlite3 instead\n"
+		"                   (then query ntp_compare_stage, ntp_compare_diff, ...)\n"
 		"  -h, --help       this text\n"
 		"examples:\n"
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
-		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n",
+		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
+		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
 		NTP_MAX_DBS);
 }
 
@@ -187,6 +190,18 @@ static int label_runs(struct runs *r, const char *labels)
 	return 0;
 }
 
+/* The session's set-up for plain sqlite3 (--sql), as ntprof-shell --sql. */
+static int print_sql(struct ntp_session *s, char *err, size_t errlen)
+{
+	char *p = ntp_session_sql(s);
+
+	if (!p)
+		return ntp_fail(err, errlen, "cannot write the set-up SQL");
+	fputs(p, stdout);
+	sqlite3_free(p);
+	return 0;
+}
+
 static int do_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -195,11 +210,12 @@ static int do_compare(int argc, char **argv)
 		{ "detail", no_argument, NULL, 'd' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "sql", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *group = NULL, *labels = NULL;
-	int detail = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
+	int detail = 0, sql = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
 	static struct runs r;
@@ -213,6 +229,7 @@ static int do_compare(int argc, char **argv)
 		case 'd': detail = 1; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'S': sql = 1; break;
 		case 'h': compare_usage(stdout); return 0;
 		default: compare_usage(stderr); return 2;
 		}
@@ -236,7 +253,10 @@ static int do_compare(int argc, char **argv)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 		return 1;
 	}
-	rc = ntp_compare(&s, stdout, group, detail, err, sizeof(err));
+	if (sql)
+		rc = print_sql(&s, err, sizeof(err));
+	else
+		rc = ntp_compare(&s, stdout, group, detail, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 	ntp_session_close(&s);

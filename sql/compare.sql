@@ -132,6 +132,32 @@ FROM r
 GROUP BY run, op, bytes, kind, item
 ORDER BY run_ord, op, bytes, ord;
 
+-- The cache of ntp_compare_stage, built faster (join.sql, _ntp_cache_build;
+-- ntprof compare builds it, no report needs it): the commands' times sorted
+-- once into a table whose rowids follow the sort, so a percentile is one
+-- rowid lookup, where the view's window numbers every row and counts every
+-- partition. Same rows.
+INSERT INTO _ntp_cache_build VALUES ('ntp_compare_stage', '
+CREATE TEMP TABLE _ntp_compare_sorted AS
+SELECT run, run_ord, op, bytes, name, kind, item, ord, label, ns FROM _ntp_compare_cmd
+ORDER BY run, op, bytes, kind, item, ns;
+CREATE TEMP TABLE _ntp_compare_stage_cache AS
+WITH p AS (
+  SELECT run, run_ord, op, bytes, max(name) AS name, kind, item, max(ord) AS ord,
+    max(label) AS label, min(rowid) AS r0, count(*) AS n, avg(ns) AS mean_ns,
+    (total(ns * ns) - total(ns) * total(ns) / count(*)) / (count(*) - 1) AS var_ns2
+  FROM _ntp_compare_sorted
+  GROUP BY run, op, bytes, kind, item
+)
+SELECT run, run_ord, op, bytes, name, kind, item, ord, label, n, mean_ns, var_ns2,
+  (SELECT ns FROM _ntp_compare_sorted WHERE rowid = r0 + (n * 50000 + 99999) / 100000 - 1)
+    AS p50_ns,
+  (SELECT ns FROM _ntp_compare_sorted WHERE rowid = r0 + (n * 99000 + 99999) / 100000 - 1)
+    AS p99_ns
+FROM p
+ORDER BY run_ord, op, bytes, ord;
+DROP TABLE _ntp_compare_sorted;');
+
 -- Per run after the first, group and row both have: the difference of the
 -- means from the first run's, with its 95 % confidence interval (Welch, the
 -- normal approximation: 1.96 standard errors of the difference).

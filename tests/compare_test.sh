@@ -8,6 +8,7 @@
 #   are what `ntprof report` prints for that run alone (a host joined with
 #   another run's target would change them);
 # - host-only runs, a mixed comparison, and bad input.
+# - the views in plain sqlite3 (compare --sql).
 # Run from the repository root after `make`.
 set -u
 top=$(pwd)
@@ -48,6 +49,17 @@ echo "$line" | awk '{ d = $(NF - 2); lo = $(NF - 1); hi = $NF;
 	gsub(/[\[,]/, "", lo); gsub(/[\]*]/, "", hi); h = (hi - lo) / 2;
 	exit !(h > 0 && h < 0.5 && (d - 5) ^ 2 <= 4 * h * h && lo > 0) }' && ok ||
 	bad "compare slow: storage's difference is not 5 us within its interval: $line"
+# The interval's width from the generator's parameters alone: a storage
+# time is a constant plus an exponential tail of mean 4 us, so its standard
+# deviation is 4 us in both runs, and the 95 % half width is
+# 1.96 x 4 x sqrt(1/n1 + 1/n2) us (the sample deviations of ~10,000 draws
+# are within a few % of it).
+n=$(sed -nE 's/^commands +([0-9]+) +([0-9]+)$/\1 \2/p' slow.txt)
+echo "$line $n" | awk '{ lo = $(NF - 3); hi = $(NF - 2); n1 = $(NF - 1); n2 = $NF;
+	gsub(/[\[,]/, "", lo); gsub(/[\]*]/, "", hi);
+	want = 1.96 * 4 * sqrt(1 / n1 + 1 / n2); r = (hi - lo) / 2 / want;
+	exit !(n1 > 5000 && n2 > 5000 && r > 0.9 && r < 1.1) }' && ok ||
+	bad "compare slow: storage's interval is not 1.96 standard errors wide: $line (n $n)"
 
 # Every stage mean and the end-to-end p99 of each run are the report's for
 # that run alone (the report computes stage means as sums of component
@@ -77,6 +89,26 @@ for run in base:1 slow:2; do
 		diff want-$name.txt got-$name.txt >&2
 	fi
 done
+
+# The views run in plain sqlite3 over compare's set-up (--sql), and the
+# statistics' faster builder (compare.sql, _ntp_cache_build), which ntprof
+# compare runs, gives the view's rows.
+"$NTPROF" compare --sql --label base,slow base-h.db,base-t.db slow-h.db,slow-t.db > setup.sql
+Q="SELECT run, op, bytes, kind, item, n, printf('%.6f', mean_ns), printf('%.3f', var_ns2),
+  p50_ns, p99_ns FROM ntp_compare_stage ORDER BY 1, 2, 3, 4, 5;"
+sqlite3 :memory: ".read setup.sql" ".mode list" \
+	"SELECT sql FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';" > build.sql
+{ cat setup.sql build.sql; echo "DROP VIEW ntp_compare_stage;
+	CREATE TEMP VIEW ntp_compare_stage AS SELECT * FROM _ntp_compare_stage_cache;$Q"; } |
+	sqlite3 :memory: > built.txt 2>&1
+{ cat setup.sql; echo "$Q"; } | sqlite3 :memory: > view.txt 2>&1
+if [ "$(wc -l < view.txt)" -ge 20 ] && grep -q '^slow|read|4096|stage|storage|' view.txt &&
+   cmp -s built.txt view.txt; then
+	ok
+else
+	bad "compare --sql: the builder's statistics differ from the view's in sqlite3"
+	diff built.txt view.txt | head -5 >&2
+fi
 
 # 2. The same distribution, another seed: nothing beyond noise. The
 # generator is deterministic, so this is too; a 95 % interval per row
