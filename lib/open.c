@@ -315,20 +315,32 @@ out:
 	return rc;
 }
 
-/* Attach URI as "peek" and learn its role from its schema alone. */
-static int peek_role(sqlite3 *db, const char *uri, struct ntp_dbinfo *d, char *err,
-		     size_t errlen)
+static int harden(sqlite3 *db);
+
+/* Attach URI as "peek" and learn its role from its schema alone, in a
+ * connection of its own: beside the session's recordings, the file and the
+ * reference would take two of SQLite's ten attachments, and ten recordings
+ * could not be opened. */
+static int peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	char *sql = sqlite3_mprintf("ATTACH %Q AS peek", uri);
+	sqlite3 *db = NULL;
 	int rc;
 
-	if (!sql || exec(db, sql)) {
+	if (!sql || sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
+				    NULL) != SQLITE_OK || harden(db)) {
 		sqlite3_free(sql);
-		return ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return ntp_fail(err, errlen, "%s: cannot open SQLite", d->path);
+	}
+	if (exec(db, sql)) {
+		ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
+		rc = -1;
+	} else {
+		rc = check_schema(db, "peek", d, err, errlen);
 	}
 	sqlite3_free(sql);
-	rc = check_schema(db, "peek", d, err, errlen);
-	exec(db, "DETACH peek");
+	sqlite3_close(db);
 	return rc;
 }
 
@@ -361,7 +373,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 
 	if (!uri)
 		return ntp_fail(err, errlen, "%s: out of memory", d->path);
-	if (peek_role(s->db, uri, d, err, errlen)) {
+	if (peek_role(uri, d, err, errlen)) {
 		free(uri);
 		return -1;
 	}
