@@ -67,9 +67,15 @@ static const char *col(sqlite3_stmt *st, int i)
 	return v ? (const char *)v : "";
 }
 
-static void print_head(const struct ntp_session *s, FILE *f, const char *name)
+/* The run names and the column heads; NAME (the group's, from a recording)
+ * with its control characters as '?'. */
+static void print_head(const struct ntp_session *s, FILE *f, const char *group)
 {
 	struct line l = { .len = 0 };
+	char name[LABEL_W + 1];
+
+	snprintf(name, sizeof(name), "%s", group);
+	ntp_clean_text(name);
 
 	put(&l, "%-*s", LABEL_W, "");
 	for (int r = 0; r < s->nruns; r++)
@@ -77,7 +83,7 @@ static void print_head(const struct ntp_session *s, FILE *f, const char *name)
 	end_line(&l, f);
 	put(&l, "%-*s", LABEL_W, name);
 	for (int r = 0; r < s->nruns; r++)
-		put(&l, r ? "  %9s%9s  %-*s" : "  %9s%9s", "mean", "p99", DIFF_W - 2,
+		put(&l, r ? "  %9s%9s  %-*s" : "  %9s%9s", "mean us", "p99 us", DIFF_W - 2,
 		    "diff [95% CI]");
 	end_line(&l, f);
 }
