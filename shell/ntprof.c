@@ -243,8 +243,10 @@ static int do_compare(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		char *given = argv[i], *copy = strdup(given);
 
-		if (!copy || add_run(&r, copy, given))
+		if (!copy || add_run(&r, copy, given)) {
+			free(copy);
 			return 2;
+		}
 	}
 	if (label_runs(&r, labels))
 		return 2;
