@@ -40,14 +40,14 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql sql/shell.sql sql/live.sql sql/live_gaps.sql
+	sql/native.sql sql/shell.sql sql/compare.sql sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o \
-	$(OUTPUT)/progress.o \
+	$(OUTPUT)/progress.o $(OUTPUT)/compare.o \
 	$(OUTPUT)/json_writer.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
@@ -278,6 +278,7 @@ check-unit: $(TESTS)
 check-cli: all
 	@sh tests/cli.sh
 	@sh tests/shell_test.sh
+	@sh tests/compare_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all

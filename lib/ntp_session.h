@@ -34,6 +34,8 @@ struct ntp_dbinfo {
 	int wal;              /* its header says WAL mode: read a private copy */
 	dev_t dev;            /* the file given: the same one twice is refused */
 	ino_t ino;
+	int run;              /* which run it belongs to (ntp_session_open_runs), 0.. */
+	int run_pos;          /* its place in the run: 0 the host, 1 the target */
 };
 
 /* The progress line on stderr while a session works (lib/progress.c). */
@@ -54,6 +56,8 @@ struct ntp_session {
 	int ndbs;                             /* recordings attached */
 	struct ntp_dbinfo dbs[NTP_MAX_DBS];   /* in attach order: hosts, then targets */
 	int nhosts, ntargets;                 /* by role */
+	int nruns;                            /* runs: host and target pairs, compared */
+	char *run_label[NTP_MAX_DBS];         /* each run's label (ntp_run.run) */
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* ntp_joined cached in a TEMP table */
 	int flags;                            /* NTP_OPEN_* */
@@ -73,6 +77,24 @@ struct ntp_session {
  */
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags,
 		     char *err, size_t errlen);
+
+/*
+ * The same for runs compared side by side: paths[i] belongs to run run[i]
+ * (0..nruns-1, each run a host and at most one target, the host first),
+ * labelled labels[run]. Hosts are paired only with the target of their own
+ * run (ntp_run, the join's arms), and -s must agree only within a run.
+ */
+int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
+			  char *const *labels, int nruns, int flags, char *err, size_t errlen);
+
+/* Print the runs of a session opened by ntp_session_open_runs side by side
+ * (sql/compare.sql): per I/O group (operation and size) matched across the
+ * runs, each stage's mean and p99 per run and its difference from the first
+ * run with a 95 % confidence interval, and the stage that moved most. GROUP,
+ * if not NULL, limits it to groups whose name contains it. DETAIL adds the
+ * components. Returns 0, or -1 with err set. */
+int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int detail, char *err,
+		size_t errlen);
 
 /* Cache the join and the views the SQL's plan names in TEMP tables (once);
  * reports call this first. */

@@ -15,6 +15,7 @@ extern const char ntp_sql_join[];         /* TEMP views joining hosts and target
 extern const char ntp_sql_report[];       /* TEMP views the report prints */
 extern const char ntp_sql_native[];       /* TEMP views using native aggregates */
 extern const char ntp_sql_shell[];        /* TEMP views ntprof-shell's dot-commands print */
+extern const char ntp_sql_compare[];      /* TEMP views comparing runs side by side */
 extern const char ntp_sql_live[];         /* ntprof-collect's live lines (a query) */
 extern const char ntp_sql_live_gaps[];    /* its lost records and gaps (a query) */
 

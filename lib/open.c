@@ -315,20 +315,32 @@ out:
 	return rc;
 }
 
-/* Attach URI as "peek" and learn its role from its schema alone. */
-static int peek_role(sqlite3 *db, const char *uri, struct ntp_dbinfo *d, char *err,
-		     size_t errlen)
+static int harden(sqlite3 *db);
+
+/* Attach URI as "peek" and learn its role from its schema alone, in a
+ * connection of its own: beside the session's recordings, the file and the
+ * reference would take two of SQLite's ten attachments, and ten recordings
+ * could not be opened. */
+static int peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	char *sql = sqlite3_mprintf("ATTACH %Q AS peek", uri);
+	sqlite3 *db = NULL;
 	int rc;
 
-	if (!sql || exec(db, sql)) {
+	if (!sql || sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
+				    NULL) != SQLITE_OK || harden(db)) {
 		sqlite3_free(sql);
-		return ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return ntp_fail(err, errlen, "%s: cannot open SQLite", d->path);
+	}
+	if (exec(db, sql)) {
+		ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
+		rc = -1;
+	} else {
+		rc = check_schema(db, "peek", d, err, errlen);
 	}
 	sqlite3_free(sql);
-	rc = check_schema(db, "peek", d, err, errlen);
-	exec(db, "DETACH peek");
+	sqlite3_close(db);
 	return rc;
 }
 
@@ -361,7 +373,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 
 	if (!uri)
 		return ntp_fail(err, errlen, "%s: out of memory", d->path);
-	if (peek_role(s->db, uri, d, err, errlen)) {
+	if (peek_role(uri, d, err, errlen)) {
 		free(uri);
 		return -1;
 	}
@@ -389,6 +401,37 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	return 0;
 }
 
+/* Runs compared side by side: each a host, then perhaps its target, as the
+ * command line gave them; -s agrees within a run (runs may differ). */
+static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
+{
+	/* the hosts' places first: a run given the wrong way round is named by
+	 * its first file */
+	for (int i = 0; i < 2 * s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i % s->ndbs];
+		const char *want = d->run_pos ? "target" : "host";
+
+		if (d->run_pos == i / s->ndbs && strcmp(d->role, want))
+			return ntp_fail(err, errlen, "%s: a %s recording where run %s's %s should be "
+					"(a run is HOST.db or HOST.db,TARGET.db)", d->path, d->role,
+					s->run_label[d->run], want);
+	}
+	for (int i = 0; i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		if (d->records == 0)
+			return ntp_fail(err, errlen, "%s: no commands recorded (empty recording)",
+					d->path);
+		for (int j = 0; j < s->ndbs; j++)
+			if (s->dbs[j].run == d->run && s->dbs[j].sample_rate != d->sample_rate)
+				return ntp_fail(err, errlen, "%s: recorded with -s %lld, %s with -s "
+						"%lld: both sides sample the same commands only "
+						"with the same -s", d->path, (long long)d->sample_rate,
+						s->dbs[j].path, (long long)s->dbs[j].sample_rate);
+	}
+	return 0;
+}
+
 /* The set must make sense together: a host, not two hosts without a
  * target, one -s, some records. Roles come from meta, not argument order. */
 static int check_set(const struct ntp_session *s, char *err, size_t errlen)
@@ -408,6 +451,8 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 				return ntp_fail(err, errlen, "%s and %s: the same recording twice "
 						"(copies of one file)", a->path, b->path);
 		}
+	if (s->nruns > 1)
+		return check_runs(s, err, errlen);
 	if (!s->nhosts)
 		return ntp_fail(err, errlen, "%s: a target recording; a report needs the host's "
 			    "recording too (sqlite3 reads a target alone)", first->path);
@@ -493,7 +538,7 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char 
 
 		if (!strcmp(over, "pair"))
 			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
-				if (!strcmp(s->dbs[t].role, "target"))
+				if (!strcmp(s->dbs[t].role, "target") && s->dbs[t].run == d->run)
 					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema),
 						      &n);
 		if (!strcmp(over, "all") || !strcmp(over, d->role))
@@ -522,6 +567,22 @@ static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
 	return rc;
 }
 
+/* ntp_run: which run each attached database belongs to. The join pairs a
+ * host only with targets of its run; a report's session is one run. */
+static void run_table(sqlite3_str *q, const struct ntp_session *s)
+{
+	sqlite3_str_appendall(q, "-- Which run each recording belongs to: hosts pair only with the\n"
+			      "-- targets of their run (ntprof compare opens several runs).\n"
+			      "CREATE TEMP TABLE ntp_run (\n"
+			      "  db TEXT PRIMARY KEY, -- ntp_db.db\n"
+			      "  run TEXT NOT NULL,   -- the run's label\n"
+			      "  ord INTEGER NOT NULL -- the run's place, 0 first: the base compared with\n"
+			      ") WITHOUT ROWID;\n");
+	for (int i = 0; i < s->ndbs; i++)
+		sqlite3_str_appendf(q, "INSERT INTO ntp_run VALUES (%Q, %Q, %d);\n", s->dbs[i].schema,
+				    s->run_label[s->dbs[i].run], s->dbs[i].run);
+}
+
 /* The vocabulary, the prelude's views over the attached databases, then
  * join.sql, report.sql and shell.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
@@ -530,10 +591,12 @@ static char *setup_sql(const struct ntp_session *s)
 	int rc;
 
 	sqlite3_str_appendall(q, ntp_sql_vocab);
+	run_table(q, s);
 	rc = prelude_views(q, s);
 	sqlite3_str_appendall(q, ntp_sql_join);
 	sqlite3_str_appendall(q, ntp_sql_report);
 	sqlite3_str_appendall(q, ntp_sql_shell);
+	sqlite3_str_appendall(q, ntp_sql_compare);
 	if (rc) {
 		sqlite3_free(sqlite3_str_finish(q));
 		return NULL;
@@ -762,6 +825,19 @@ static void warn_windows(struct ntp_session *s)
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
+	int run[NTP_MAX_DBS] = { 0 };
+	char *label[1] = { n > 0 ? paths[0] : "" };
+
+	if (n > NTP_MAX_DBS) {
+		memset(s, 0, sizeof(*s));
+		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
+	}
+	return ntp_session_open_runs(s, n, paths, run, label, 1, flags, err, errlen);
+}
+
+int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
+			  char *const *labels, int nruns, int flags, char *err, size_t errlen)
+{
 	const char *progress;
 
 	memset(s, 0, sizeof(*s));
@@ -770,6 +846,10 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		return ntp_fail(err, errlen, "no database given");
 	if (n > NTP_MAX_DBS)
 		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
+	s->nruns = nruns;
+	for (int r = 0; r < nruns; r++)
+		if (!(s->run_label[r] = strdup(labels[r])))
+			return ntp_session_close(s), ntp_fail(err, errlen, "out of memory");
 	/* 512 MiB of cache for the TEMP tables and sorts of a big join. */
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
 			    NULL) != SQLITE_OK || harden(s->db) ||
@@ -782,6 +862,8 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 		struct ntp_dbinfo *d = &s->dbs[i];
 
 		d->path = strdup(paths[i]);
+		d->run = run[i];
+		d->run_pos = i > 0 && run[i - 1] == run[i];
 		s->ndbs++;
 		if (!d->path)
 			goto bad;
@@ -865,5 +947,7 @@ void ntp_session_close(struct ntp_session *s)
 		free(s->dbs[i].open_path);
 		free(s->dbs[i].copy_dir);
 	}
+	for (int r = 0; r < s->nruns; r++)
+		free(s->run_label[r]);
 	memset(s, 0, sizeof(*s));
 }

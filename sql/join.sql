@@ -157,6 +157,9 @@ FROM hs
 JOIN ts ON ts.nqn = hs.nqn AND ts.cntlid = hs.cntlid AND ts.nsid = hs.nsid
   AND ts.opcode = hs.opcode AND ts.nlb = hs.nlb AND ts.qid = hs.qid AND ts.cid = hs.cid
   AND ts.slba = hs.slba
+-- a host pairs only with the targets of its run (ntp_run)
+JOIN ntp_run AS hr ON hr.db = hs.hdb
+JOIN ntp_run AS tr ON tr.db = ts.tdb AND tr.ord = hr.ord
 WHERE abs(hs.mid - ts.mid) <= 5000000000;
 
 -- Clock correction per host and target database: a target mid plus
@@ -403,6 +406,9 @@ FROM (
         h.wall_start - (t.wall_start + t.duration_ns)) AS gap_ns
   FROM ntp_db AS h
   JOIN ntp_db AS t ON t.role = 'target'
+  -- only a host and a target of one run are meant to be joined
+  JOIN ntp_run AS hr ON hr.db = h.db
+  JOIN ntp_run AS tr ON tr.db = t.db AND tr.ord = hr.ord
   WHERE h.role = 'host'
 )
 WHERE gap_ns > 0;

@@ -72,7 +72,8 @@ SELECT
   r.sampled AS sampled,      -- sampled commands
   r.total AS total,          -- all commands, NULL: not counted
   r.exact AS exact,          -- 1: counted, 0: estimated
-  r.rate AS rate             -- commands per second
+  r.rate AS rate,            -- commands per second
+  g.device AS device         -- device.name: nvme1n1
 FROM "@db@".ntp_grp_info AS g JOIN "@db@".ntp_grp_rate AS r ON r.grp = g.grp
 -- @ntp_host_cmd host
 SELECT

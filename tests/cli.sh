@@ -310,6 +310,8 @@ same_options() {
 		bad "completion of $name: '$got'; its --help names '$want'"
 }
 same_options "_ntprof ntprof report" "$NTPROF" report
+same_options "_ntprof ntprof compare" "$NTPROF" compare
+expect_comp "compare " _ntprof ntprof com
 same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
 # ntprof-collect's one help covers both commands
 (comp_test _ntprof_collect ntprof-collect probe --; comp_test _ntprof_collect ntprof-collect record --) |
@@ -355,6 +357,7 @@ man_has_options() {
 man_has_options ntprof-collect.1 "$top/ntprof-collect"
 man_has_options ntprof-shell.1 "$SHELL_BIN"
 man_has_options ntprof-report.1 "$NTPROF" report
+man_has_options ntprof-compare.1 "$NTPROF" compare
 
 # The SQL stored in every database is pinned to the schema version: ntprof
 # refuses a database whose stored SQL differs from its own, so changing any

@@ -120,7 +120,8 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		c->t[NTP_T_DATA_RX] = now += crossing(s, 9000, 300);
 	}
 	c->t[NTP_T_EXEC] = now += draw(s, 60, 10);
-	c->t[NTP_T_STOR] = now += draw(s, c->is_write ? 20000 : 55000, 4000);
+	c->t[NTP_T_STOR] = now += draw(s, (c->is_write ? 20000 : 55000) +
+					   (double)s->cfg->storage_delay_ns, 4000);
 	c->t[NTP_T_RESP] = now += draw(s, 400, 40);
 	c->t[NTP_T_SENT] = now += draw(s, 150, 20);
 	if (spdk_target)

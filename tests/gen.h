@@ -41,6 +41,7 @@ struct gen_config {
 	int64_t jitter_ns;        /* each network crossing takes up to this much more,
 				   * uniformly and independently: the two directions
 				   * of one command differ (a jittery network) */
+	int64_t storage_delay_ns; /* the target's storage takes this much longer */
 	int no_target;            /* write host databases only */
 };
 

@@ -31,6 +31,7 @@ static void usage(FILE *f)
 		"  -T A,B           target records seconds A..B (default -1,n+1)\n"
 		"  -L FRACTION      share of target records dropped (default 0)\n"
 		"  -D PPM           the target's clock runs PPM fast (default 0)\n"
+		"  -M NS            the target's storage takes NS ns longer (default 0)\n"
 		"  -x SEED          PRNG seed (default 1)\n");
 }
 
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:x:h", longopts,
+	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:M:x:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -86,6 +87,7 @@ int main(int argc, char **argv)
 		case 'T': if (window(optarg, c.target_window)) goto bad; tw = 1; break;
 		case 'L': c.target_loss = atof(optarg); break;
 		case 'D': c.target_drift_ppm = atof(optarg); break;
+		case 'M': c.storage_delay_ns = strtoll(optarg, NULL, 0); break;
 		case 'x': c.seed = strtoull(optarg, NULL, 0); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -772,11 +772,11 @@ static const char *const s_ntp_grp_all[] = {
 };
 
 static const char *const s_ntp_host_grp[] = {
-	"db,grp,name,queue,op,bytes,sampled,total,exact,rate",
-	"host,1,read 4KiB nvme1n1,io,read,4096,3,5000,1,3030.3030303",
-	"host,2,write 16KiB nvme1n1,io,write,16384,1,NULL,0,2.0",
-	"host,3,read 8KiB nvme1n1,io,read,8192,1,1000,1,500.0",
-	"host,4,flush nvme1n1,io,flush,NULL,0,5,1,2.5",
+	"db,grp,name,queue,op,bytes,sampled,total,exact,rate,device",
+	"host,1,read 4KiB nvme1n1,io,read,4096,3,5000,1,3030.3030303,nvme1n1",
+	"host,2,write 16KiB nvme1n1,io,write,16384,1,NULL,0,2.0,nvme1n1",
+	"host,3,read 8KiB nvme1n1,io,read,8192,1,1000,1,500.0,nvme1n1",
+	"host,4,flush nvme1n1,io,flush,NULL,0,5,1,2.5,nvme1n1",
 	NULL
 };
 

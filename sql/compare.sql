@@ -1,0 +1,221 @@
+-- ntprof compare: runs side by side, as TEMP views over the report's. A run
+-- is a host recording, or a host and a target recording of the same run
+-- (ntp_run says which recording is in which run; the join pairs a host only
+-- with its run's target). The I/O groups of the runs are matched by
+-- operation and size (device names differ between runs: nvme1n1,
+-- spdk-c1n1), and per group each stage (the report's stages: the same
+-- components, stages and labels, from the component, stage and stage_label
+-- tables) gets a mean and a p99 per run, and per run after the first its
+-- difference from the first with a 95 % confidence interval: Welch's
+-- difference of two means, with the normal approximation (1.96 standard
+-- errors), so that noise is not called a change. sqrt() is one of SQLite's
+-- math functions (in Debian's sqlite3 and libsqlite3 since 3.35).
+
+-- How a session treats these views (join.sql, _ntp_view_plan): they read
+-- the join and the report's groups, so a query prepares first.
+INSERT INTO _ntp_view_plan VALUES
+  ('_ntp_compare_group', NULL, 0, 1),
+  ('_ntp_compare_value', NULL, 0, 1),
+  ('_ntp_compare_cmd', NULL, 0, 1),
+  ('ntp_compare_stage', NULL, 0, 1),
+  ('ntp_compare_diff', NULL, 0, 1),
+  ('ntp_compare_moved', NULL, 0, 1),
+  ('_ntp_text_compare', NULL, 0, 1);
+
+-- The I/O groups of every run, with what names their stages.
+CREATE TEMP VIEW _ntp_compare_group AS
+SELECT
+  r.run AS run,                  -- ntp_run.run
+  r.ord AS run_ord,              -- its place, 0 first
+  g.hdb AS hdb,                  -- host database
+  g.grp AS grp,                  -- grp.id there
+  g.op AS op,                    -- read, write, ...
+  g.bytes AS bytes,              -- bytes per command
+  -- 'read 4KiB': the group's name without its device
+  substr(h.name, 1, length(h.name) - length(h.device) - 1) AS name,
+  g.mode AS mode,                -- joined or host
+  g.host_driver AS host_driver, g.transport AS transport, g.target_driver AS target_driver
+FROM ntp_report_group AS g
+JOIN ntp_run AS r ON r.db = g.hdb
+JOIN ntp_host_grp AS h ON h.db = g.hdb AND h.grp = g.grp
+WHERE g.queue = 'io';
+
+-- Every component value of every command, long form: a joined command's
+-- from ntp_joined (src 'joined'), every host command's from ntp_host_cmd
+-- (src 'host'); a group reads the source of its report mode.
+CREATE TEMP VIEW _ntp_compare_value AS
+WITH j AS (SELECT * FROM ntp_joined), h AS (SELECT * FROM ntp_host_cmd)
+SELECT 'joined' AS src, hdb, grp, ht AS t, 'h_blk_sub' AS component, h_blk_sub AS ns FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_drv_sub', h_drv_sub FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_r2t', h_r2t FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'wire', wire FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 't_rx_path', t_rx_path FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 't_drv_sub', t_drv_sub FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 't_storage', t_storage FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 't_drv_cpl', t_drv_cpl FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_rx_path', h_rx_path FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_drv_cpl', h_drv_cpl FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_blk_cpl', h_blk_cpl FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'h_handoff', h_handoff FROM j
+UNION ALL SELECT 'joined', hdb, grp, ht, 'e2e', e2e FROM j
+UNION ALL SELECT 'host', db, grp, t, 'h_blk_sub', h_blk_sub FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_drv_sub', h_drv_sub FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_r2t', h_r2t FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_wait', h_wait FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_rx_path', h_rx_path FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_drv_cpl', h_drv_cpl FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_blk_cpl', h_blk_cpl FROM h
+UNION ALL SELECT 'host', db, grp, t, 'h_handoff', h_handoff FROM h
+UNION ALL SELECT 'host', db, grp, t, 'e2e', e2e FROM h;
+
+-- Per run, group, command and row of the table: the command's time in a
+-- stage (the sum of its components there, a missing one as 0, as the
+-- report's stage means count them), end to end, or in a component.
+CREATE TEMP VIEW _ntp_compare_cmd AS
+WITH v AS (
+  SELECT g.*, v.t, v.component, v.ns
+  FROM _ntp_compare_value AS v
+  JOIN _ntp_compare_group AS g ON g.hdb = v.hdb AND g.grp = v.grp AND g.mode = v.src
+)
+SELECT v.run, v.run_ord, v.op, v.bytes, v.name,
+  'stage' AS kind,             -- stage, total (end to end) or component
+  st.name AS item,             -- stage.name or component.name
+  st.ord AS ord,               -- table order
+  sl.label AS label,           -- the report's label
+  v.hdb, v.t,                  -- the command
+  total(v.ns) AS ns            -- ns
+FROM v
+JOIN component AS k ON k.name = v.component
+JOIN stage AS st
+  ON st.name = CASE v.mode WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END
+JOIN stage_label AS sl ON sl.stage = st.name
+  AND sl.flavour = CASE st.side WHEN 'transport' THEN v.transport
+                   WHEN 'host' THEN v.host_driver ELSE v.target_driver END
+GROUP BY v.hdb, v.grp, st.name, v.t
+UNION ALL
+SELECT v.run, v.run_ord, v.op, v.bytes, v.name,
+  CASE WHEN k.total THEN 'total' ELSE 'component' END, k.name,
+  CASE WHEN k.total THEN 100 ELSE 200 + k.ord END, k.label, v.hdb, v.t, v.ns
+FROM v
+JOIN component AS k ON k.name = v.component
+WHERE v.ns IS NOT NULL
+  AND (k.total OR CASE v.mode WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END
+                  IS NOT NULL);
+
+-- Per run, group (operation and size) and row: commands, mean, sample
+-- variance and exact nearest-rank percentiles, ns.
+CREATE TEMP VIEW ntp_compare_stage AS
+WITH r AS (
+  SELECT *,
+    row_number() OVER (PARTITION BY run, op, bytes, kind, item ORDER BY ns) AS rn,
+    count(*) OVER (PARTITION BY run, op, bytes, kind, item) AS n
+  FROM _ntp_compare_cmd
+)
+SELECT
+  run,                         -- ntp_run.run
+  run_ord,                     -- its place, 0 first
+  op,                          -- read, write, ...
+  bytes,                       -- bytes per command
+  max(name) AS name,           -- 'read 4KiB'
+  kind,                        -- stage, total (end to end) or component
+  item,                        -- stage.name, or component.name
+  max(ord) AS ord,             -- table order
+  max(label) AS label,         -- the report's label
+  n,                           -- commands
+  avg(ns) AS mean_ns,          -- mean ns
+  -- sample variance, ns^2 (NULL for one command); in REAL, whose 53 bits
+  -- keep it exact enough for sums of squared ns over millions of commands
+  (total(ns * ns) - total(ns) * total(ns) / n) / (n - 1) AS var_ns2,
+  max(CASE WHEN rn = (n * 50000 + 99999) / 100000 THEN ns END) AS p50_ns,  -- median
+  max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns   -- 99th
+FROM r
+GROUP BY run, op, bytes, kind, item
+ORDER BY run_ord, op, bytes, ord;
+
+-- The cache of ntp_compare_stage, built faster (join.sql, _ntp_cache_build;
+-- ntprof compare builds it, no report needs it): the commands' times sorted
+-- once into a table whose rowids follow the sort, so a percentile is one
+-- rowid lookup, where the view's window numbers every row and counts every
+-- partition. Same rows.
+INSERT INTO _ntp_cache_build VALUES ('ntp_compare_stage', '
+CREATE TEMP TABLE _ntp_compare_sorted AS
+SELECT run, run_ord, op, bytes, name, kind, item, ord, label, ns FROM _ntp_compare_cmd
+ORDER BY run, op, bytes, kind, item, ns;
+CREATE TEMP TABLE _ntp_compare_stage_cache AS
+WITH p AS (
+  SELECT run, run_ord, op, bytes, max(name) AS name, kind, item, max(ord) AS ord,
+    max(label) AS label, min(rowid) AS r0, count(*) AS n, avg(ns) AS mean_ns,
+    (total(ns * ns) - total(ns) * total(ns) / count(*)) / (count(*) - 1) AS var_ns2
+  FROM _ntp_compare_sorted
+  GROUP BY run, op, bytes, kind, item
+)
+SELECT run, run_ord, op, bytes, name, kind, item, ord, label, n, mean_ns, var_ns2,
+  (SELECT ns FROM _ntp_compare_sorted WHERE rowid = r0 + (n * 50000 + 99999) / 100000 - 1)
+    AS p50_ns,
+  (SELECT ns FROM _ntp_compare_sorted WHERE rowid = r0 + (n * 99000 + 99999) / 100000 - 1)
+    AS p99_ns
+FROM p
+ORDER BY run_ord, op, bytes, ord;
+DROP TABLE _ntp_compare_sorted;');
+
+-- Per run after the first, group and row both have: the difference of the
+-- means from the first run's, with its 95 % confidence interval (Welch, the
+-- normal approximation: 1.96 standard errors of the difference).
+-- significant = 1 when the interval excludes 0: more than noise.
+CREATE TEMP VIEW ntp_compare_diff AS
+WITH d AS (
+  SELECT c.*, b.run AS base_run, c.mean_ns - b.mean_ns AS diff_ns,
+    1.96 * sqrt(c.var_ns2 / c.n + b.var_ns2 / b.n) AS half_ns
+  FROM ntp_compare_stage AS c
+  JOIN ntp_compare_stage AS b ON b.run_ord = 0 AND b.op IS c.op AND b.bytes IS c.bytes
+    AND b.kind = c.kind AND b.item = c.item
+  WHERE c.run_ord > 0
+)
+SELECT
+  run,                         -- ntp_run.run
+  run_ord,                     -- its place
+  base_run,                    -- the first run's, compared with
+  op, bytes, name,             -- the group
+  kind, item, ord, label,      -- the row
+  diff_ns,                     -- mean here - mean in base_run, ns
+  diff_ns - half_ns AS ci_lo_ns, -- 95 % confidence interval, ns
+  diff_ns + half_ns AS ci_hi_ns,
+  coalesce(abs(diff_ns) > half_ns, 0) AS significant -- 1: the interval excludes 0
+FROM d;
+
+-- Per run after the first and group: the stage whose mean moved most from
+-- the first run's, among those that moved beyond noise; no row: none did.
+CREATE TEMP VIEW ntp_compare_moved AS
+SELECT run, run_ord, base_run, op, bytes, name,
+  item AS stage,               -- stage.name
+  label,                       -- its label
+  diff_ns, ci_lo_ns, ci_hi_ns  -- as in ntp_compare_diff
+FROM (SELECT *, row_number() OVER (PARTITION BY run, op, bytes
+                                   ORDER BY abs(diff_ns) DESC, ord) AS rn
+      FROM ntp_compare_diff
+      WHERE kind = 'stage' AND significant)
+WHERE rn = 1;
+
+-- The compare table's cells as lib/compare.c prints them, us: per group
+-- (in the first run's order), row and run.
+CREATE TEMP VIEW _ntp_text_compare AS
+SELECT
+  s.name AS name,              -- 'read 4KiB'
+  min(s.run_ord) OVER (PARTITION BY s.op, s.bytes) AS grp_ord, -- first run with it
+  s.op AS op, s.bytes AS bytes,
+  s.kind AS kind, s.item AS item, s.ord AS ord,
+  -- the label of the first run that has the row
+  first_value(s.label) OVER (PARTITION BY s.op, s.bytes, s.kind, s.item
+                             ORDER BY s.run_ord) AS label,
+  s.run_ord AS run_ord,        -- the column
+  s.n AS n,                    -- commands
+  printf('%.2f', s.mean_ns / 1e3) AS mean_us,  -- mean
+  printf('%.2f', s.p99_ns / 1e3) AS p99_us,    -- 99th percentile
+  -- '+5.01 [4.93, 5.09]*': the difference, its interval, * beyond noise
+  CASE WHEN d.run IS NOT NULL
+    THEN printf('%+.2f [%.2f, %.2f]%s', d.diff_ns / 1e3, d.ci_lo_ns / 1e3,
+                d.ci_hi_ns / 1e3, CASE WHEN d.significant THEN '*' ELSE '' END)
+  END AS diff
+FROM ntp_compare_stage AS s
+LEFT JOIN ntp_compare_diff AS d ON d.run = s.run AND d.op IS s.op AND d.bytes IS s.bytes
+  AND d.kind = s.kind AND d.item = s.item;
