@@ -1,8 +1,9 @@
 #!/bin/sh
 # make bench: the report and the join on 10 M sampled commands against a bare
-# scan of the same table, and the bytes each command takes on disk; then the
-# collector's figures (tests/bench_collect.sh, root) and the kernel path's in
-# two qemu guests (tests/vm/bench_kernel.sh). Writes
+# scan of the same table, and the bytes each command takes on disk; then
+# plain sqlite3's canned questions (tests/bench_sqlite3.sh), the collector's
+# figures (tests/bench_collect.sh, root) and the kernel path's in two qemu
+# guests (tests/vm/bench_kernel.sh). Writes
 # docs/performance.md (machine and date included). Not a test: no goal here
 # fails the build; the figures are for people to read.
 #
@@ -133,6 +134,7 @@ at the goal's edge.
 - Size: points are deltas from the previous point, which SQLite stores in 0 to
   3 bytes; the first point is the rowid.
 EOF
+sh "$top/tests/bench_sqlite3.sh" >> "$out"
 sh "$top/tests/bench_collect.sh" >> "$out"
 sh "$top/tests/vm/bench_kernel.sh" >> "$out"
 echo "bench: wrote $out" >&2
