@@ -35,7 +35,7 @@ struct ntp_dbinfo {
 };
 
 /* An open session: an in-memory main database with the recordings attached
- * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql,
+ * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql, stats.sql,
  * shell.sql. */
 struct ntp_session {
 	sqlite3 *db;                          /* main: :memory: */
@@ -73,7 +73,8 @@ void ntp_session_close(struct ntp_session *s);
 /*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
  * ATTACH statements, the vocabulary, the prelude for these databases,
- * join.sql, report.sql and shell.sql. Returns a sqlite3_malloc'ed string (sqlite3_free it) or NULL.
+ * join.sql, report.sql, stats.sql and shell.sql. Returns a sqlite3_malloc'ed string
+ * (sqlite3_free it) or NULL.
  */
 char *ntp_session_sql(const struct ntp_session *s);
 
