@@ -114,6 +114,19 @@ char *ntp_clean_text(char *s);
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
 
+/* Print the time series of the report's groups (sql/stats.sql) in buckets of
+ * WIDTH_NS: per group (FLAGS and GROUP select them as for ntp_report) one
+ * line per bucket. Returns 0, or -1 with err set. */
+int ntp_report_timeline(struct ntp_session *s, FILE *f, int flags, const char *group,
+			int64_t width_ns, char *err, size_t errlen);
+
+/* A bucket width: a number of seconds ("0.5"), or with a unit ("1s",
+ * "500ms", "250us"), from 1 us to a day. 0 with *NS set, or -1. */
+int ntp_parse_width(const char *arg, int64_t *ns);
+
+/* What ntp_parse_width accepts, for error messages. */
+#define NTP_WIDTH_HELP "expected a width such as 1s, 500ms or 0.5 (seconds), from 1us to 86400s"
+
 /* Register ntprof's native SQL functions (lib/native.c) on DB. */
 int ntp_native_register(sqlite3 *db);
 

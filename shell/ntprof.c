@@ -28,7 +28,8 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [--no-check] HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [--no-check] [--timeline WIDTH]\n"
+		"                     HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
@@ -38,9 +39,12 @@ static void report_usage(FILE *f)
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
+		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
+		"                   (1s, 500ms, 0.5: seconds), rate, mean, p99, stage means\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
+		"  ntprof report --timeline 500ms host.ntp target.ntp\n"
 		"  ntprof report host1.ntp host2.ntp target.ntp\n");
 }
 
@@ -52,11 +56,13 @@ static int do_report(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "timeline", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ntp_session s;
 	const char *group = NULL;
+	int64_t width = 0; /* --timeline: bucket width, ns; 0: no time series */
 	int report = 0, flags = 0, opt, rc;
 	char err[NTP_ERR_MAX];
 
@@ -69,6 +75,13 @@ static int do_report(int argc, char **argv)
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'T':
+			if (ntp_parse_width(optarg, &width)) {
+				fprintf(stderr, "ntprof report: --timeline: '%s': %s\n", optarg,
+					NTP_WIDTH_HELP);
+				return 2;
+			}
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
@@ -83,6 +96,8 @@ static int do_report(int argc, char **argv)
 		return 1;
 	}
 	rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
+	if (!rc && width)
+		rc = ntp_report_timeline(&s, stdout, report, group, width, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof report: %s\n", err);
 	ntp_session_close(&s);

@@ -19,8 +19,6 @@
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
 -- _ntp_component_stats: every host's statistics per group and component
--- _ntp_timeline:  every database's timeline with its group names
---                 (ntprof-shell's .timeline)
 -- _ntp_series_grp: every database's groups with their names, and the
 --                 recording's first command and end (the time series'
 --                 origin and last bucket, stats.sql)
@@ -132,19 +130,6 @@ SELECT
   (SELECT min(c.t) FROM "@db@".cmd AS c) AS first_t,
   r.duration_ns AS end_ns    -- the recording's end, ns since mono_start
 FROM "@db@".ntp_grp_info AS g, "@db@".ntp_recording AS r
--- @_ntp_timeline all
-SELECT
-  '@db@' AS db,              -- database
-  t.interval AS interval,    -- interval.id
-  t.start AS start,          -- ns since mono_start
-  t.stop AS stop,            -- ns since mono_start
-  t.grp AS grp,              -- grp.id
-  g.name AS name,            -- 'read 4KiB nvme1n1'
-  t.sampled AS sampled,      -- sampled commands in the interval
-  t.rate AS rate,            -- commands per second
-  t.mean_ns AS mean_ns,      -- mean latency, ns
-  t.lost AS lost             -- records lost in the interval (all groups)
-FROM "@db@".ntp_timeline AS t JOIN "@db@".ntp_grp_info AS g ON g.grp = t.grp
 -- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
