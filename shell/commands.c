@@ -192,7 +192,7 @@ static int run_distribution(struct shell *sh, const char *cmd, const char *view,
 	}
 	sqlite3_finalize(st);
 	if (!known) {
-		err_msg(sh, ".%s: '%s': not a component or stage name (e2e, storage, network, "
+		err_msg(sh, "%s: '%s': not a component or stage name (e2e, storage, network, "
 			"t_storage, ...: SELECT name FROM component UNION ALL SELECT name FROM "
 			"stage)", cmd, name);
 		return -1;

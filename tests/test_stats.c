@@ -177,6 +177,7 @@ static void test_stage_stats(void **state)
 					" AND p99_ns = 40000 AND p999_ns = 40000"), 2);
 		ntp_session_close(&s);
 	}
+	gen_result_free(&r);
 	/* the host alone: its own stages, host_rx made constant */
 	gen_defaults(&c);
 	c.rx_path_ns = 4000;
