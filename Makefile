@@ -40,20 +40,19 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/native.sql sql/shell.sql sql/compare.sql sql/live.sql sql/live_gaps.sql
+	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
-SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/native.o $(OUTPUT)/out.o \
-	$(OUTPUT)/progress.o $(OUTPUT)/compare.o \
-	$(OUTPUT)/json_writer.o
+SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
+	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern
+	test_join test_fixture test_kern test_stats
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \

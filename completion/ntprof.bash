@@ -7,7 +7,7 @@
 # exactly the long options each program's --help names.
 
 _ntprof_commands="probe record report compare shell help"
-_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --no-check -h --help"
+_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check --sql -h
 	--help"
 _ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"

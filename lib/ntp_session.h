@@ -49,7 +49,7 @@ struct ntp_progress {
 };
 
 /* An open session: an in-memory main database with the recordings attached
- * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql,
+ * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql, stats.sql,
  * shell.sql. */
 struct ntp_session {
 	sqlite3 *db;                          /* main: :memory: */
@@ -124,7 +124,8 @@ void ntp_progress_clear(struct ntp_session *s);
 /*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
  * ATTACH statements, the vocabulary, the prelude for these databases,
- * join.sql, report.sql and shell.sql. Returns a sqlite3_malloc'ed string (sqlite3_free it) or NULL.
+ * join.sql, report.sql, stats.sql and shell.sql. Returns a sqlite3_malloc'ed string
+ * (sqlite3_free it) or NULL.
  */
 char *ntp_session_sql(const struct ntp_session *s);
 
@@ -178,6 +179,19 @@ char *ntp_clean_text(char *s);
  * is written unless the whole report is. Returns 0, or -1 with err set. */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
+
+/* Print the time series of the report's groups (sql/stats.sql) in buckets of
+ * WIDTH_NS: per group (FLAGS and GROUP select them as for ntp_report) one
+ * line per bucket. Returns 0, or -1 with err set. */
+int ntp_report_timeline(struct ntp_session *s, FILE *f, int flags, const char *group,
+			int64_t width_ns, char *err, size_t errlen);
+
+/* A bucket width: a number of seconds ("0.5"), or with a unit ("1s",
+ * "500ms", "250us"), from 1 us to a day. 0 with *NS set, or -1. */
+int ntp_parse_width(const char *arg, int64_t *ns);
+
+/* What ntp_parse_width accepts, for error messages. */
+#define NTP_WIDTH_HELP "expected a width such as 1s, 500ms or 0.5 (seconds), from 1us to 86400s"
 
 /* Register ntprof's native SQL functions (lib/native.c) on DB. */
 int ntp_native_register(sqlite3 *db);

@@ -13,6 +13,7 @@ extern const char ntp_sql_views[];        /* per-machine report views */
 extern const char ntp_sql_prelude[];      /* per-database arms of the TEMP base views */
 extern const char ntp_sql_join[];         /* TEMP views joining hosts and targets */
 extern const char ntp_sql_report[];       /* TEMP views the report prints */
+extern const char ntp_sql_stats[];        /* TEMP views: drill-down, histograms, series */
 extern const char ntp_sql_native[];       /* TEMP views using native aggregates */
 extern const char ntp_sql_shell[];        /* TEMP views ntprof-shell's dot-commands print */
 extern const char ntp_sql_compare[];      /* TEMP views comparing runs side by side */

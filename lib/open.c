@@ -4,7 +4,8 @@
  * it (an ntprof database, not truncated, a known schema, exactly ntprof's
  * tables and views, one meta row), attached read-only to an in-memory main
  * database in defensive mode with untrusted schema off, and the TEMP views
- * of sql/prelude.sql, join.sql, report.sql and shell.sql are created over
+ * of sql/prelude.sql, join.sql, report.sql, stats.sql and shell.sql are
+ * created over
  * the set. Nothing here writes to a recording. Two files that are one,
  * under two names, are refused; a host and a target recorded at different
  * times are warned of.
@@ -584,7 +585,8 @@ static void run_table(sqlite3_str *q, const struct ntp_session *s)
 }
 
 /* The vocabulary, the prelude's views over the attached databases, then
- * join.sql, report.sql and shell.sql: the whole TEMP set-up, as SQL. */
+ * join.sql, report.sql, stats.sql and shell.sql: the whole TEMP set-up, as
+ * SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
@@ -595,6 +597,7 @@ static char *setup_sql(const struct ntp_session *s)
 	rc = prelude_views(q, s);
 	sqlite3_str_appendall(q, ntp_sql_join);
 	sqlite3_str_appendall(q, ntp_sql_report);
+	sqlite3_str_appendall(q, ntp_sql_stats);
 	sqlite3_str_appendall(q, ntp_sql_shell);
 	sqlite3_str_appendall(q, ntp_sql_compare);
 	if (rc) {

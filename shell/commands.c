@@ -2,7 +2,7 @@
 /*
  * ntprof-shell's dot-commands: one table (shell_cmds[]) of name, arguments,
  * usage, help and handler, dispatched by unique prefix. The report commands
- * select from the views of sql/shell.sql and sql/report.sql.
+ * select from the views of sql/shell.sql, sql/report.sql and sql/stats.sql.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -72,10 +72,20 @@ static int run_group_view(struct shell *sh, const char *what, const char *view,
 
 /* ---- dot-commands: reports ---- */
 
+/* A dot-command's WIDTH argument (ntp_parse_width): 0, or -1 after the error. */
+static int parse_width(struct shell *sh, const char *cmd, const char *arg, int64_t *ns)
+{
+	if (!ntp_parse_width(arg, ns))
+		return 0;
+	err_msg(sh, ".%s: '%s': %s", cmd, arg, NTP_WIDTH_HELP);
+	return -1;
+}
+
 static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	const char *group = NULL;
 	char err[NTP_ERR_MAX];
+	int64_t width = 0;
 	int flags = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -83,8 +93,16 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			flags |= NTP_REPORT_DETAIL;
 		} else if (!strcmp(argv[i], "--all")) {
 			flags |= NTP_REPORT_ALL;
+		} else if (!strcmp(argv[i], "--timeline")) {
+			if (i + 1 == argc) {
+				err_msg(sh, ".report: --timeline: missing WIDTH");
+				return -1;
+			}
+			if (parse_width(sh, "report", argv[++i], &width))
+				return -1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail, --all)", argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --timeline)",
+				argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -99,7 +117,8 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
 	if (ntp_session_prepare(s, err, sizeof(err)) ||
-	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err))) {
+	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err)) ||
+	    (width && ntp_report_timeline(s, sh->out.f, flags, group, width, err, sizeof(err)))) {
 		err_msg(sh, ".report: %s", err);
 		return -1;
 	}
@@ -124,34 +143,103 @@ static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, cha
 
 static int cmd_percentiles(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	return run_group_view(sh, ".percentiles", "ntp_shell_percentiles",
-			      argc > 1 ? argv[1] : NULL);
+	int stages = argc > 1 && !strcmp(argv[1], "--stages");
+
+	if (argc > 2 && !stages) {
+		err_msg(sh, ".percentiles: unexpected argument '%s' (usage: .percentiles "
+			"[--stages] [GROUP])", argv[2]);
+		return -1;
+	}
+	return run_group_view(sh, ".percentiles", stages ? "ntp_shell_stage_percentiles" :
+			      "ntp_shell_percentiles", argc > 1 + stages ? argv[1 + stages] : NULL);
 }
 
-/* Seconds > 0, at most a day, at least a microsecond; -1 if not. */
-static long long parse_secs(const char *arg)
+/* A numeric first argument (N, WIDTH) is told from a GROUP by its first
+ * character: group names start with their operation. */
+static int numeric(const char *arg)
 {
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 1e-6 || v > 86400)
-		return -1;
-	return llround(v * 1e9);
+	return isdigit((unsigned char)arg[0]) || arg[0] == '.';
 }
 
 static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	long long ns = 1000000000LL;
+	int64_t ns = 1000000000LL;
+	int i = 1;
 
-	if (argc > 1 && (ns = parse_secs(argv[1])) < 0) {
-		err_msg(sh, ".timeline: '%s': expected seconds, > 0 and <= 86400", argv[1]);
+	if (argc > i && numeric(argv[i]) && parse_width(sh, "timeline", argv[i++], &ns))
+		return -1;
+	if (argc > i + 1) {
+		err_msg(sh, ".timeline: unexpected argument '%s' (usage: .timeline [WIDTH] "
+			"[GROUP])", argv[i + 1]);
 		return -1;
 	}
 	return run_sql(sh, ".timeline", sqlite3_mprintf(
-		"UPDATE _ntp_shell_timeline_width SET ns = %lld;\n"
-		"SELECT * FROM ntp_shell_timeline;", ns));
+		"UPDATE ntp_bucket SET width_ns = %lld;\n"
+		"SELECT * FROM ntp_shell_timeline\n"
+		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%';", (long long)ns,
+		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL));
+}
+
+/* .hist and .cdf: the rows of VIEW for GROUP and the component or stage
+ * NAME (e2e when not given). */
+static int run_distribution(struct shell *sh, const char *cmd, const char *view, int argc,
+			    char **argv)
+{
+	const char *group = argc > 1 ? argv[1] : NULL, *name = argc > 2 ? argv[2] : "e2e";
+	sqlite3_stmt *st;
+	int known = 0;
+
+	if (sqlite3_prepare_v2(sh->s->db, "SELECT 1 FROM component WHERE name = lower(?1)"
+			       " UNION ALL SELECT 1 FROM stage WHERE name = lower(?1)", -1, &st,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		known = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	if (!known) {
+		err_msg(sh, "%s: '%s': not a component or stage name (e2e, storage, network, "
+			"t_storage, ...: SELECT name FROM component UNION ALL SELECT name FROM "
+			"stage)", cmd, name);
+		return -1;
+	}
+	return run_sql(sh, cmd, sqlite3_mprintf("SELECT * FROM %s\n"
+		"WHERE (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%') AND name = lower(%Q);",
+		view, group, group, name));
+}
+
+static int cmd_hist(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_distribution(sh, ".hist", "ntp_shell_hist", argc, argv);
+}
+
+static int cmd_cdf(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_distribution(sh, ".cdf", "ntp_shell_cdf", argc, argv);
+}
+
+static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	long long n = 10;
+	char *end;
+	int i = 1;
+
+	if (argc > i && numeric(argv[i])) {
+		errno = 0;
+		n = strtoll(argv[i], &end, 10);
+		if (errno || *end || n < 1) {
+			err_msg(sh, ".slowest: '%s': expected a number of commands, >= 1", argv[i]);
+			return -1;
+		}
+		i++;
+	}
+	if (argc > i + 1) {
+		err_msg(sh, ".slowest: unexpected argument '%s' (usage: .slowest [N] [GROUP])",
+			argv[i + 1]);
+		return -1;
+	}
+	return run_sql(sh, ".slowest", sqlite3_mprintf("SELECT * FROM ntp_shell_slowest\n"
+		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%'\nLIMIT %lld;",
+		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL, n));
 }
 
 static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -338,7 +426,11 @@ static void help_line(FILE *f, const struct dot_cmd *c)
 	char head[64];
 
 	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
-	fprintf(f, "%-28s %s\n", head, c->help);
+	/* a long usage gets a line of its own, the help under the others' */
+	if (strlen(head) > 28)
+		fprintf(f, "%s\n%-28s %s\n", head, "", c->help);
+	else
+		fprintf(f, "%-28s %s\n", head, c->help);
 }
 
 static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -360,6 +452,8 @@ static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **ar
 }
 
 const struct dot_cmd shell_cmds[] = {
+	{ "cdf", 2, "[GROUP] [NAME]", "cumulative distribution of a component or stage (e2e)",
+	  cmd_cdf },
 	{ "components", 1, "[GROUP]", "per group and component: n, mean, L, percentiles (us)",
 	  cmd_components },
 	{ "dbs", 0, "", "the recordings: path, schema, role, driver, host, records", cmd_dbs },
@@ -367,24 +461,27 @@ const struct dot_cmd shell_cmds[] = {
 	{ "groups", 0, "", "the groups: mode, sampled, matched, rate (cmds/s)", cmd_groups },
 	{ "headers", 1, "[on|off]", "column names in table and csv output", cmd_headers },
 	{ "help", 1, "[COMMAND]", "list the commands, or describe one", cmd_help },
+	{ "hist", 2, "[GROUP] [NAME]", "log2 histogram of a component or stage (e2e)", cmd_hist },
 	{ "match", 0, "", "how host and target records were paired; clock offsets",
 	  cmd_match },
 	{ "mode", 1, "[table|csv|json|line]", "how query results are printed", cmd_mode },
 	{ "once", 1, "FILE", "send the next command's output to FILE", cmd_once },
 	{ "output", 1, "[FILE]", "send output to FILE, or back to stdout", cmd_output },
-	{ "percentiles", 1, "[GROUP]", "per group and component: p50, p99, p99.9 (us)",
-	  cmd_percentiles },
+	{ "percentiles", 2, "[--stages] [GROUP]",
+	  "per group and component (or stage): p50, p99, p99.9 (us)", cmd_percentiles },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 2, "[--detail] [--all] [GROUP]",
+	{ "report", 5, "[--detail] [--all] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },
+	{ "slowest", 2, "[N] [GROUP]", "the N (10) slowest I/O commands: identity, stages (us)",
+	  cmd_slowest },
 	{ "sql", 0, "", "the SQL that sets this session up in plain sqlite3", cmd_sql },
 	{ "stages", 1, "[GROUP]", "per group and stage: mean (us), share (%), avg QD",
 	  cmd_stages },
 	{ "tables", 1, "[PATTERN]", "tables and views of every schema, LIKE PATTERN",
 	  cmd_tables },
-	{ "timeline", 1, "[SECS]", "per recording, group and SECS (1): rate, latency, lost",
+	{ "timeline", 2, "[WIDTH] [GROUP]", "per recording, group and bucket (1s): rate, mean, p99",
 	  cmd_timeline },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -28,7 +28,7 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check] [--timeline WIDTH]\n"
 		"                     HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
@@ -42,12 +42,15 @@ static void report_usage(FILE *f)
 		"                   (and component, with -d), numbers unrounded\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
+		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
+		"                   (1s, 500ms, 0.5: seconds), rate, mean, p99, stage means\n"
 		"  -h, --help       this text\n"
 		"On a terminal, stderr shows progress while the work takes more than\n"
 		"NTPROF_PROGRESS_AFTER seconds (default 1).\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
+		"  ntprof report --timeline 500ms host.ntp target.ntp\n"
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
 		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
@@ -63,11 +66,13 @@ static int do_report(int argc, char **argv)
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "timeline", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ntp_session s;
 	const char *group = NULL;
+	int64_t width = 0; /* --timeline: bucket width, ns; 0: no time series */
 	int report = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 
@@ -82,12 +87,25 @@ static int do_report(int argc, char **argv)
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'T':
+			if (ntp_parse_width(optarg, &width)) {
+				fprintf(stderr, "ntprof report: --timeline: '%s': %s\n", optarg,
+					NTP_WIDTH_HELP);
+				return 2;
+			}
+			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
 		}
 	}
 	if ((report & NTP_REPORT_JSON) && (report & NTP_REPORT_CSV)) {
 		fprintf(stderr, "ntprof report: --json and --csv: one output format at a time\n");
+		return 2;
+	}
+	/* the time series is a text table after the report: not inside a document */
+	if (width && (report & (NTP_REPORT_JSON | NTP_REPORT_CSV))) {
+		fprintf(stderr, "ntprof report: --timeline: with the text report only, not --%s\n",
+			report & NTP_REPORT_JSON ? "json" : "csv");
 		return 2;
 	}
 	if (optind >= argc) {
@@ -100,6 +118,8 @@ static int do_report(int argc, char **argv)
 		return 1;
 	}
 	rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
+	if (!rc && width)
+		rc = ntp_report_timeline(&s, stdout, report, group, width, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof report: %s\n", err);
 	ntp_session_close(&s);

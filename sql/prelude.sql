@@ -19,12 +19,15 @@
 -- ntp_host_cmd:   every host's commands, identity and components
 -- ntp_target_cmd: every target's commands, identity and components
 -- _ntp_component_stats: every host's statistics per group and component
--- _ntp_timeline:  every database's timeline with its group names
---                 (ntprof-shell's .timeline)
+-- _ntp_series_grp: every database's groups with their names, and the
+--                 recording's first command and end (the time series'
+--                 origin and last bucket, stats.sql)
 -- ntp_joined:     host commands paired with their target records
 -- _ntp_unmatched_pair: the host commands of groups the target could pair
 --                 that found no pair, with how many target records of
 --                 their identity lay in the window
+-- _ntp_command_target: ntp_joined's rows with the target's t_data_wait and
+--                 t_e2e (stats.sql's ntp_command)
 
 -- @ntp_db all
 SELECT
@@ -118,19 +121,16 @@ SELECT
   s.p99_ns AS p99_ns,        -- 99th percentile
   s.p999_ns AS p999_ns       -- 99.9th percentile
 FROM "@db@".ntp_component_stats AS s
--- @_ntp_timeline all
+-- @_ntp_series_grp all
 SELECT
   '@db@' AS db,              -- database
-  t.interval AS interval,    -- interval.id
-  t.start AS start,          -- ns since mono_start
-  t.stop AS stop,            -- ns since mono_start
-  t.grp AS grp,              -- grp.id
+  g.grp AS grp,              -- grp.id
   g.name AS name,            -- 'read 4KiB nvme1n1'
-  t.sampled AS sampled,      -- sampled commands in the interval
-  t.rate AS rate,            -- commands per second
-  t.mean_ns AS mean_ns,      -- mean latency, ns
-  t.lost AS lost             -- records lost in the interval (all groups)
-FROM "@db@".ntp_timeline AS t JOIN "@db@".ntp_grp_info AS g ON g.grp = t.grp
+  -- the recording's first command, cmd.t (the rowid: no scan): time 0 of
+  -- its time series
+  (SELECT min(c.t) FROM "@db@".cmd AS c) AS first_t,
+  r.duration_ns AS end_ns    -- the recording's end, ns since mono_start
+FROM "@db@".ntp_grp_info AS g, "@db@".ntp_recording AS r
 -- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (
@@ -180,6 +180,23 @@ SELECT * FROM (
   FROM hm AS h
   CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = h.tt
 )
+-- @_ntp_command_target pair
+SELECT
+  j.*,                       -- the matched command, as ntp_joined has it
+  x.t_data_wait AS t_data_wait, -- from the target: not in ntp_joined
+  x.t_e2e AS t_e2e
+FROM ntp_joined AS j
+-- the target record by its rowid
+CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = j.tt
+WHERE j.hdb = '@h@' AND j.tdb = '@t@'
+-- @_ntp_command_target_none
+SELECT
+  NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
+  NULL AS h_blk_sub, NULL AS h_drv_sub, NULL AS h_r2t, NULL AS wire,
+  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_storage, NULL AS t_drv_cpl,
+  NULL AS h_rx_path, NULL AS h_drv_cpl, NULL AS h_blk_cpl, NULL AS h_handoff,
+  NULL AS e2e, NULL AS t_data_wait, NULL AS t_e2e
+WHERE 0
 -- @_ntp_unmatched_pair pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (

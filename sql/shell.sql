@@ -10,7 +10,14 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_shell_groups', NULL, 0, 1),
   ('ntp_shell_stages', NULL, 0, 1),
   ('ntp_shell_components', NULL, 0, 1),
-  ('ntp_shell_percentiles', NULL, 0, 1);
+  ('ntp_shell_percentiles', NULL, 0, 1),
+  ('ntp_shell_stage_percentiles', NULL, 0, 1),
+  ('ntp_shell_hist', NULL, 0, 1),
+  ('ntp_shell_cdf', NULL, 0, 1),
+  ('ntp_shell_slowest', NULL, 0, 1),
+  -- it reads no joined form, but ntp_series has one: cached, it costs
+  -- nothing to leave out
+  ('ntp_shell_timeline', NULL, 0, 1);
 
 -- .groups: the groups of the report, in report order.
 CREATE TEMP VIEW ntp_shell_groups AS
@@ -62,33 +69,100 @@ SELECT
   p999_us                    -- 99.9th percentile, us
 FROM ntp_shell_components;
 
--- The bucket width of ntp_shell_timeline, one row: .timeline SECS sets it
--- (default 1 s).
-CREATE TEMP TABLE _ntp_shell_timeline_width (
-  -- Bucket width, ns.
-  ns INTEGER NOT NULL
-);
-INSERT INTO _ntp_shell_timeline_width VALUES (1000000000);
+-- .percentiles --stages: per group and stage, the distribution of the
+-- stage's time per command.
+CREATE TEMP VIEW ntp_shell_stage_percentiles AS
+SELECT
+  g.name AS "group",                          -- report name
+  s.label AS stage,                           -- stage label
+  s.n AS n,                                   -- commands
+  round(s.mean_ns / 1000.0, 2) AS mean_us,    -- mean, us
+  round(s.p50_ns / 1000.0, 2) AS p50_us,      -- median, us
+  round(s.p90_ns / 1000.0, 2) AS p90_us,      -- 90th percentile, us
+  round(s.p99_ns / 1000.0, 2) AS p99_us,      -- 99th percentile, us
+  round(s.p999_ns / 1000.0, 2) AS p999_us     -- 99.9th percentile, us
+FROM ntp_report_stage_stats AS s
+JOIN ntp_report_group AS g ON g.hdb = s.hdb AND g.grp = s.grp
+ORDER BY s.hdb, s.grp, s.ord;
 
--- .timeline: per recording, bucket of _ntp_shell_timeline_width and group,
--- the intervals of its ntp_timeline together: recordings in ntp_db order.
+-- .hist: the log2 histograms of ntp_report_hist, with biolatency's bar of
+-- 40 '*' for the fullest bucket.
+CREATE TEMP VIEW ntp_shell_hist AS
+SELECT
+  g.name AS "group",                          -- report name
+  h.name AS name,                             -- component or stage name
+  h.lo_us AS lo_us,                           -- bucket from, us (NULL: below 0)
+  h.hi_us AS hi_us,                           -- up to, us (not included)
+  h.count AS count,                           -- values in it
+  printf('|%-40s|', substr('****************************************', 1, h.bar))
+    AS distribution                           -- count / the fullest's, in '*'
+FROM ntp_report_hist AS h
+JOIN ntp_report_group AS g ON g.hdb = h.hdb AND g.grp = h.grp
+ORDER BY h.hdb, h.grp, h.kind, h.name, h.bucket;
+
+-- .cdf: ntp_report_cdf thinned out for reading: a distribution's first
+-- value, each value at which the cumulative share passes a whole percent,
+-- above 99 % each tenth of a percent, and the last value (fraction 1).
+CREATE TEMP VIEW ntp_shell_cdf AS
+WITH r AS (
+  SELECT c.*,
+    -- per mille at or below the value before, and at or below this one
+    1000 * lag(c.cum, 1, 0) OVER w / c.total AS a,
+    1000 * c.cum / c.total AS b,
+    row_number() OVER w AS rn
+  FROM ntp_report_cdf AS c
+  WINDOW w AS (PARTITION BY c.hdb, c.grp, c.kind, c.name ORDER BY c.ns)
+)
+SELECT
+  g.name AS "group",                          -- report name
+  r.name AS name,                             -- component or stage name
+  round(r.ns / 1000.0, 2) AS value_us,        -- the value, us
+  r.cum AS cmds,                              -- values at or below it
+  r.fraction AS fraction                      -- their share
+FROM r
+JOIN ntp_report_group AS g ON g.hdb = r.hdb AND g.grp = r.grp
+WHERE r.rn = 1 OR r.b / 10 > r.a / 10 OR (r.b > r.a AND r.b >= 990)
+ORDER BY r.hdb, r.grp, r.kind, r.name, r.ns;
+
+-- .slowest: the I/O commands of ntp_command, slowest end to end first, with
+-- their identity and stages (us; NULL: not in the command's report).
+CREATE TEMP VIEW ntp_shell_slowest AS
+SELECT
+  name AS "group",                            -- report name
+  round(t_s, 6) AS t_s,                       -- s since the host's first command
+  qid AS qid,                                 -- queue id
+  cid AS cid,                                 -- command id
+  slba AS slba,                               -- starting LBA
+  mode AS mode,                               -- joined or host
+  round(e2e / 1000.0, 2) AS e2e_us,           -- end to end, us
+  round(host_block / 1000.0, 2) AS host_block_us,
+  round(host_driver / 1000.0, 2) AS host_driver_us,
+  round(host_rx / 1000.0, 2) AS host_rx_us,
+  round(net_target / 1000.0, 2) AS net_target_us,
+  round(network / 1000.0, 2) AS network_us,
+  round(target_driver / 1000.0, 2) AS target_driver_us,
+  round(storage / 1000.0, 2) AS storage_us
+FROM ntp_command
+WHERE queue = 'io'
+ORDER BY e2e DESC, hdb, ht;
+
+-- .timeline: each recording's own time series (ntp_series, forms 'host'
+-- and 'target') in buckets of ntp_bucket's width: recordings in ntp_db
+-- order.
 CREATE TEMP VIEW ntp_shell_timeline AS
 WITH d AS (
   SELECT db, row_number() OVER () AS ord FROM ntp_db
 )
 SELECT
-  t.db AS db,                                   -- schema of the recording
-  (t.start / w.ns) * w.ns / 1e9 AS t_s,         -- bucket start, s
-  t.name AS "group",                            -- group name there
-  sum(t.sampled) AS sampled,                    -- sampled commands
-  -- commands per second, weighted by interval length
-  round(sum(t.rate * (t.stop - t.start)) / sum(t.stop - t.start), 1) AS cmds_per_s,
-  -- mean latency of the sampled commands, us
-  round(sum(t.mean_ns * t.sampled)
-    / sum(CASE WHEN t.mean_ns IS NOT NULL THEN t.sampled END) / 1000, 2) AS mean_us,
-  sum(t.lost) AS lost                           -- records lost (all groups)
-FROM _ntp_timeline AS t
-CROSS JOIN _ntp_shell_timeline_width AS w
-JOIN d ON d.db = t.db
-GROUP BY t.db, t.start / w.ns, t.grp
-ORDER BY d.ord, t_s, "group";
+  s.db AS db,                                   -- schema of the recording
+  s.t_s AS t_s,                                 -- bucket start, s since its first command
+  s.dt_s AS dt_s,                               -- bucket length, s
+  s.name AS "group",                            -- group name there
+  s.sampled AS sampled,                         -- sampled commands
+  round(s.rate, 1) AS cmds_per_s,               -- commands per second
+  round(s.mean_ns / 1000.0, 2) AS mean_us,      -- mean latency (target: residence), us
+  round(s.p99_ns / 1000.0, 2) AS p99_us         -- its 99th percentile, us
+FROM ntp_series AS s
+JOIN d ON d.db = s.db
+WHERE s.form <> 'joined'
+ORDER BY d.ord, s.bucket, "group";

@@ -104,6 +104,26 @@ printf '%s\n' ".read setup.sql" ".load $inst/usr/local/lib/ntprof/ntprof_sqlite.
 # the shell writes CSV as sqlite3 does, byte for byte
 if [ "$(wc -l < shell.csv)" -ge 15 ] && cmp -s shell.csv sqlite.csv && cmp -s shell.csv native.csv
 then ok; else bad "sqlite3 with the installed SQL differs from the shell"; diff shell.csv sqlite.csv | head >&2; diff shell.csv native.csv | head >&2; fi
+# The statistics views (sql/stats.sql) the same way, in sqlite3 over the
+# set-up (which caches the join, as the shell does).
+qx="SELECT hdb, grp, ord, stage, label, n, sum_ns, printf('%.3f', mean_ns), p50_ns, p90_ns,
+ p99_ns, p999_ns FROM ntp_report_stage_stats ORDER BY hdb, grp, ord;
+ SELECT hdb, grp, name, bucket, count FROM ntp_report_hist WHERE name IN ('e2e', 'storage');
+ SELECT count(*), sum(cum), printf('%.9f', min(fraction)), printf('%.9f', max(fraction))
+ FROM ntp_report_cdf;
+ SELECT hdb, ht, tdb, tt, grp, qid, cid, slba, printf('%.9f', t_s), mode, h_r2t, wire, e2e,
+ t_e2e, host_block, host_driver, host_rx, net_target, network, target_driver, storage
+ FROM ntp_command ORDER BY hdb, ht LIMIT 20;
+ UPDATE ntp_bucket SET width_ns = 250000000;
+ SELECT form, db, grp, bucket, sampled, printf('%.3f', rate), printf('%.3f', mean_ns), p99_ns
+ FROM ntp_series ORDER BY form, db, grp, bucket;
+ SELECT form, db, grp, bucket, stage, printf('%.3f', mean_ns) FROM ntp_series_stage
+ ORDER BY form, db, grp, bucket, ord;"
+"$SHELL_BIN" -c '.mode csv' -c '.headers off' -c "$qx" host.db target.db > shellx.csv
+printf '%s\n' ".read setup.sql" ".mode csv" "$qx" | sqlite3 :memory: > sqlitex.csv
+for f in shellx sqlitex; do tr -d '"' < $f.csv > $f.txt; done
+if [ "$(wc -l < shellx.txt)" -ge 40 ] && cmp -s shellx.txt sqlitex.txt
+then ok; else bad "sqlite3 differs from the shell on the statistics views"; diff shellx.txt sqlitex.txt | head >&2; fi
 [ -f "$inst/usr/local/bin/ntprof" ] && [ -f "$inst/usr/local/share/man/man1/ntprof-shell.1" ] &&
 	[ -f "$inst/usr/local/share/ntprof/sql/join.sql" ] && ok || bad "make install layout"
 
@@ -465,6 +485,21 @@ NTPROF_PROGRESS_AFTER=1000 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" repo
 NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$SHELL_BIN" -c .stages big.db big-t.db > tty.err
 grep -q 'ntprof: joining the recordings\.\.\. ' tty.err && cmp -s plain.txt tty.txt && ok ||
 	bad "ntprof-shell: progress while joining"
+# --timeline WIDTH: seconds, or with a unit; the report before the series is
+# the report without the option (stats_check.py checks the series' numbers)
+"$NTPROF" report host.db target.db > plain.txt 2>&1
+for w in 1s 500ms 0.5 2 250us .25; do
+	"$NTPROF" report --timeline "$w" host.db target.db > tl.txt 2> err.txt
+	if [ $? -eq 0 ] && [ ! -s err.txt ] && head -n "$(wc -l < plain.txt)" tl.txt | cmp -s - plain.txt &&
+	   grep -q "^time series: buckets of " tl.txt
+	then ok; else bad "--timeline $w"; cat err.txt >&2; fi
+done
+for w in x 1x 0 -1 1e999 inf nan 0x10 '' ' 1' 1ns 0.0000001 86401; do
+	"$NTPROF" report --timeline "$w" host.db > out.txt 2> err.txt
+	[ $? -eq 2 ] && [ ! -s out.txt ] && [ "$(wc -l < err.txt)" -eq 1 ] &&
+		grep -qF "ntprof report: --timeline: '$w': expected a width such as 1s, 500ms or 0.5 (seconds)" err.txt &&
+		ok || { bad "--timeline '$w' not refused as a usage error"; cat err.txt >&2; }
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -83,6 +83,7 @@ void gen_defaults(struct gen_config *c)
 	c->target_window[1] = 3;
 	c->target_clock_ns = 3 * 3600 * (int64_t)1000000000; /* hours apart */
 	c->wall_error_ns = 2000000;                           /* 2 ms */
+	c->interval_s = 1;
 }
 
 /* One command's timeline in true time (ns) and its truth. */
@@ -90,6 +91,15 @@ struct cmd {
 	int64_t h[NTP_H_NPOINTS], t[NTP_T_NPOINTS];
 	int is_write, r2t;
 };
+
+/* A draw, or FIXED when it is > 0: the draw is made either way, so the
+ * other times are those of the same seed without the option. */
+static int64_t draw_or(struct sim *s, int64_t fixed, double base, double tail)
+{
+	int64_t t = draw(s, base, tail);
+
+	return fixed > 0 ? fixed : t;
+}
 
 /* A network crossing: the wire, plus the configured jitter (none: no draw,
  * so the same seed gives the same recordings as without the option). */
@@ -120,14 +130,16 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		c->t[NTP_T_DATA_RX] = now += crossing(s, 9000, 300);
 	}
 	c->t[NTP_T_EXEC] = now += draw(s, 60, 10);
-	c->t[NTP_T_STOR] = now += draw(s, (c->is_write ? 20000 : 55000) +
-					   (double)s->cfg->storage_delay_ns, 4000);
+	c->t[NTP_T_STOR] = now += draw_or(s, s->cfg->storage_ns,
+					    (c->is_write ? 20000 : 55000) +
+						    (double)s->cfg->storage_delay_ns,
+					    4000);
 	c->t[NTP_T_RESP] = now += draw(s, 400, 40);
 	c->t[NTP_T_SENT] = now += draw(s, 150, 20);
 	if (spdk_target)
 		c->t[NTP_T_FREE] = now + draw(s, 200, 20);
 	c->h[NTP_H_RX] = now += crossing(s, 5000, 150);
-	c->h[NTP_H_RX_DRV] = now += draw(s, 4300, 100);
+	c->h[NTP_H_RX_DRV] = now += draw_or(s, s->cfg->rx_path_ns, 4300, 100);
 	c->h[NTP_H_CQE] = now += draw(s, 140, 20);
 	c->h[NTP_H_COMPLETE] = now += draw(s, 10, 5);
 	if (!spdk_host)
@@ -179,9 +191,10 @@ static int in_window(const struct machine *m, int64_t tau)
 static int tick(struct machine *m, int64_t tau, const struct gen_config *cfg)
 {
 	uint32_t nlb[2] = { 7, cfg->write_kib * 2 - 1 };
+	int64_t len = (int64_t)(cfg->interval_s * NS);
 
 	while (m->open && tau >= m->next_interval &&
-	       m->next_interval <= (int64_t)(m->window[1] * NS) + (int64_t)NS) {
+	       m->next_interval <= (int64_t)(m->window[1] * NS) + len) {
 		int64_t stop = m->next_interval;
 
 		for (int dev = 0; dev < GEN_MAX_HOSTS; dev++)
@@ -191,10 +204,9 @@ static int tick(struct machine *m, int64_t tau, const struct gen_config *cfg)
 						       nlb[op], m->totals[op][dev]))
 					return -1;
 		memset(m->totals, 0, sizeof(m->totals));
-		if (ntp_db_end_interval(m->db, m->mono_base + stop - (int64_t)NS,
-					m->mono_base + stop) < 0)
+		if (ntp_db_end_interval(m->db, m->mono_base + stop - len, m->mono_base + stop) < 0)
 			return -1;
-		m->next_interval += (int64_t)NS;
+		m->next_interval += len;
 	}
 	return 0;
 }
@@ -215,7 +227,7 @@ static int open_machine(struct sim *s, struct machine *m, const char *path, int 
 	meta.wall_start = m->wall_base + (int64_t)(m->window[0] * NS);
 	meta.mono_start = m->mono_base + (int64_t)(m->window[0] * NS);
 	m->counted = !strcmp(driver, "kernel");
-	m->next_interval = (int64_t)(m->window[0] * NS) + (int64_t)NS;
+	m->next_interval = (int64_t)(m->window[0] * NS) + (int64_t)(c->interval_s * NS);
 	m->db = ntp_db_create(path, &meta, NTP_DB_FORCE, err, sizeof(err));
 	if (!m->db) {
 		fprintf(stderr, "ntprof-gen: %s\n", err);
@@ -267,6 +279,8 @@ static int keep_truth(struct sim *s, int host, const struct cmd *c, int matched)
 	t->host = host;
 	t->grp_is_write = c->is_write;
 	t->matched = matched;
+	t->t = (c->h[NTP_H_START] ? c->h[NTP_H_START] : c->h[NTP_H_QUEUE]) -
+	       (int64_t)(s->host[host].window[0] * NS);
 	truth(c, t->comp);
 	return 0;
 }
@@ -324,8 +338,10 @@ static int issue(struct sim *s, int h, uint32_t slot, int64_t start, int64_t *do
 /* Issue commands in true-time order over every host's queue slots: the
  * slot free earliest goes next (linear scan; hosts x qd is small). */
 static int run_all(struct sim *s, int64_t *next, uint32_t nslots, int64_t end,
-		   int64_t think)
+		   const int64_t *think)
 {
+	int64_t at = s->cfg->rate_at > 0 ? (int64_t)(s->cfg->rate_at * NS) : end;
+
 	uint32_t qd = s->cfg->qd;
 
 	for (;;) {
@@ -344,7 +360,8 @@ static int run_all(struct sim *s, int64_t *next, uint32_t nslots, int64_t end,
 			return -1;
 		if (issue(s, h, k % qd, next[k], &done))
 			return -1;
-		next[k] = done + think + (int64_t)(unit(s) * 1000);
+		/* think[1] from the rate change on */
+		next[k] = done + think[next[k] >= at] + (int64_t)(unit(s) * 1000);
 	}
 }
 
@@ -371,6 +388,14 @@ static int close_all(struct sim *s, int rc)
 	return rc ? -1 : 0;
 }
 
+/* The pause after each command that gives about IOPS per host, at qd. */
+static int64_t think_ns(const struct gen_config *cfg, double iops, double per_cmd)
+{
+	int64_t t = (int64_t)(NS * (cfg->qd / iops - per_cmd));
+
+	return t < 0 ? 0 : t;
+}
+
 /* A second of wall clock per seed after the first. */
 static int64_t run_offset(const struct gen_config *cfg)
 {
@@ -383,16 +408,17 @@ int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	struct sim s = { .cfg = cfg, .rng = cfg->seed * 0x9e3779b97f4a7c15ULL + 1, .res = res };
 	int64_t end = (int64_t)(cfg->seconds * NS);
 	double per_cmd = 90e-6; /* mean service time of the model, seconds */
-	int64_t think = (int64_t)(NS * (cfg->qd / cfg->iops - per_cmd));
+	/* think time after each command: at iops, then (rate_at) at rate_iops */
+	int64_t think[2] = { think_ns(cfg, cfg->iops, per_cmd),
+			     think_ns(cfg, cfg->rate_at > 0 ? cfg->rate_iops : cfg->iops, per_cmd) };
 	int64_t *next;
 	int rc = 0;
 
-	if (cfg->nhosts < 1 || cfg->nhosts > GEN_MAX_HOSTS || !cfg->qd || !cfg->nqueues)
+	if (cfg->nhosts < 1 || cfg->nhosts > GEN_MAX_HOSTS || !cfg->qd || !cfg->nqueues ||
+	    cfg->interval_s <= 0 || (cfg->rate_at > 0 && cfg->rate_iops <= 0))
 		return -1;
 	if (res)
 		memset(res, 0, sizeof(*res));
-	if (think < 0)
-		think = 0;
 	s.target.mono_base = 5000 * (int64_t)NS + cfg->target_clock_ns;
 	/* each seed a run of its own: it starts a second later on the wall
 	 * clock (the recordings' identity, meta's start times, differs) */

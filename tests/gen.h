@@ -43,6 +43,12 @@ struct gen_config {
 				   * of one command differ (a jittery network) */
 	int64_t storage_delay_ns; /* the target's storage takes this much longer */
 	int no_target;            /* write host databases only */
+	double interval_s;        /* every machine closes an interval this often (-i) */
+	int64_t storage_ns;       /* > 0: t_storage takes exactly this (a constant stage) */
+	int64_t rx_path_ns;       /* > 0: h_rx_path takes exactly this (the host's
+				   * receive path stage, constant) */
+	double rate_at;           /* > 0: from this second of the workload on ... */
+	double rate_iops;         /* ... each host issues this many commands/s */
 };
 
 /* What the generator knows about one sampled host command. */
@@ -50,6 +56,8 @@ struct gen_truth {
 	int host;                 /* index of the host */
 	int grp_is_write;
 	int matched;              /* the target recorded it too */
+	int64_t t;                /* its cmd.t on the host: first point, ns since the
+				   * host's mono_start (unless moved by a tie) */
 	int64_t comp[16];         /* ns per component, indexed by enum gen_comp */
 };
 

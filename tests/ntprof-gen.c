@@ -32,12 +32,34 @@ static void usage(FILE *f)
 		"  -L FRACTION      share of target records dropped (default 0)\n"
 		"  -D PPM           the target's clock runs PPM fast (default 0)\n"
 		"  -M NS            the target's storage takes NS ns longer (default 0)\n"
+		"  -i SECONDS       interval length of every recording (default 1)\n"
+		"  -c STAGE=NS      a constant stage: storage (t_storage) or host_rx\n"
+		"                   (h_rx_path) takes exactly NS ns in every command\n"
+		"  -R T,IOPS        from second T of the workload on, IOPS per host\n"
 		"  -x SEED          PRNG seed (default 1)\n");
 }
 
 static int window(const char *arg, double *w)
 {
 	return sscanf(arg, "%lf,%lf", &w[0], &w[1]) == 2 && w[0] < w[1] ? 0 : -1;
+}
+
+/* -c storage=NS or -c host_rx=NS */
+static int constant_stage(const char *arg, struct gen_config *c)
+{
+	long long ns;
+	char stage[16];
+	int end = 0;
+
+	if (sscanf(arg, "%15[a-z_]=%lld%n", stage, &ns, &end) != 2 || arg[end] || ns <= 0)
+		return -1;
+	if (!strcmp(stage, "storage"))
+		c->storage_ns = ns;
+	else if (!strcmp(stage, "host_rx"))
+		c->rx_path_ns = ns;
+	else
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -52,7 +74,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:M:x:h", longopts,
+	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:M:x:i:c:R:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -89,11 +111,28 @@ int main(int argc, char **argv)
 		case 'D': c.target_drift_ppm = atof(optarg); break;
 		case 'M': c.storage_delay_ns = strtoll(optarg, NULL, 0); break;
 		case 'x': c.seed = strtoull(optarg, NULL, 0); break;
+		case 'i': c.interval_s = atof(optarg); break;
+		case 'c':
+			if (constant_stage(optarg, &c)) {
+				fprintf(stderr, "ntprof-gen: -c %s: expected storage=NS or "
+					"host_rx=NS, NS > 0\n", optarg);
+				return 2;
+			}
+			break;
+		case 'R':
+			if (sscanf(optarg, "%lf,%lf", &c.rate_at, &c.rate_iops) != 2 ||
+			    c.rate_at <= 0 || c.rate_iops <= 0) {
+				fprintf(stderr, "ntprof-gen: -R %s: expected T,IOPS, both > 0\n",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!nhosts || optind != argc || !c.sample_rate || !c.qd || !c.nqueues || c.iops <= 0) {
+	if (!nhosts || optind != argc || !c.sample_rate || !c.qd || !c.nqueues || c.iops <= 0 ||
+	    c.interval_s <= 0) {
 		usage(stderr);
 		return 2;
 	}

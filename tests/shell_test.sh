@@ -145,6 +145,45 @@ done
 run -c '.timeline 0.5' -c '.stages nothing-matches-this' "$H" "$T"
 expect_rc 0 ".timeline 0.5, .stages GROUP"
 
+# ---- statistics: against a brute force from the raw tables ----
+
+# every bucket of .timeline, .hist, .cdf, .slowest, .percentiles --stages
+# and ntprof report --timeline, recomputed in Python from the stored points
+# (tests/stats_check.py); joined, host-only, and with writes, R2T, target
+# records lost and sampling
+L="$d/loss.db"
+LT="$d/loss-t.db"
+if "$GEN" -o "$L" -t "$LT" -s 3 -n 1 -q 3 -w 0.4 -k 64 -L 0.1 -x 8 >"$d/gen.log" 2>&1; then
+	for set in "$H $T" "$SOLO" "$L $LT"; do
+		# shellcheck disable=SC2086
+		if python3 tests/stats_check.py "${NTPROF:-./ntprof}" "$BIN" $set >"$d/out" 2>"$d/err"
+		then ok; else bad "stats_check.py $set: $(tail -1 "$d/out")"; fi
+	done
+else
+	bad "statistics: $GEN failed"
+fi
+
+run -c '.timeline 2 read' -c '.slowest 3 read' -c ".hist '' storage" -c '.cdf read network' \
+	-c '.percentiles --stages read' -c '.report --timeline 1s read' "$H" "$T"
+expect_rc 0 "statistics commands"
+for s in "dt_s" "storage_us" "distribution" "fraction" "p90_us" \
+	"time series: buckets of 1 s from each host's first command"; do
+	expect_out "$s" "statistics commands"
+done
+
+run -c '.timeline 1x' "$H"
+expect_rc 1 ".timeline junk"
+expect_err ".timeline: '1x': expected a width such as 1s, 500ms or 0.5 (seconds)" ".timeline junk"
+run -c '.hist read t_nothing' "$H"
+expect_rc 1 ".hist unknown name"
+expect_err "ntprof-shell: .hist: 't_nothing': not a component or stage name" ".hist unknown name"
+run -c '.slowest 0' "$H"
+expect_rc 1 ".slowest 0"
+expect_err ".slowest: '0': expected a number of commands" ".slowest 0"
+run -c '.report --timeline' "$H"
+expect_rc 1 ".report --timeline without WIDTH"
+expect_err ".report: --timeline: missing WIDTH" ".report --timeline without WIDTH"
+
 run -c '.report' "$H" "$T"
 expect_rc 0 ".report"
 if [ -s "$d/out" ]; then ok; else bad ".report: no output"; fi
@@ -153,7 +192,7 @@ run -c '.tables ntp_report%' -c '.schema ntp_offset' -c .help -c '.help mode' -c
 expect_rc 0 "schema and help commands"
 expect_out "ntp_report_stage" ".tables"
 expect_out "CREATE VIEW ntp_offset" ".schema"
-expect_out ".report [--detail] [--all] [GROUP]" ".help"
+expect_out ".report [--detail] [--all] [--timeline WIDTH] [GROUP]" ".help"
 expect_out "ATTACH" ".sql"
 
 # ---- a script on standard input ----

@@ -1,0 +1,502 @@
+-- ntprof statistics: every command of the report one by one, percentiles per
+-- stage, log2 histograms and CDFs of components and stages, and time series
+-- at any resolution, as TEMP views over the prelude, join.sql and
+-- report.sql. Portable SQL only (plain sqlite3 3.40): percentiles are exact
+-- nearest rank, as in report.sql (docs/sql.md, Percentiles).
+
+-- How a session treats these views (join.sql, _ntp_view_plan): none is
+-- cached; those that read the report's cached views prepare the session.
+INSERT INTO _ntp_view_plan VALUES
+  ('_ntp_command_target', NULL, 0, 1),
+  ('ntp_command', NULL, 0, 1),
+  ('_ntp_report_cmd_value', NULL, 0, 1),
+  ('ntp_report_stage_stats', NULL, 0, 1),
+  ('ntp_report_hist', NULL, 0, 1),
+  ('ntp_report_cdf', NULL, 0, 1),
+  ('ntp_series', NULL, 0, 1),
+  ('ntp_report_series', NULL, 0, 1),
+  ('_ntp_text_series', NULL, 0, 1);
+
+-- The drill-down: one row per host command, with the target's side where
+-- it was matched (ntp_joined), its identity, every component and every
+-- stage in ns. A matched command's stages are those of a joined report
+-- (component.stage_joined), any other's those of the host's own report
+-- (component.stage_local); a stage outside its report is NULL.
+CREATE TEMP VIEW ntp_command AS
+WITH c AS (
+  SELECT h.*, j.tdb AS tdb, j.tt AS tt, j.ht IS NOT NULL AS matched,
+    j.wire AS wire, j.t_rx_path AS t_rx_path, j.t_drv_sub AS t_drv_sub,
+    j.t_data_wait AS t_data_wait, j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl,
+    j.t_e2e AS t_e2e
+  FROM ntp_host_cmd AS h
+  LEFT JOIN _ntp_command_target AS j ON j.hdb = h.db AND j.ht = h.t
+)
+SELECT
+  c.db AS hdb,                   -- host database
+  c.t AS ht,                     -- host cmd.t
+  c.tdb AS tdb,                  -- target database; NULL: not matched
+  c.tt AS tt,                    -- target cmd.t; NULL: not matched
+  c.grp AS grp,                  -- grp.id on the host
+  g.name AS name,                -- the group's report name
+  g.queue AS queue,              -- io, admin or fabrics
+  g.op AS op,                    -- read, write, ...
+  c.opcode AS opcode,            -- NVMe opcode
+  c.nlb AS nlb,                  -- 0-based number of logical blocks
+  c.qid AS qid,                  -- queue id
+  c.cid AS cid,                  -- command id
+  c.slba AS slba,                -- starting LBA
+  (c.t - o.first_t) / 1e9 AS t_s, -- s since the host's first command
+  CASE WHEN c.matched THEN 'joined' ELSE 'host' END AS mode, -- which stages
+  -- the components (docs/stages.md), ns; the target's NULL when not matched
+  c.h_blk_sub AS h_blk_sub, c.h_drv_sub AS h_drv_sub,
+  c.h_r2t AS h_r2t,              -- NULL: no R2T
+  c.h_wait AS h_wait, c.wire AS wire, c.t_rx_path AS t_rx_path,
+  c.t_drv_sub AS t_drv_sub,
+  c.t_data_wait AS t_data_wait,  -- NULL: no R2T (in no stage of the joined path)
+  c.t_storage AS t_storage, c.t_drv_cpl AS t_drv_cpl, c.h_rx_path AS h_rx_path,
+  c.h_drv_cpl AS h_drv_cpl, c.h_blk_cpl AS h_blk_cpl, c.h_handoff AS h_handoff,
+  c.e2e AS e2e,                  -- end to end on the host
+  c.t_e2e AS t_e2e,              -- residence on the target
+  -- the stages, ns: the sums component.stage_joined and stage_local name
+  -- (tests/test_stats.c checks them against vocab.sql)
+  c.h_blk_sub + c.h_blk_cpl AS host_block,
+  c.h_drv_sub + ifnull(c.h_r2t, 0) + c.h_drv_cpl + c.h_handoff AS host_driver,
+  CASE WHEN NOT c.matched THEN c.h_rx_path END AS host_rx,
+  CASE WHEN NOT c.matched THEN c.h_wait END AS net_target,
+  c.wire + c.t_rx_path + c.h_rx_path AS network,
+  c.t_drv_sub + c.t_drv_cpl AS target_driver,
+  c.t_storage AS storage
+FROM c
+JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = c.grp
+JOIN _ntp_series_grp AS o ON o.db = c.db AND o.grp = c.grp;
+
+-- Every value the report's groups are over, per command, long form: the
+-- components of ntp_report_components and the stages of ntp_report_stage,
+-- from the commands of ntp_command in the group's mode (a joined group's
+-- matched commands, a host group's every command). NULL values (no R2T)
+-- are left out.
+CREATE TEMP VIEW _ntp_report_cmd_value AS
+WITH c AS MATERIALIZED (
+  SELECT c.*
+  FROM ntp_command AS c
+  JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = c.mode
+), k AS MATERIALIZED (
+  -- what each group is over (a query for one name keeps its rows only)
+  SELECT hdb, grp, 'component' AS kind, component AS name, ord FROM ntp_report_components
+  UNION ALL
+  SELECT hdb, grp, 'stage', stage, ord FROM ntp_report_stage
+)
+SELECT * FROM (
+  SELECT
+    c.hdb AS hdb,              -- host database
+    c.grp AS grp,              -- grp.id there
+    c.ht AS ht,                -- host cmd.t
+    k.kind AS kind,            -- 'component' or 'stage'
+    k.name AS name,            -- component.name or stage.name
+    k.ord AS ord,              -- its report order
+    CASE k.name
+      WHEN 'e2e' THEN c.e2e
+      WHEN 'host_block' THEN c.host_block WHEN 'host_driver' THEN c.host_driver
+      WHEN 'host_rx' THEN c.host_rx WHEN 'net_target' THEN c.net_target
+      WHEN 'network' THEN c.network WHEN 'target_driver' THEN c.target_driver
+      WHEN 'storage' THEN c.storage
+      WHEN 'h_blk_sub' THEN c.h_blk_sub WHEN 'h_drv_sub' THEN c.h_drv_sub
+      WHEN 'h_r2t' THEN c.h_r2t WHEN 'h_wait' THEN c.h_wait WHEN 'wire' THEN c.wire
+      WHEN 't_rx_path' THEN c.t_rx_path WHEN 't_drv_sub' THEN c.t_drv_sub
+      WHEN 't_data_wait' THEN c.t_data_wait WHEN 't_storage' THEN c.t_storage
+      WHEN 't_drv_cpl' THEN c.t_drv_cpl WHEN 'h_rx_path' THEN c.h_rx_path
+      WHEN 'h_drv_cpl' THEN c.h_drv_cpl WHEN 'h_blk_cpl' THEN c.h_blk_cpl
+      WHEN 'h_handoff' THEN c.h_handoff WHEN 't_e2e' THEN c.t_e2e
+    END AS ns                  -- the value, ns
+  -- each command once, outside; its group's names from the small k
+  FROM c
+  CROSS JOIN k ON k.hdb = c.hdb AND k.grp = c.grp
+)
+WHERE ns IS NOT NULL;
+
+-- Per group and stage of the report (ntp_report_stage's rows): the
+-- distribution of the stage's time per command, percentiles exact nearest
+-- rank. Its mean is ntp_report_stage's mean_ns.
+CREATE TEMP VIEW ntp_report_stage_stats AS
+WITH r AS (
+  -- one sort: each value's rank, and its distribution's count and sum
+  SELECT hdb, grp, name, ns,
+    row_number() OVER w AS rn,
+    count(*) OVER a AS n,
+    sum(ns) OVER a AS sum_ns
+  FROM _ntp_report_cmd_value
+  WHERE kind = 'stage'
+  WINDOW w AS (PARTITION BY hdb, grp, name ORDER BY ns),
+    a AS (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+), q AS (
+  -- the values at the percentiles' ranks (n q' + 99999) / 100000
+  SELECT * FROM r
+  WHERE rn IN ((n * 50000 + 99999) / 100000, (n * 90000 + 99999) / 100000,
+               (n * 99000 + 99999) / 100000, (n * 99900 + 99999) / 100000)
+)
+SELECT
+  q.hdb AS hdb,                -- host database
+  q.grp AS grp,                -- grp.id there
+  s.ord AS ord,                -- stage order
+  q.name AS stage,             -- stage.name
+  s.label AS label,            -- as the report prints it
+  q.n AS n,                    -- commands
+  q.sum_ns AS sum_ns,          -- total ns
+  q.sum_ns * 1.0 / q.n AS mean_ns, -- mean ns
+  max(CASE WHEN q.rn = (q.n * 50000 + 99999) / 100000 THEN q.ns END) AS p50_ns,  -- median
+  max(CASE WHEN q.rn = (q.n * 90000 + 99999) / 100000 THEN q.ns END) AS p90_ns,  -- 90th
+  max(CASE WHEN q.rn = (q.n * 99000 + 99999) / 100000 THEN q.ns END) AS p99_ns,  -- 99th
+  max(CASE WHEN q.rn = (q.n * 99900 + 99999) / 100000 THEN q.ns END) AS p999_ns  -- 99.9th
+FROM q
+JOIN ntp_report_stage AS s ON s.hdb = q.hdb AND s.grp = q.grp AND s.stage = q.name
+GROUP BY q.hdb, q.grp, q.name
+ORDER BY q.hdb, q.grp, s.ord;
+
+-- The buckets of the histograms, one row each: k = -2 (below 0), -1 ([0, 1)
+-- us) and 0 to 60 ([2^k, 2^(k+1)) us), with their bounds.
+CREATE TEMP TABLE _ntp_hist_bucket (
+  -- The bucket number k.
+  k INTEGER PRIMARY KEY,
+  -- Its lower bound, us; NULL for the bucket below 0.
+  lo_us INTEGER,
+  -- Its upper bound, us, not included.
+  hi_us INTEGER NOT NULL
+);
+INSERT INTO _ntp_hist_bucket
+WITH RECURSIVE ks(k) AS (SELECT -2 UNION ALL SELECT k + 1 FROM ks WHERE k < 60)
+SELECT k, CASE WHEN k >= 0 THEN 1 << k WHEN k = -1 THEN 0 END,
+  CASE WHEN k >= 0 THEN 1 << (k + 1) WHEN k = -1 THEN 1 ELSE 0 END
+FROM ks;
+
+-- Log2 latency histograms in biolatency's layout, per group and component
+-- and per group and stage (_ntp_report_cmd_value): bucket k holds the
+-- values v with 2^k <= v/1 us < 2^(k+1); below them [0, 1) us, and one
+-- bucket below 0 if any value is negative. Every bucket from the lowest
+-- ([0, 1) us, or below 0) to the highest that holds a value has a row, the
+-- empty ones with count 0; the counts of a histogram add up to its values.
+-- (Windows, not GROUP BY, all partitioned by the distribution: a query for
+-- one component or stage reads only its values.)
+CREATE TEMP VIEW ntp_report_hist AS
+WITH v AS (
+  -- each value's bucket: floor(log2(u)) of u >= 1 us in integers, 4 bits
+  -- per hex digit of u, then the top digit's own (1 -> 0, 2-3 -> 1,
+  -- 4-7 -> 2, 8-f -> 3)
+  SELECT hdb, grp, kind, name,
+    CASE WHEN ns < 0 THEN -2 WHEN ns < 1000 THEN -1
+      ELSE 4 * (length(printf('%x', ns / 1000)) - 1)
+        + CAST(substr('011222233333333',
+                      instr('123456789abcdef', substr(printf('%x', ns / 1000), 1, 1)), 1)
+               AS INTEGER) END AS k
+  FROM _ntp_report_cmd_value
+), c AS (
+  -- per bucket with values: its count, once
+  SELECT hdb, grp, kind, name, k,
+    count(*) OVER b AS n,
+    row_number() OVER b AS rn
+  FROM v
+  WINDOW b AS (PARTITION BY hdb, grp, kind, name, k)
+), r AS (
+  -- per bucket with values: the next such bucket, whether it is the
+  -- lowest, and the fullest bucket's count
+  SELECT hdb, grp, kind, name, k, n,
+    lead(k) OVER d AS next_k,
+    row_number() OVER d AS nth,
+    max(n) OVER (d ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS top
+  FROM c
+  WHERE rn = 1
+  WINDOW d AS (PARTITION BY hdb, grp, kind, name ORDER BY k)
+)
+-- each bucket with values, the empty ones up to the next, and below the
+-- lowest the empty ones down to [0, 1) us: one source of rows, so a query
+-- for one distribution reads only its values
+SELECT
+  r.hdb AS hdb,                -- host database
+  r.grp AS grp,                -- grp.id there
+  r.kind AS kind,              -- 'component' or 'stage'
+  r.name AS name,              -- component.name or stage.name
+  b.k AS bucket,               -- k: [2^k, 2^(k+1)) us; -1: [0, 1); -2: below 0
+  b.lo_us AS lo_us,            -- from, us (NULL: below 0)
+  b.hi_us AS hi_us,            -- up to (not included), us
+  CASE WHEN b.k = r.k THEN r.n ELSE 0 END AS count, -- values in the bucket
+  -- biolatency's stars: 40 x count / the fullest's, rounded down
+  CASE WHEN b.k = r.k THEN r.n ELSE 0 END * 40 / r.top AS bar
+FROM r
+JOIN _ntp_hist_bucket AS b
+  ON b.k BETWEEN CASE WHEN r.nth = 1 THEN min(r.k, -1) ELSE r.k END
+             AND coalesce(r.next_k - 1, r.k)
+ORDER BY r.hdb, r.grp, r.kind, r.name, b.k;
+
+-- The cumulative distribution per group and component and per group and
+-- stage (_ntp_report_cmd_value): one row per distinct value, with the share
+-- of the values at or below it. The last row of each has fraction 1.
+CREATE TEMP VIEW ntp_report_cdf AS
+WITH r AS (
+  -- one sort: each value's rank; the last of equal values counts them all
+  SELECT hdb, grp, kind, name, ns,
+    row_number() OVER w AS cum,
+    count(*) OVER a AS total,
+    lead(ns) OVER w AS next
+  FROM _ntp_report_cmd_value
+  WINDOW w AS (PARTITION BY hdb, grp, kind, name ORDER BY ns),
+    a AS (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+), d AS (
+  SELECT *, lag(cum, 1, 0) OVER (PARTITION BY hdb, grp, kind, name ORDER BY ns) AS before
+  FROM r
+  WHERE next IS NULL OR next > ns
+)
+SELECT
+  hdb,                         -- host database
+  grp,                         -- grp.id there
+  kind,                        -- 'component' or 'stage'
+  name,                        -- component.name or stage.name
+  ns,                          -- the value, ns
+  cum - before AS n,           -- values equal to it
+  cum,                         -- values at or below it
+  total,                       -- values in all
+  cum * 1.0 / total AS fraction -- cum / total
+FROM d
+ORDER BY hdb, grp, kind, name, ns;
+
+-- The width of the time series' buckets, one row, 1 s unless changed:
+-- UPDATE ntp_bucket SET width_ns = 500000000; for 0.5 s.
+CREATE TEMP TABLE ntp_bucket (
+  -- Bucket width, ns (> 0).
+  width_ns INTEGER NOT NULL CHECK (width_ns > 0)
+);
+INSERT INTO ntp_bucket VALUES (1000000000);
+
+-- Every command of every form of the time series, with its bucket and its
+-- components (NULL where the form has none): 'host', each host's commands
+-- (ntp_host_cmd); 'target', each target's (ntp_target_cmd); 'joined', the
+-- matched commands (ntp_joined), on the host's clock. A bucket counts from
+-- the recording's first command (_ntp_series_grp.first_t), so bucket b is
+-- [b x width, (b + 1) x width) after it.
+CREATE TEMP VIEW _ntp_series_cmd AS
+SELECT
+  'host' AS form, h.db AS db, h.grp AS grp,
+  (h.t - o.first_t) / w.width_ns AS bucket,
+  h.e2e AS e2e,                -- end to end (target: residence)
+  h.h_blk_sub AS h_blk_sub, h.h_drv_sub AS h_drv_sub, h.h_r2t AS h_r2t,
+  h.h_wait AS h_wait, NULL AS wire, NULL AS t_rx_path, NULL AS t_drv_sub,
+  NULL AS t_data_wait, NULL AS t_storage, NULL AS t_drv_cpl, h.h_rx_path AS h_rx_path,
+  h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl, h.h_handoff AS h_handoff
+FROM ntp_host_cmd AS h
+JOIN _ntp_series_grp AS o ON o.db = h.db AND o.grp = h.grp
+CROSS JOIN ntp_bucket AS w
+UNION ALL
+SELECT 'target', x.db, x.grp, (x.t - o.first_t) / w.width_ns, x.t_e2e,
+  NULL, NULL, NULL, NULL, NULL, x.t_rx_path, x.t_drv_sub, x.t_data_wait, x.t_storage,
+  x.t_drv_cpl, NULL, NULL, NULL, NULL
+FROM ntp_target_cmd AS x
+JOIN _ntp_series_grp AS o ON o.db = x.db AND o.grp = x.grp
+CROSS JOIN ntp_bucket AS w
+UNION ALL
+SELECT 'joined', j.hdb, j.grp, (j.ht - o.first_t) / w.width_ns, j.e2e,
+  j.h_blk_sub, j.h_drv_sub, j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, NULL,
+  j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff
+FROM ntp_joined AS j
+JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
+CROSS JOIN ntp_bucket AS w;
+
+-- Per form, recording, group and bucket with a command: what ntp_series
+-- and ntp_series_stage show, and the sum of each component (NULL: none
+-- there). Windows partitioned by the bucket and GROUP BY the bucket, so a
+-- query for one form reads only its commands.
+CREATE TEMP VIEW _ntp_series_row AS
+WITH s AS (
+  SELECT form, db, grp, bucket, count(*) AS n, sum(e2e) AS sum_e2e,
+    sum(h_blk_sub) AS s_h_blk_sub, sum(h_drv_sub) AS s_h_drv_sub, sum(h_r2t) AS s_h_r2t,
+    sum(h_wait) AS s_h_wait, sum(wire) AS s_wire, sum(t_rx_path) AS s_t_rx_path,
+    sum(t_drv_sub) AS s_t_drv_sub, sum(t_data_wait) AS s_t_data_wait,
+    sum(t_storage) AS s_t_storage, sum(t_drv_cpl) AS s_t_drv_cpl,
+    sum(h_rx_path) AS s_h_rx_path, sum(h_drv_cpl) AS s_h_drv_cpl,
+    sum(h_blk_cpl) AS s_h_blk_cpl, sum(h_handoff) AS s_h_handoff
+  FROM _ntp_series_cmd
+  GROUP BY form, db, grp, bucket
+), p AS (
+  -- the end to end at the p99's rank, (n q' + 99999) / 100000
+  SELECT * FROM (
+    SELECT form, db, grp, bucket, e2e,
+      row_number() OVER w AS rn,
+      count(*) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS n
+    FROM _ntp_series_cmd
+    WINDOW w AS (PARTITION BY form, db, grp, bucket ORDER BY e2e))
+  WHERE rn = (n * 99000 + 99999) / 100000
+), b AS (
+  SELECT s.*, p.e2e AS p99_ns, o.name AS name, d.sample_rate AS sample_rate,
+    s.bucket * k.width_ns AS start_ns,
+    -- the bucket's length: the width; the last one ends with the recording
+    CASE WHEN o.end_ns - o.first_t > s.bucket * k.width_ns
+      THEN min(k.width_ns, o.end_ns - o.first_t - s.bucket * k.width_ns)
+      ELSE k.width_ns END AS len_ns
+  FROM s
+  JOIN p ON p.form = s.form AND p.db = s.db AND p.grp = s.grp AND p.bucket = s.bucket
+  JOIN _ntp_series_grp AS o ON o.db = s.db AND o.grp = s.grp
+  JOIN ntp_db AS d ON d.db = s.db
+  CROSS JOIN ntp_bucket AS k
+)
+SELECT
+  form, db, grp, name, bucket,
+  start_ns / 1e9 AS t_s,
+  len_ns / 1e9 AS dt_s,
+  n AS sampled,
+  1e9 * n * sample_rate / len_ns AS rate,
+  sum_e2e * 1.0 / n AS mean_ns,
+  p99_ns,
+  sum_e2e, s_h_blk_sub, s_h_drv_sub, s_h_r2t, s_h_wait, s_wire, s_t_rx_path,
+  s_t_drv_sub, s_t_data_wait, s_t_storage, s_t_drv_cpl, s_h_rx_path, s_h_drv_cpl,
+  s_h_blk_cpl, s_h_handoff
+FROM b;
+
+-- The time series: per form, recording, group and bucket of ntp_bucket's
+-- width with a command: rate, mean and p99 of the end to end. Buckets
+-- without a command of the group have no row.
+CREATE TEMP VIEW ntp_series AS
+SELECT
+  form,                        -- 'host', 'target' or 'joined'
+  db,                          -- the recording (joined: the host's)
+  grp,                         -- grp.id there
+  name,                        -- its group name ('read 4KiB nvme1n1')
+  bucket,                      -- bucket number, from 0
+  t_s,                         -- bucket start, s since the recording's first command
+  dt_s,                        -- bucket length, s: the width, the last one up to the end
+  sampled,                     -- its sampled commands (joined: matched)
+  rate,                        -- commands per second (sampled x -s / dt_s)
+  mean_ns,                     -- mean end to end (target: residence), ns
+  p99_ns                       -- its 99th percentile, exact nearest rank, ns
+FROM _ntp_series_row
+ORDER BY form, db, grp, bucket;
+
+-- _ntp_series_row per stage: each stage's mean per command in the bucket
+-- and its share of the mean end to end, with the bucket's own numbers. A
+-- form's stages are those of its report: the host's and the target's
+-- one-machine stages (component.stage_local), the joined path's
+-- (stage_joined), each with a label for its drivers and transport.
+CREATE TEMP VIEW _ntp_series_stage_row AS
+WITH f AS (
+  -- what names a form's stages: the recording's driver and transport; a
+  -- joined group's host and target drivers as the report names them
+  SELECT role AS form, db, NULL AS grp, driver AS host_driver, driver AS target_driver,
+    transport
+  FROM ntp_db
+  UNION ALL
+  SELECT 'joined', hdb, grp, host_driver, target_driver, transport
+  FROM ntp_report_group
+), x AS (
+  SELECT s.*, st.ord AS ord, st.name AS stage, sl.label AS label,
+    -- the sum of the stage's components in this form (a scalar subquery
+    -- per bucket and stage, not a GROUP BY: a query for some forms then
+    -- reads only theirs)
+    (SELECT sum(CASE k.name
+       WHEN 'h_blk_sub' THEN s.s_h_blk_sub WHEN 'h_drv_sub' THEN s.s_h_drv_sub
+       WHEN 'h_r2t' THEN s.s_h_r2t WHEN 'h_wait' THEN s.s_h_wait WHEN 'wire' THEN s.s_wire
+       WHEN 't_rx_path' THEN s.s_t_rx_path WHEN 't_drv_sub' THEN s.s_t_drv_sub
+       WHEN 't_data_wait' THEN s.s_t_data_wait WHEN 't_storage' THEN s.s_t_storage
+       WHEN 't_drv_cpl' THEN s.s_t_drv_cpl WHEN 'h_rx_path' THEN s.s_h_rx_path
+       WHEN 'h_drv_cpl' THEN s.s_h_drv_cpl WHEN 'h_blk_cpl' THEN s.s_h_blk_cpl
+       WHEN 'h_handoff' THEN s.s_h_handoff END)
+     FROM component AS k
+     WHERE st.name = CASE s.form WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END)
+      AS stage_ns
+  FROM _ntp_series_row AS s
+  CROSS JOIN stage AS st
+  JOIN f ON f.form = s.form AND f.db = s.db AND (f.grp IS NULL OR f.grp = s.grp)
+  JOIN stage_label AS sl ON sl.stage = st.name
+    AND sl.flavour = CASE st.side WHEN 'transport' THEN f.transport
+                     WHEN 'host' THEN f.host_driver ELSE f.target_driver END
+)
+SELECT
+  form, db, grp, name, bucket, t_s, dt_s, sampled, rate, mean_ns, p99_ns, ord, stage, label,
+  stage_ns * 1.0 / sampled AS stage_mean_ns,
+  stage_ns * 1.0 / sum_e2e AS share
+FROM x
+WHERE stage_ns IS NOT NULL;
+
+-- The stages over time: per form, recording, group and bucket (as
+-- ntp_series), each stage's mean per command and its share of the mean end
+-- to end. A form's stages are those of its report: the host's and the
+-- target's one-machine stages (component.stage_local), the joined path's
+-- (stage_joined), those with a label for its drivers and transport.
+CREATE TEMP VIEW ntp_series_stage AS
+SELECT
+  form,                        -- 'host', 'target' or 'joined'
+  db,                          -- the recording (joined: the host's)
+  grp,                         -- grp.id there
+  bucket,                      -- as ntp_series
+  t_s,                         -- bucket start, s
+  ord,                         -- stage order
+  stage,                       -- stage.name
+  label,                       -- its label
+  stage_mean_ns AS mean_ns,    -- mean per command in the bucket, ns
+  share                        -- of the mean end to end
+FROM _ntp_series_stage_row
+ORDER BY form, db, grp, bucket, ord;
+
+-- The report's groups over time: each group's series in its mode (a joined
+-- group's matched commands, a host group's every command), as ntp_series.
+CREATE TEMP VIEW ntp_report_series AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  s.bucket AS bucket,          -- bucket number
+  s.t_s AS t_s,                -- bucket start, s since the host's first command
+  s.dt_s AS dt_s,              -- bucket length, s
+  s.sampled AS cmds,           -- its commands (joined: matched)
+  s.rate AS rate,              -- commands per second
+  s.mean_ns AS mean_ns,        -- mean end to end, ns
+  s.p99_ns AS p99_ns           -- 99th percentile, ns
+FROM ntp_report_group AS g
+JOIN ntp_series AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
+-- a report's modes, as a condition on s alone: pushed down into ntp_series,
+-- it leaves the targets' commands out
+WHERE s.form IN ('host', 'joined')
+ORDER BY g.hdb, g.grp, s.bucket;
+
+-- The report's stages over time: each group's ntp_series_stage rows in its
+-- mode.
+CREATE TEMP VIEW ntp_report_series_stage AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  s.bucket AS bucket,          -- bucket number
+  s.t_s AS t_s,                -- bucket start, s
+  s.ord AS ord,                -- stage order
+  s.stage AS stage,            -- stage.name
+  s.label AS label,            -- its label
+  s.mean_ns AS mean_ns,        -- mean per command, ns
+  s.share AS share             -- of the mean end to end
+FROM ntp_report_group AS g
+JOIN ntp_series_stage AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
+WHERE s.form IN ('host', 'joined') -- as in ntp_report_series
+ORDER BY g.hdb, g.grp, s.bucket, s.ord;
+
+-- The width as `ntprof report --timeline` prints it, one row: seconds with
+-- the decimals the width needs ('1', '0.5', '0.25'), and that many.
+CREATE TEMP VIEW _ntp_text_series_width AS
+SELECT
+  s AS width_s,                                -- the width, s
+  CASE WHEN instr(s, '.') THEN length(s) - instr(s, '.') ELSE 0 END AS decimals
+FROM (SELECT rtrim(rtrim(printf('%.9f', width_ns / 1e9), '0'), '.') AS s FROM ntp_bucket);
+
+-- The time series of `ntprof report --timeline`: per group, bucket and stage
+-- (in stage order), the bucket's numbers and the stage's mean, formatted;
+-- us. Over _ntp_series_stage_row alone: one sort for all of it.
+CREATE TEMP VIEW _ntp_text_series AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  g.name AS name,              -- report name
+  g.queue = 'io' AS io,        -- 1: an I/O group
+  x.bucket AS bucket,          -- bucket number
+  printf('%.*f', w.decimals, x.t_s) AS t_s,   -- bucket start, s
+  printf('%.0f', x.rate) AS rate,             -- commands per second
+  printf('%.2f', x.mean_ns / 1e3) AS mean_us, -- mean end to end
+  printf('%.2f', x.p99_ns / 1e3) AS p99_us,   -- its 99th percentile
+  x.ord AS ord,                -- stage order
+  x.stage AS stage,            -- stage.name: the column's heading
+  printf('%.2f', x.stage_mean_ns / 1e3) AS stage_us -- its mean per command
+FROM ntp_report_group AS g
+JOIN _ntp_series_stage_row AS x ON x.form = g.mode AND x.db = g.hdb AND x.grp = g.grp
+CROSS JOIN _ntp_text_series_width AS w
+WHERE x.form IN ('host', 'joined') -- as in ntp_report_series
+ORDER BY g.queue != 'io', g.hdb, g.grp, x.bucket, x.ord;

@@ -1,0 +1,715 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * sql/stats.sql against the generator's truth: the per-command drill-down,
+ * per-stage percentiles, log2 histograms, CDFs and time series, computed
+ * here in C from the simulated timelines (components, and each command's
+ * cmd.t) and never from the database. Stage sums come from lists written
+ * here and checked against vocab.sql. Both session kinds are checked (the
+ * native aggregates change the report's component statistics these views
+ * build on).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ntp_sql.h"
+#include "testlib.h"
+
+/* A stage and its components, for one kind of report. */
+struct stage_def {
+	const char *name;
+	enum gen_comp comp[4];
+	int n;
+};
+
+static const struct stage_def joined_stages[] = {
+	{ "host_block", { GC_H_BLK_SUB, GC_H_BLK_CPL }, 2 },
+	{ "host_driver", { GC_H_DRV_SUB, GC_H_R2T, GC_H_DRV_CPL, GC_H_HANDOFF }, 4 },
+	{ "network", { GC_WIRE, GC_T_RX_PATH, GC_H_RX_PATH }, 3 },
+	{ "target_driver", { GC_T_DRV_SUB, GC_T_DRV_CPL }, 2 },
+	{ "storage", { GC_T_STORAGE }, 1 },
+};
+static const struct stage_def host_stages[] = {
+	{ "host_block", { GC_H_BLK_SUB, GC_H_BLK_CPL }, 2 },
+	{ "host_driver", { GC_H_DRV_SUB, GC_H_R2T, GC_H_DRV_CPL, GC_H_HANDOFF }, 4 },
+	{ "host_rx", { GC_H_RX_PATH }, 1 },
+	{ "net_target", { GC_H_WAIT }, 1 },
+};
+#define NSTAGES(a) (sizeof(a) / sizeof((a)[0]))
+
+static const enum gen_comp joined_comps[] = {
+	GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_R2T, GC_WIRE, GC_T_RX_PATH, GC_T_DRV_SUB, GC_T_STORAGE,
+	GC_T_DRV_CPL, GC_H_RX_PATH, GC_H_DRV_CPL, GC_H_BLK_CPL, GC_H_HANDOFF, GC_E2E,
+};
+static const enum gen_comp host_comps[] = {
+	GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_R2T, GC_H_WAIT, GC_H_RX_PATH, GC_H_DRV_CPL,
+	GC_H_BLK_CPL, GC_H_HANDOFF, GC_E2E,
+};
+
+static int64_t stage_of(const struct gen_truth *t, const struct stage_def *s)
+{
+	int64_t v = 0;
+
+	for (int i = 0; i < s->n; i++)
+		v += t->comp[s->comp[i]];
+	return v;
+}
+
+/* The commands of a report group: host H's reads or writes, the matched
+ * ones only when the group is joined. */
+struct grp {
+	const struct gen_result *r;
+	int h, write, joined;
+	const char *hdb;
+	int64_t id; /* grp.id in the host's file */
+};
+
+static int in_group(const struct grp *g, const struct gen_truth *t)
+{
+	return t->host == g->h && t->grp_is_write == g->write && (!g->joined || t->matched);
+}
+
+/* The group's values of a stage (S) or, with S NULL, of component C. */
+static int64_t *values(const struct grp *g, const struct stage_def *s, enum gen_comp c,
+		       size_t *n)
+{
+	int64_t *v = malloc((g->r->ntruth + 1) * sizeof(*v));
+
+	assert_non_null(v);
+	*n = 0;
+	for (uint64_t i = 0; i < g->r->ntruth; i++)
+		if (in_group(g, &g->r->truth[i]))
+			v[(*n)++] = s ? stage_of(&g->r->truth[i], s) : g->r->truth[i].comp[c];
+	return v;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static struct grp group(struct ntp_session *s, const struct gen_result *r, const char *hdb,
+			int h, int write)
+{
+	struct grp g = { r, h, write, 0, hdb, 0 };
+
+	g.id = tl_int(s->db, "SELECT grp FROM ntp_report_group WHERE hdb = '%q' AND op = '%s'",
+		      hdb, write ? "write" : "read");
+	g.joined = tl_int(s->db, "SELECT mode = 'joined' FROM ntp_report_group WHERE hdb = '%q'"
+			  " AND grp = %lld", hdb, (long long)g.id);
+	return g;
+}
+
+/* ---- per-stage percentiles ---- */
+
+static void check_stage_stats(struct ntp_session *s, const struct grp *g,
+			      const struct stage_def *st)
+{
+	static const int q[] = { 50000, 90000, 99000, 99900 };
+	char *sql = sqlite3_mprintf("SELECT x.n, x.sum_ns, x.p50_ns, x.p90_ns, x.p99_ns, x.p999_ns,"
+				    " x.mean_ns - r.mean_ns FROM ntp_report_stage_stats AS x"
+				    " JOIN ntp_report_stage AS r USING (hdb, grp, stage)"
+				    " WHERE hdb = '%q' AND grp = %lld AND stage = '%q'", g->hdb,
+				    (long long)g->id, st->name);
+	size_t n;
+	int64_t *v = values(g, st, 0, &n), sum = 0;
+	sqlite3_stmt *q1;
+
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	assert_int_equal(sqlite3_prepare_v2(s->db, sql, -1, &q1, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q1), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(q1, 0), n);
+	assert_int_equal(sqlite3_column_int64(q1, 1), sum);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(sqlite3_column_int64(q1, 2 + i), tl_percentile(v, n, q[i]));
+	/* the same mean as the report's stage table, computed another way */
+	assert_true(fabs(sqlite3_column_double(q1, 6)) < 1e-6);
+	sqlite3_finalize(q1);
+	sqlite3_free(sql);
+	free(v);
+}
+
+static void check_group_stages(struct ntp_session *s, const struct grp *g)
+{
+	const struct stage_def *st = g->joined ? joined_stages : host_stages;
+	size_t n = g->joined ? NSTAGES(joined_stages) : NSTAGES(host_stages);
+
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM ntp_report_stage_stats WHERE "
+				"hdb = '%q' AND grp = %lld", g->hdb, (long long)g->id), n);
+	for (size_t i = 0; i < n; i++)
+		check_stage_stats(s, g, &st[i]);
+}
+
+/* Kernel pair at qd 4, reads and writes, storage a constant 40 us: every
+ * stage's percentiles; the constant stage's are the constant. */
+static void test_stage_stats(void **state)
+{
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+
+	gen_defaults(&c);
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.write_kib = 32; /* R2T: the optional component in the host driver */
+	c.storage_ns = 40000;
+	c.seconds = 0.5;
+	c.seed = 21;
+	tl_gen(&c, &r);
+	for (int portable = 0; portable < 2; portable++) {
+		tl_open(&s, portable ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+			NULL);
+		for (int w = 0; w < 2; w++) {
+			struct grp g = group(&s, &r, "host", 0, w);
+
+			assert_true(g.joined);
+			check_group_stages(&s, &g);
+		}
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_report_stage_stats WHERE "
+					"stage = 'storage' AND p50_ns = 40000 AND p90_ns = 40000"
+					" AND p99_ns = 40000 AND p999_ns = 40000"), 2);
+		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	/* the host alone: its own stages, host_rx made constant */
+	gen_defaults(&c);
+	c.rx_path_ns = 4000;
+	c.sample_rate = 2;
+	c.no_target = 1;
+	c.seconds = 0.5;
+	c.seed = 22;
+	tl_gen(&c, &r);
+	tl_open(&s, 0, tl_file("h0.db"), NULL);
+	{
+		struct grp g = group(&s, &r, "host", 0, 0);
+
+		assert_false(g.joined);
+		check_group_stages(&s, &g);
+	}
+	assert_int_equal(tl_int(s.db, "SELECT p50_ns FROM ntp_report_stage_stats WHERE "
+				"stage = 'host_rx'"), 4000);
+	ntp_session_close(&s);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* ---- histograms and CDFs ---- */
+
+/* biolatency's bucket of V ns: -2 below 0, -1 below 1 us, else floor(log2(us)) */
+static int bucket_of(int64_t v)
+{
+	int k = 0;
+
+	if (v < 0)
+		return -2;
+	if (v < 1000)
+		return -1;
+	for (int64_t u = v / 1000; u > 1; u >>= 1)
+		k++;
+	return k;
+}
+
+static void check_hist(struct ntp_session *s, const struct grp *g, const char *name,
+		       const int64_t *v, size_t n)
+{
+	int64_t count[64] = { 0 }, top = 0, sum = 0;
+	int lo = -1, hi = -2, rows = 0;
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT bucket, lo_us, hi_us, count, bar FROM ntp_report_hist"
+				    " WHERE hdb = '%q' AND grp = %lld AND name = '%q'"
+				    " ORDER BY bucket", g->hdb, (long long)g->id, name);
+
+	for (size_t i = 0; i < n; i++) {
+		int k = bucket_of(v[i]);
+
+		count[k + 2]++;
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	for (int k = lo; k <= hi; k++)
+		top = count[k + 2] > top ? count[k + 2] : top;
+	assert_int_equal(sqlite3_prepare_v2(s->db, sql, -1, &st, NULL), SQLITE_OK);
+	for (int k = lo; k <= hi; k++, rows++) {
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), k);
+		if (k >= -1)
+			assert_int_equal(sqlite3_column_int64(st, 1), k < 0 ? 0 : 1LL << k);
+		assert_int_equal(sqlite3_column_int64(st, 2), k < -1 ? 0 : 1LL << (k + 1));
+		assert_int_equal(sqlite3_column_int64(st, 3), count[k + 2]);
+		assert_int_equal(sqlite3_column_int64(st, 4), count[k + 2] * 40 / top);
+		sum += sqlite3_column_int64(st, 3);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_int_equal(sum, n); /* the counts add up to the values */
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+}
+
+static void check_cdf(struct ntp_session *s, const struct grp *g, const char *name,
+		      int64_t *v, size_t n)
+{
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT ns, n, cum, total, fraction FROM ntp_report_cdf"
+				    " WHERE hdb = '%q' AND grp = %lld AND name = '%q' ORDER BY ns",
+				    g->hdb, (long long)g->id, name);
+	double last = 0;
+	size_t i = 0;
+
+	qsort(v, n, sizeof(*v), cmp64);
+	assert_int_equal(sqlite3_prepare_v2(s->db, sql, -1, &st, NULL), SQLITE_OK);
+	while (i < n) {
+		size_t j = i;
+
+		while (j < n && v[j] == v[i])
+			j++;
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 0), v[i]);
+		assert_int_equal(sqlite3_column_int64(st, 1), j - i);
+		assert_int_equal(sqlite3_column_int64(st, 2), j);
+		assert_int_equal(sqlite3_column_int64(st, 3), n);
+		last = sqlite3_column_double(st, 4);
+		assert_true(fabs(last - (double)j / (double)n) < 1e-12);
+		i = j;
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_true(last == 1.0); /* the CDF ends at 1 */
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+}
+
+static void check_distributions(struct ntp_session *s, const struct grp *g)
+{
+	const enum gen_comp *c = g->joined ? joined_comps : host_comps;
+	size_t nc = g->joined ? NSTAGES(joined_comps) : NSTAGES(host_comps);
+	const struct stage_def *st = g->joined ? joined_stages : host_stages;
+	size_t ns = g->joined ? NSTAGES(joined_stages) : NSTAGES(host_stages), n;
+
+	for (size_t i = 0; i < nc + ns; i++) {
+		int64_t *v = values(g, i < nc ? NULL : &st[i - nc], i < nc ? c[i] : 0, &n);
+		const char *name = i < nc ? gen_comp_name[c[i]] : st[i - nc].name;
+
+		if (i < nc && c[i] == GC_H_R2T && !g->write) {
+			/* reads have no R2T: no values, no histogram */
+			assert_false(tl_has_row(s->db, "SELECT count FROM ntp_report_hist WHERE "
+						"grp = %lld AND name = 'h_r2t'", (long long)g->id));
+			free(v);
+			continue;
+		}
+		check_hist(s, g, name, v, n);
+		check_cdf(s, g, name, v, n);
+		free(v);
+	}
+}
+
+/* Every component's and stage's histogram and CDF, joined and host-only. */
+static void test_hist_cdf(void **state)
+{
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+
+	gen_defaults(&c);
+	c.qd = 2;
+	c.read_frac = 0.5;
+	c.write_kib = 64;
+	c.seconds = 0.3;
+	c.iops = 8000;
+	c.seed = 23;
+	tl_gen(&c, &r);
+	for (int k = 0; k < 3; k++) {
+		/* native, portable, and the host's file alone */
+		if (k < 2)
+			tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+				NULL);
+		else
+			tl_open(&s, 0, tl_file("h0.db"), NULL);
+		for (int w = 0; w < 2; w++) {
+			struct grp g = group(&s, &r, "host", 0, w);
+
+			assert_int_equal(g.joined, k < 2);
+			check_distributions(&s, &g);
+		}
+		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* ---- the drill-down ---- */
+
+static int cmp_truth_t(const void *a, const void *b)
+{
+	int64_t x = ((const struct gen_truth *)a)->t, y = ((const struct gen_truth *)b)->t;
+
+	return (x > y) - (x < y);
+}
+
+/* Column I of ST is V if PRESENT, else NULL (the target's columns of a
+ * command without a target record, a stage outside its report). */
+static void expect_col(sqlite3_stmt *st, int i, int present, int64_t v)
+{
+	if (!present) {
+		assert_int_equal(sqlite3_column_type(st, i), SQLITE_NULL);
+		return;
+	}
+	assert_int_equal(sqlite3_column_int64(st, i), v);
+}
+
+/* One row of ntp_command against its truth T. */
+static void check_command(sqlite3_stmt *st, const struct gen_truth *t, int64_t first_t,
+			  const struct gen_config *c)
+{
+	static const enum gen_comp comp[] = {
+		GC_H_BLK_SUB, GC_H_DRV_SUB, GC_H_WAIT, GC_WIRE, GC_T_RX_PATH, GC_T_DRV_SUB,
+		GC_T_STORAGE, GC_T_DRV_CPL, GC_H_RX_PATH, GC_H_DRV_CPL, GC_H_BLK_CPL,
+		GC_H_HANDOFF, GC_E2E, GC_T_E2E,
+	};
+	static const int target_side[] = { 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 1 };
+	const struct stage_def *js = joined_stages, *hs = host_stages;
+	int m = t->matched;
+
+	assert_string_equal((const char *)sqlite3_column_text(st, 1), m ? "joined" : "host");
+	assert_int_equal(sqlite3_column_int(st, 2), t->grp_is_write ? 1 : 2);
+	assert_int_equal(sqlite3_column_int(st, 3),
+			 t->grp_is_write ? (int)c->write_kib * 2 - 1 : 7);
+	assert_true(fabs(sqlite3_column_double(st, 4) - (double)(t->t - first_t) / 1e9) < 1e-9);
+	for (size_t i = 0; i < sizeof(comp) / sizeof(comp[0]); i++)
+		expect_col(st, 5 + (int)i, m || !target_side[i], t->comp[comp[i]]);
+	/* h_r2t, t_data_wait: NULL without R2T */
+	expect_col(st, 19, t->comp[GC_H_R2T] != 0, t->comp[GC_H_R2T]);
+	expect_col(st, 20, m && t->comp[GC_T_DATA_WAIT] != 0, t->comp[GC_T_DATA_WAIT]);
+	/* the stages: host_block, host_driver, host_rx, net_target, network,
+	 * target_driver, storage */
+	expect_col(st, 21, 1, stage_of(t, &js[0]));
+	expect_col(st, 22, 1, stage_of(t, &js[1]));
+	expect_col(st, 23, !m, stage_of(t, &hs[2]));
+	expect_col(st, 24, !m, stage_of(t, &hs[3]));
+	expect_col(st, 25, m, stage_of(t, &js[2]));
+	expect_col(st, 26, m, stage_of(t, &js[3]));
+	expect_col(st, 27, m, stage_of(t, &js[4]));
+}
+
+static void check_commands(struct ntp_session *s, struct gen_result *r,
+			   const struct gen_config *c)
+{
+	sqlite3_stmt *st;
+	uint64_t i = 0;
+
+	qsort(r->truth, r->ntruth, sizeof(*r->truth), cmp_truth_t);
+	assert_int_equal(sqlite3_prepare_v2(s->db,
+		"SELECT ht, mode, opcode, nlb, t_s, h_blk_sub, h_drv_sub, h_wait, wire, t_rx_path,"
+		" t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e,"
+		" t_e2e, h_r2t, t_data_wait, host_block, host_driver, host_rx, net_target, network,"
+		" target_driver, storage FROM ntp_command ORDER BY ht", -1, &st, NULL), SQLITE_OK);
+	for (; sqlite3_step(st) == SQLITE_ROW; i++) {
+		assert_true(i < r->ntruth);
+		assert_int_equal(sqlite3_column_int64(st, 0), r->truth[i].t);
+		check_command(st, &r->truth[i], r->truth[0].t, c);
+	}
+	assert_int_equal(i, r->ntruth); /* one row per host command */
+	sqlite3_finalize(st);
+	/* the identity is the host's record's */
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM ntp_command AS c JOIN host.cmd AS x"
+				" ON x.t = c.ht WHERE x.qid = c.qid AND x.cid = c.cid AND"
+				" x.slba = c.slba AND x.grp = c.grp"), r->ntruth);
+}
+
+/* The slowest commands of .slowest are the truth's largest end to end. */
+static void check_slowest(struct ntp_session *s, const struct gen_result *r)
+{
+	int64_t *e = malloc(r->ntruth * sizeof(*e));
+	sqlite3_stmt *st;
+
+	assert_non_null(e);
+	for (uint64_t i = 0; i < r->ntruth; i++)
+		e[i] = r->truth[i].comp[GC_E2E];
+	qsort(e, r->ntruth, sizeof(*e), cmp64);
+	assert_int_equal(sqlite3_prepare_v2(s->db, "SELECT e2e_us FROM ntp_shell_slowest LIMIT 5",
+					    -1, &st, NULL), SQLITE_OK);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		/* us, to 2 decimals */
+		assert_true(fabs(sqlite3_column_double(st, 0) -
+				 (double)e[r->ntruth - 1 - i] / 1e3) <= 0.005 + 1e-9);
+	}
+	sqlite3_finalize(st);
+	free(e);
+}
+
+/* A fifth of the target's records lost: those commands are host-only rows,
+ * the others joined; reads and writes with R2T. */
+static void test_command(void **state)
+{
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+
+	gen_defaults(&c);
+	c.qd = 3;
+	c.read_frac = 0.5;
+	c.write_kib = 16;
+	c.target_loss = 0.2;
+	c.seconds = 0.5;
+	c.seed = 24;
+	tl_gen(&c, &r);
+	for (int portable = 0; portable < 2; portable++) {
+		tl_open(&s, portable ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+			NULL);
+		check_commands(&s, &r, &c);
+		check_slowest(&s, &r);
+		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* NAMES, in order, are the components vocab.sql puts in STAGE (COLUMN:
+ * stage_joined or stage_local). */
+static void check_stage_def(sqlite3 *db, const char *column, const struct stage_def *s)
+{
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT name FROM component WHERE %s = '%q' ORDER BY ord",
+				    column, s->name);
+	int i = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int found = 0;
+
+		for (int j = 0; j < s->n; j++)
+			found |= !strcmp((const char *)sqlite3_column_text(st, 0),
+					 gen_comp_name[s->comp[j]]);
+		assert_true(found);
+		i++;
+	}
+	assert_int_equal(i, s->n);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+}
+
+/* The stage lists above (and so ntp_command's stage columns, which the
+ * truth checks) are vocab.sql's. */
+static void test_stage_lists(void **state)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, ntp_sql_vocab, NULL, NULL, NULL), SQLITE_OK);
+	for (size_t i = 0; i < NSTAGES(joined_stages); i++)
+		check_stage_def(db, "stage_joined", &joined_stages[i]);
+	for (size_t i = 0; i < NSTAGES(host_stages); i++)
+		check_stage_def(db, "stage_local", &host_stages[i]);
+	assert_int_equal(tl_int(db, "SELECT count(DISTINCT stage_joined) FROM component"),
+			 NSTAGES(joined_stages));
+	sqlite3_close(db);
+}
+
+/* ---- time series ---- */
+
+struct series {
+	const struct grp *g;
+	int64_t width, first_t, end; /* ns; end: the recording's, since mono_start */
+	int joined;                  /* the joined form, else the host's */
+};
+
+/* Truth of bucket B: its commands' end to end in V (*N of them), and the sum
+ * of each stage of STAGES (NS of them) in SUM. */
+static int64_t *bucket_values(const struct series *k, int64_t b, const struct stage_def *stages,
+			      size_t ns, int64_t *sum, size_t *n)
+{
+	const struct gen_result *r = k->g->r;
+	int64_t *v = malloc((r->ntruth + 1) * sizeof(*v));
+
+	assert_non_null(v);
+	*n = 0;
+	memset(sum, 0, ns * sizeof(*sum));
+	for (uint64_t i = 0; i < r->ntruth; i++) {
+		const struct gen_truth *t = &r->truth[i];
+
+		if (!in_group(k->g, t) || (k->joined && !t->matched) ||
+		    (t->t - k->first_t) / k->width != b)
+			continue;
+		v[(*n)++] = t->comp[GC_E2E];
+		for (size_t j = 0; j < ns; j++)
+			sum[j] += stage_of(t, &stages[j]);
+	}
+	return v;
+}
+
+/* Row ST of ntp_series (bucket, sampled, t_s, dt_s, rate, mean_ns, p99_ns)
+ * against the truth of its bucket B: end to end values V (N). */
+static void check_bucket(sqlite3_stmt *st, const struct series *k, int64_t b, size_t n,
+			 const int64_t *v, int64_t rate)
+{
+	int64_t e2e = 0, len = k->width;
+
+	for (size_t i = 0; i < n; i++)
+		e2e += v[i];
+	if (k->end - k->first_t - b * k->width < len)
+		len = k->end - k->first_t - b * k->width;
+	assert_int_equal(sqlite3_column_int64(st, 1), n);
+	/* labelled by its start: b x width from the first command, not an interval's */
+	assert_true(sqlite3_column_double(st, 2) == (double)(b * k->width) / 1e9);
+	assert_true(fabs(sqlite3_column_double(st, 3) - (double)len / 1e9) < 1e-12);
+	assert_true(fabs(sqlite3_column_double(st, 4) -
+			 1e9 * (double)n * (double)rate / (double)len) < 1e-6);
+	assert_true(fabs(sqlite3_column_double(st, 5) - (double)e2e / (double)n) < 1e-6);
+	assert_int_equal(sqlite3_column_int64(st, 6), tl_percentile(v, n, 99000));
+}
+
+/* Rows ST of ntp_series_stage (bucket, stage, mean_ns, share), in stage
+ * order, for bucket B: NS stages whose sums are SUM. */
+static void check_bucket_stages(sqlite3_stmt *st, const struct stage_def *stages, size_t ns,
+				int64_t b, size_t n, const int64_t *v, const int64_t *sum)
+{
+	int64_t e2e = 0;
+
+	for (size_t i = 0; i < n; i++)
+		e2e += v[i];
+	for (size_t j = 0; j < ns; j++) {
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int64(st, 0), b);
+		assert_string_equal((const char *)sqlite3_column_text(st, 1), stages[j].name);
+		assert_true(fabs(sqlite3_column_double(st, 2) - (double)sum[j] / (double)n) < 1e-6);
+		assert_true(fabs(sqlite3_column_double(st, 3) - (double)sum[j] / (double)e2e) <
+			    1e-12);
+	}
+}
+
+static sqlite3_stmt *series_query(struct ntp_session *s, const struct series *k,
+				  const char *cols, const char *view, const char *order)
+{
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT %s FROM %s WHERE form = '%s' AND db = '%q' AND "
+				    "grp = %lld ORDER BY %s", cols, view,
+				    k->joined ? "joined" : "host", k->g->hdb,
+				    (long long)k->g->id, order);
+
+	assert_int_equal(sqlite3_prepare_v2(s->db, sql, -1, &st, NULL), SQLITE_OK);
+	sqlite3_free(sql);
+	return st;
+}
+
+/* Every bucket of one group's series in one form, one query each for the
+ * buckets and their stages; returns the group's commands. */
+static size_t check_series(struct ntp_session *s, const struct series *k, int64_t rate)
+{
+	const struct stage_def *stages = k->joined ? joined_stages : host_stages;
+	size_t ns = k->joined ? NSTAGES(joined_stages) : NSTAGES(host_stages), total = 0;
+	int64_t last = (k->end - k->first_t) / k->width, sum[8];
+	sqlite3_stmt *st = series_query(s, k, "bucket, sampled, t_s, dt_s, rate, mean_ns, p99_ns",
+					"ntp_series", "bucket");
+	sqlite3_stmt *sg = series_query(s, k, "bucket, stage, mean_ns, share", "ntp_series_stage",
+					"bucket, ord");
+
+	for (int64_t b = 0; b <= last; b++) {
+		size_t n;
+		int64_t *v = bucket_values(k, b, stages, ns, sum, &n);
+
+		/* a bucket without a command has no row */
+		if (n) {
+			assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+			assert_int_equal(sqlite3_column_int64(st, 0), b);
+			check_bucket(st, k, b, n, v, rate);
+			check_bucket_stages(sg, stages, ns, b, n, v, sum);
+		}
+		total += n;
+		free(v);
+	}
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	assert_int_equal(sqlite3_step(sg), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_finalize(sg);
+	return total;
+}
+
+/*
+ * 12 s recorded in 5 s intervals, the rate tripled at 6 s, sampled 1 in 2:
+ * buckets narrower and wider than the intervals, each checked against the
+ * truth in the host's and the joined form; their counts add up to the
+ * sampled commands; the targets' buckets to the target's records.
+ */
+static void test_series(void **state)
+{
+	static const int64_t widths[] = { 100000000, 300000000, 500000000, 1000000000,
+					   2000000000 };
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+
+	gen_defaults(&c);
+	c.seconds = 12;
+	c.iops = 300;
+	c.rate_at = 6;
+	c.rate_iops = 900;
+	c.interval_s = 5;
+	c.sample_rate = 2;
+	c.read_frac = 0.7;
+	c.host_window[1] = 12;
+	c.target_window[1] = 13;
+	c.seed = 25;
+	tl_gen(&c, &r);
+	qsort(r.truth, r.ntruth, sizeof(*r.truth), cmp_truth_t);
+	for (int portable = 0; portable < 2; portable++) {
+		tl_open(&s, portable ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+			NULL);
+		for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+			size_t cmds = 0;
+
+			tl_int(s.db, "UPDATE ntp_bucket SET width_ns = %lld RETURNING width_ns",
+			       (long long)widths[i]);
+			for (int w = 0; w < 2; w++) {
+				struct grp g = group(&s, &r, "host", 0, w);
+				struct series k = { &g, widths[i], r.truth[0].t, 12000000000LL, 0 };
+
+				cmds += check_series(&s, &k, c.sample_rate);
+				k.joined = 1;
+				check_series(&s, &k, c.sample_rate);
+			}
+			assert_int_equal(cmds, r.host_records[0]);
+			assert_int_equal(tl_int(s.db, "SELECT sum(sampled) FROM ntp_series WHERE "
+						"form = 'target'"), r.target_records);
+			/* every label is a whole number of widths */
+			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_series WHERE "
+						"round(t_s * 1e9) != bucket * %lld",
+						(long long)widths[i]), 0);
+			/* the report's series is the joined form of its (joined) groups */
+			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_report_series AS x "
+						"JOIN ntp_series AS y ON y.form = 'joined' AND "
+						"y.db = x.hdb AND y.grp = x.grp AND y.bucket = x.bucket "
+						"AND y.p99_ns = x.p99_ns AND y.sampled = x.cmds"),
+					 tl_int(s.db, "SELECT count(*) FROM ntp_series WHERE "
+						"form = 'joined'"));
+		}
+		/* the known change: about three times the rate after 6 s */
+		tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 1000000000 RETURNING width_ns");
+		double before = tl_double(s.db, "SELECT sum(rate) / count(DISTINCT bucket) FROM "
+					  "ntp_series WHERE form = 'host' AND t_s < 6");
+		double after = tl_double(s.db, "SELECT sum(rate) / count(DISTINCT bucket) FROM "
+					 "ntp_series WHERE form = 'host' AND t_s >= 6");
+		assert_true(after / before > 2.7 && after / before < 3.3);
+		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stage_lists),
+		cmocka_unit_test(test_stage_stats),
+		cmocka_unit_test(test_hist_cdf),
+		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_series),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
