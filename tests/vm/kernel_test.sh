@@ -78,9 +78,11 @@ expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; 
 # fio NAME FIELD: from the case's JSON (ios: its commands, reads, writes
 # and flushes; lat: the mean latency of its reads and writes)
 fio_val() {
-	if [ "$HOST" = fixture ]; then # the fixture's own count and mean
+	if [ "$HOST" = fixture ]; then # the fixture's own count, and the mean
+		# of the commands it sampled: the ones a recording holds, at any rate
 		v=$(sed -n 's/^fixture_perf: ios=\([0-9]*\) mean_ns=\([0-9]*\).*/\1 \2/p' "$d/$1.perf")
-		if [ "$2" = ios ]; then echo "${v% *}"; else echo "${v#* }"; fi
+		if [ "$2" = ios ]; then echo "${v% *}"; else
+			sed -n 's/^fixture_perf: sampled_avg_ns=\([0-9]*\).*/\1/p' "$d/$1.perf"; fi
 		return
 	fi
 	python3 -c 'import json, sys
@@ -182,7 +184,7 @@ check_case() {
 	lat=$(fio_val "$name" lat)
 	slack=1
 	[ "$rate" = 1 ] || slack=1.1
-	[ "$HOST" = fixture ] && [ "$rate" = 1 ] && slack=1.02
+	[ "$HOST" = fixture ] && slack=1.02 # the same commands: its sampled mean
 	awk -v m="$mean" -v l="$lat" -v s="$slack" 'BEGIN { exit !(m > 0 && m <= l * s) }' && ok ||
 		bad "$name: ntprof's mean $mean ns is not within fio's $lat ns (x $slack)"
 	awk -v m="$mean" -v l="$lat" -v n="$name" \
