@@ -61,11 +61,41 @@ int all_schemas(struct shell *sh, char names[][16], int max)
 	return n;
 }
 
+/* 1 if some report group's name has GROUP (LIKE, as the views filter). */
+static int group_matches(struct shell *sh, const char *group)
+{
+	char err[NTP_ERR_MAX];
+	sqlite3_stmt *st;
+	int found = 0;
+
+	if (ntp_session_prepare(sh->s, err, sizeof(err)))
+		return 1; /* the query that follows reports the error */
+	if (sqlite3_prepare_v2(sh->s->db, "SELECT 1 FROM ntp_report_group "
+			       "WHERE name LIKE '%' || ?1 || '%'", -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	sqlite3_bind_text(st, 1, group, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* -1 after an error if GROUP (not NULL) names no group: an empty table
+ * would look like a group without commands. */
+static int no_group(struct shell *sh, const char *what, const char *group)
+{
+	if (!group || group_matches(sh, group))
+		return 0;
+	err_msg(sh, "%s: no group has '%s' in its name (.groups lists them)", what, group);
+	return -1;
+}
+
 /* The rows of a shell view (sql/shell.sql) whose "group" has GROUP (LIKE:
  * case-insensitive); with GROUP NULL, %Q prints NULL: every row. */
 static int run_group_view(struct shell *sh, const char *what, const char *view,
 			  const char *group)
 {
+	if (no_group(sh, what, group))
+		return -1;
 	return run_sql(sh, what, sqlite3_mprintf("SELECT * FROM %s\n"
 		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%';", view, group, group));
 }
@@ -173,6 +203,8 @@ static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char 
 			"[GROUP])", argv[i + 1]);
 		return -1;
 	}
+	if (no_group(sh, ".timeline", argc > i ? argv[i] : NULL))
+		return -1;
 	return run_sql(sh, ".timeline", sqlite3_mprintf(
 		"UPDATE ntp_bucket SET width_ns = %lld;\n"
 		"SELECT * FROM ntp_shell_timeline\n"
@@ -180,12 +212,9 @@ static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char 
 		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL));
 }
 
-/* .hist and .cdf: the rows of VIEW for GROUP and the component or stage
- * NAME (e2e when not given). */
-static int run_distribution(struct shell *sh, const char *cmd, const char *view, int argc,
-			    char **argv)
+/* 1 if NAME is a component's or a stage's. */
+static int known_name(struct shell *sh, const char *name)
 {
-	const char *group = argc > 1 ? argv[1] : NULL, *name = argc > 2 ? argv[2] : "e2e";
 	sqlite3_stmt *st;
 	int known = 0;
 
@@ -196,7 +225,24 @@ static int run_distribution(struct shell *sh, const char *cmd, const char *view,
 		known = sqlite3_step(st) == SQLITE_ROW;
 	}
 	sqlite3_finalize(st);
-	if (!known) {
+	return known;
+}
+
+/* .hist and .cdf: the rows of VIEW for GROUP and the component or stage
+ * NAME (e2e when not given; a lone NAME that is no group's is the NAME). */
+static int run_distribution(struct shell *sh, const char *cmd, const char *view, int argc,
+			    char **argv)
+{
+	const char *group = argc > 1 ? argv[1] : NULL, *name = argc > 2 ? argv[2] : "e2e";
+
+	/* one argument that names no group but a component or stage: the NAME */
+	if (argc == 2 && !group_matches(sh, group) && known_name(sh, group)) {
+		name = group;
+		group = NULL;
+	}
+	if (no_group(sh, cmd, group))
+		return -1;
+	if (!known_name(sh, name)) {
 		err_msg(sh, "%s: '%s': not a component or stage name (e2e, storage, network, "
 			"t_storage, ...: SELECT name FROM component UNION ALL SELECT name FROM "
 			"stage)", cmd, name);
@@ -237,6 +283,8 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 			argv[i + 1]);
 		return -1;
 	}
+	if (no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
+		return -1;
 	return run_sql(sh, ".slowest", sqlite3_mprintf("SELECT * FROM ntp_shell_slowest\n"
 		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%'\nLIMIT %lld;",
 		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL, n));

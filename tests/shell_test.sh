@@ -142,8 +142,19 @@ for s in share_pct p999_us cmds_per_s matched_pct offset_ns sample_rate "$H"; do
 	expect_out "$s" "report commands"
 done
 
-run -c '.timeline 0.5' -c '.stages nothing-matches-this' "$H" "$T"
+run -c '.timeline 0.5' -c '.stages read' "$H" "$T"
 expect_rc 0 ".timeline 0.5, .stages GROUP"
+# a GROUP that matches nothing is an error, not an empty table
+for c in '.stages nothing-matches-this' '.slowest 2 nothing-matches-this' \
+	'.timeline 1 nothing-matches-this' '.cdf nothing-matches-this e2e'; do
+	run -c "$c" "$H" "$T"
+	expect_rc 1 "$c"
+	expect_err "no group has 'nothing-matches-this' in its name (.groups lists them)" "$c"
+done
+# a lone .hist argument that is no group's but a stage's is the stage
+run -c '.hist network' "$H" "$T"
+expect_rc 0 ".hist NAME"
+expect_out "read 4KiB nvme1n1  network" ".hist NAME"
 
 # ---- statistics: against a brute force from the raw tables ----
 
