@@ -278,6 +278,7 @@ check-cli: all
 	@sh tests/cli.sh
 	@sh tests/shell_test.sh
 	@sh tests/compare_test.sh
+	@python3 tests/tutorial_test.py .
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all
