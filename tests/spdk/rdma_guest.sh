@@ -8,8 +8,7 @@
 # rxe, the recording and the hand-shake files.
 TR=rdma
 . "$TOP/tests/vm/nvmf.sh"
-NQN=nqn.2016-06.io.spdk:cnode1
-RPC="/usr/bin/python3 $S/scripts/rpc.py"
+. "$TOP/tests/spdk/nvmf_tgt.sh"
 
 # SPDK's shared memory wants /dev/shm, which the guests do not mount
 spdk_init() {
@@ -19,19 +18,8 @@ spdk_init() {
 
 spdk_target_main() {
 	spdk_init target 10.0.0.2 || return 1
-	"$S/build/bin/nvmf_tgt" --no-huge -s 1024 -m 0x1 >nvmf_tgt.log 2>&1 &
-	_tgt=$!
-	for _i in $(seq 600); do
-		$RPC rpc_get_methods >/dev/null 2>&1 && break
-		kill -0 $_tgt 2>/dev/null || { echo "nvmf_tgt exited" >&2; return 1; }
-		sleep 0.5
-	done
-	$RPC nvmf_create_transport -t RDMA >/dev/null &&
-		$RPC bdev_malloc_create -b Malloc0 64 4096 >/dev/null &&
-		$RPC nvmf_create_subsystem $NQN -a -s SPDK00000000000001 >/dev/null &&
-		$RPC nvmf_subsystem_add_ns $NQN Malloc0 >/dev/null &&
-		$RPC nvmf_subsystem_add_listener $NQN -t rdma -a 10.0.0.2 -s 4420 -f ipv4 >/dev/null ||
-		{ echo "cannot configure nvmf_tgt (rpc.py)" >&2; return 1; }
+	# under qemu's emulation SPDK takes its time to start
+	nvmf_tgt_up 0x1 nvmf_tgt.log 300 && nvmf_export rdma 10.0.0.2 || return 1
 	touch target.up
 	while read -r name rate args; do
 		rec target "$name-t" -s "$rate" --spdk-target "$S/build/bin/nvmf_tgt" ||
@@ -41,8 +29,8 @@ spdk_target_main() {
 		kill -INT $REC && wait $REC && cp "$DB/$name-t.db" .
 	done <cases
 	wait_file host.done 120
-	kill $_tgt
-	wait $_tgt
+	kill $tgt
+	wait $tgt
 	return 0
 }
 

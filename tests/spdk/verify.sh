@@ -31,7 +31,6 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 S=${1:-}
 SECS=${2:-10}
 TRS=${3:-tcp rdma}
-NQN=nqn.2016-06.io.spdk:cnode1
 
 die() { echo "verify: $*" >&2; exit 2; }
 
@@ -52,23 +51,13 @@ python3 -c 'import json' 2>/dev/null || die "needs python3"
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-spdk.XXXXXX") || exit 1
 [ -n "${KEEP:-}" ] && echo "verify: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
-RPC="/usr/bin/python3 $S/scripts/rpc.py"
+. "$top/tests/spdk/nvmf_tgt.sh"
 fail=0
 
+# nvmf_tgt on CPU 0 (-m 0x1), exporting over TCP on loopback
 target_up() {
-	taskset -c 0 "$S/build/bin/nvmf_tgt" --no-huge -s 1024 -m 0x1 >"$d/tgt.log" 2>&1 &
-	tgt=$!
-	for _i in $(seq 150); do
-		$RPC rpc_get_methods >/dev/null 2>&1 && break
-		kill -0 $tgt 2>/dev/null || { cat "$d/tgt.log" >&2; die "nvmf_tgt exited"; }
-		sleep 0.2
-	done
-	$RPC nvmf_create_transport -t TCP >/dev/null &&
-		$RPC bdev_malloc_create -b Malloc0 64 4096 >/dev/null &&
-		$RPC nvmf_create_subsystem $NQN -a -s SPDK00000000000001 >/dev/null &&
-		$RPC nvmf_subsystem_add_ns $NQN Malloc0 >/dev/null &&
-		$RPC nvmf_subsystem_add_listener $NQN -t tcp -a 127.0.0.1 -s 4420 -f ipv4 >/dev/null ||
-		die "cannot configure nvmf_tgt (rpc.py)"
+	TGT_WRAP="taskset -c 0" nvmf_tgt_up 0x1 "$d/tgt.log" 30 || die "nvmf_tgt did not start"
+	nvmf_export tcp 127.0.0.1 || die "cannot configure nvmf_tgt"
 }
 
 # one NAME RATE PERF-ARGS...: a run, recorded on both sides
