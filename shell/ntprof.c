@@ -161,8 +161,9 @@ struct runs {
 	char buf[4096]; /* the labels' text */
 };
 
-/* Split RUN (modified) into its host and perhaps target file. */
-static int add_run(struct runs *r, char *arg, const char *given)
+/* Split RUN (modified) into its host and perhaps target file; CMD names
+ * the command in messages. */
+static int add_run(struct runs *r, char *arg, const char *given, const char *cmd)
 {
 	char *comma = strchr(arg, ','), *parts[2] = { arg, NULL };
 	int k = 1;
@@ -172,13 +173,12 @@ static int add_run(struct runs *r, char *arg, const char *given)
 		parts[k++] = comma + 1;
 	}
 	if (!*parts[0] || (comma && (!*parts[1] || strchr(parts[1], ',')))) {
-		fprintf(stderr, "ntprof compare: '%s': expected HOST.db or HOST.db,TARGET.db\n",
-			given);
+		fprintf(stderr, "%s: '%s': expected HOST.db or HOST.db,TARGET.db\n", cmd, given);
 		return -1;
 	}
 	if (r->n + k > NTP_MAX_DBS) {
-		fprintf(stderr, "ntprof compare: '%s': more than %d recordings: SQLite attaches at "
-			"most %d at once\n", given, NTP_MAX_DBS, NTP_MAX_DBS);
+		fprintf(stderr, "%s: '%s': more than %d recordings: SQLite attaches at most %d at "
+			"once\n", cmd, given, NTP_MAX_DBS, NTP_MAX_DBS);
 		return -1;
 	}
 	for (int i = 0; i < k; i++) {
@@ -190,7 +190,7 @@ static int add_run(struct runs *r, char *arg, const char *given)
 }
 
 /* The labels: --label's, else the host files' names, else run1, run2... */
-static int label_runs(struct runs *r, const char *labels)
+static int label_runs(struct runs *r, const char *labels, const char *cmd)
 {
 	char *p = r->buf;
 	int n = 0;
@@ -201,7 +201,7 @@ static int label_runs(struct runs *r, const char *labels)
 			r->label[n++] = t;
 		if (n != r->nruns || strlen(labels) >= sizeof(r->buf) || strstr(labels, ",,") ||
 		    labels[strlen(labels) - 1] == ',') {
-			fprintf(stderr, "ntprof compare: --label '%s': expected %d names, one per run\n",
+			fprintf(stderr, "%s: --label '%s': expected %d names, one per run\n", cmd,
 				labels, r->nruns);
 			return -1;
 		}
@@ -213,7 +213,7 @@ static int label_runs(struct runs *r, const char *labels)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(r->label[i], r->label[j])) {
 				if (labels) {
-					fprintf(stderr, "ntprof compare: --label '%s': '%s' twice\n",
+					fprintf(stderr, "%s: --label '%s': '%s' twice\n", cmd,
 						labels, r->label[i]);
 					return -1;
 				}
@@ -221,6 +221,34 @@ static int label_runs(struct runs *r, const char *labels)
 					r->label[k] = p, sprintf(p, "run%d", k + 1);
 				return 0;
 			}
+	return 0;
+}
+
+/* Open the runs ARGS (N of them) as a session, labelled by LABELS (or the
+ * host files' names); CMD names the command in messages. Returns 0, 2 for
+ * bad arguments, 1 when the recordings cannot be opened. */
+static int open_runs(struct ntp_session *s, int n, char **args, const char *labels, int flags,
+		     const char *cmd)
+{
+	static struct runs r;
+	char err[NTP_ERR_MAX];
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < n; i++) {
+		char *copy = strdup(args[i]);
+
+		if (!copy || add_run(&r, copy, args[i], cmd)) {
+			free(copy);
+			return 2;
+		}
+	}
+	if (label_runs(&r, labels, cmd))
+		return 2;
+	if (ntp_session_open_runs(s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
+				  sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", cmd, err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -252,7 +280,6 @@ static int do_compare(int argc, char **argv)
 	int detail = 0, sql = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
-	static struct runs r;
 
 	optind = 1;
 	argv[0] = "ntprof compare";
@@ -274,21 +301,9 @@ static int do_compare(int argc, char **argv)
 		compare_usage(stderr);
 		return 2;
 	}
-	for (int i = optind; i < argc; i++) {
-		char *given = argv[i], *copy = strdup(given);
-
-		if (!copy || add_run(&r, copy, given)) {
-			free(copy);
-			return 2;
-		}
-	}
-	if (label_runs(&r, labels))
-		return 2;
-	if (ntp_session_open_runs(&s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
-				  sizeof(err))) {
-		fprintf(stderr, "ntprof compare: %s\n", err);
-		return 1;
-	}
+	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof compare");
+	if (rc)
+		return rc;
 	if (sql)
 		rc = print_sql(&s, err, sizeof(err));
 	else
