@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_plot.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
 
@@ -152,7 +153,7 @@ static void compare_usage(FILE *f)
 		NTP_MAX_DBS);
 }
 
-/* The runs' files and labels from the command line (compare). */
+/* The runs' files and labels from the command line (compare, plot). */
 struct runs {
 	char *path[NTP_MAX_DBS];
 	int run[NTP_MAX_DBS];
@@ -314,6 +315,91 @@ static int do_compare(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+static void plot_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof plot [-o DIR] [-l A,B,...] [-g TEXT] [-p] [--no-check]\n"
+		"                   [--timeline WIDTH] RUN [RUN...]\n"
+		"Draws one run, or several side by side, as SVG files in DIR, and an HTML\n"
+		"page with all of them (no script, nothing fetched):\n"
+		"  stages.svg    a stacked bar of the stages' means per I/O group and run\n"
+		"  cdf-N.svg     the latency CDF of each component, for plotted group N\n"
+		"  timeline.svg  rate, latency (mean, p99) and the stages' shares over time\n"
+		"  index.html    all of them on one page\n"
+		"A RUN is HOST.db, or HOST.db,TARGET.db, as for ntprof compare. Files in\n"
+		"DIR that ntprof plot did not write are not overwritten. It prints the\n"
+		"files it wrote.\n"
+		"  -o, --output DIR the directory (default ntprof-plots; created if missing)\n"
+		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
+		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
+		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --timeline WIDTH  the time series' buckets (1s, 500ms, 0.5: seconds;\n"
+		"                   default: the recording in about 50 buckets)\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof plot host.ntp,target.ntp\n"
+		"  ntprof plot -o plots --timeline 100ms host.ntp,target.ntp\n"
+		"  ntprof plot --label linux,spdk lh.ntp,lt.ntp sh.ntp,st.ntp\n");
+}
+
+static int do_plot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "portable", no_argument, NULL, 'p' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "timeline", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ntp_plot_opts o = { .dir = "ntprof-plots" };
+	const char *labels = NULL;
+	int flags = NTP_OPEN_PROGRESS, opt, rc;
+	char err[NTP_ERR_MAX];
+	struct ntp_session s;
+
+	optind = 1;
+	argv[0] = "ntprof plot";
+	while ((opt = getopt_long(argc, argv, "o:l:g:ph", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': o.dir = optarg; break;
+		case 'l': labels = optarg; break;
+		case 'g': o.group = optarg; break;
+		case 'p': flags |= NTP_OPEN_PORTABLE; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'T':
+			if (ntp_parse_width(optarg, &o.width_ns)) {
+				fprintf(stderr, "ntprof plot: --timeline: '%s': %s\n", optarg,
+					NTP_WIDTH_HELP);
+				return 2;
+			}
+			break;
+		case 'h': plot_usage(stdout); return 0;
+		default: plot_usage(stderr); return 2;
+		}
+	}
+	if (!*o.dir) {
+		fprintf(stderr, "ntprof plot: --output: an empty directory name\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ntprof plot: no run given\n");
+		plot_usage(stderr);
+		return 2;
+	}
+	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof plot");
+	if (rc)
+		return rc;
+	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "ntprof plot: %s\n", err);
+	ntp_session_close(&s);
+	return rc ? 1 : 0;
+}
+
 /* Run a sibling program (next to this binary), else one from PATH. */
 static int run_sibling(const char *prog, char **argv)
 {
@@ -359,6 +445,7 @@ static const struct cmd cmds[] = {
 	{ "record", do_collect, "record sampled commands into a database (ntprof-collect)" },
 	{ "report", do_report, "print the latency breakdown of recordings" },
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
+	{ "plot", do_plot, "draw runs as SVG plots and an HTML page" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };
