@@ -7,6 +7,7 @@
  * latency and the stages' shares over time, and index.html all of them,
  * inlined: one file, no script, nothing fetched.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -526,6 +527,38 @@ static int check_dir(struct plot *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* 1 when NAME is one of the files this plot writes. */
+static int writes(const struct plot *p, const char *name)
+{
+	for (int i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->file[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* Remove the cdf-N.svg files an earlier plot wrote into the directory and
+ * this one does not: index.html does not show them, and they would pass
+ * for this plot's. Files ntprof plot did not write stay. */
+static void remove_stale(const struct plot *p)
+{
+	DIR *d = opendir(p->o->dir);
+	struct dirent *e;
+	char path[4096];
+
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "cdf-", 4) || len < 8 || strcmp(e->d_name + len - 4, ".svg") ||
+		    writes(p, e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", p->o->dir, e->d_name);
+		if (ours(path))
+			unlink(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 static int write_files(struct plot *p, FILE *list, char *err, size_t errlen)
 {
 	char path[4096];
@@ -543,6 +576,7 @@ static int write_files(struct plot *p, FILE *list, char *err, size_t errlen)
 		}
 		fprintf(list, "%s\n", path);
 	}
+	remove_stale(p);
 	return 0;
 }
 

@@ -66,12 +66,16 @@ expect "plot two runs: files" "$(tr '\n' ' ' < multi.files)" \
 	"multi/stages.svg multi/cdf-1.svg multi/cdf-2.svg multi/cdf-3.svg multi/cdf-4.svg multi/timeline.svg multi/index.html "
 # 2. One run, buckets of 100 ms, the writes only (the second group: plot
 # numbers do not change with -g), into a directory that holds this plot's
-# files from before (they are overwritten).
-mkdir single && cp multi/stages.svg multi/index.html single/
+# files from before (they are overwritten, and a CDF this plot has not is
+# removed) and a file of the user's, which stays.
+mkdir single && cp multi/stages.svg multi/index.html multi/cdf-3.svg single/
+echo "my notes" > single/cdf-notes.svg
 "$NTPROF" plot -o single -g write --timeline 100ms a-h.db,a-t.db > single.files 2> err.txt
 expect "plot one run: exit" $? 0
 expect "plot one run: files" "$(tr '\n' ' ' < single.files)" \
 	"single/stages.svg single/cdf-2.svg single/timeline.svg single/index.html "
+expect "plot one run: the directory" "$(ls single | tr '\n' ' ')" \
+	"cdf-2.svg cdf-notes.svg index.html stages.svg timeline.svg "
 grep -ril '<script' multi single && bad "a plot has a script" || ok
 
 t0=$(date +%s)
