@@ -76,11 +76,18 @@ expect "plot one run: files" "$(tr '\n' ' ' < single.files)" \
 	"single/stages.svg single/cdf-2.svg single/timeline.svg single/index.html "
 expect "plot one run: the directory" "$(ls single | tr '\n' ' ')" \
 	"cdf-2.svg cdf-notes.svg index.html stages.svg timeline.svg "
-grep -ril '<script' multi single && bad "a plot has a script" || ok
+# 3. A host's recording alone: the host's stages (network and target as
+# one).
+"$NTPROF" plot -o hostonly b-h.db > hostonly.files 2> err.txt
+expect "plot a host alone: exit" $? 0
+expect "plot a host alone: files" "$(tr '\n' ' ' < hostonly.files)" \
+	"hostonly/stages.svg hostonly/cdf-1.svg hostonly/cdf-2.svg hostonly/timeline.svg hostonly/index.html "
+grep -ril '<script' multi single hostonly && bad "a plot has a script" || ok
 
 t0=$(date +%s)
 render multi
 render single
+render hostonly
 echo "plot_test: chromium took $(($(date +%s) - t0)) s"
 
 # The independent numbers: the reports, the largest end to end, the time
@@ -91,6 +98,10 @@ for r in a b; do
 		JOIN ntp_host_grp AS g ON g.db = j.hdb AND g.grp = j.grp GROUP BY g.op" \
 		$r-h.db $r-t.db > $r.max || bad "ntprof-shell $r"
 done
+"$NTPROF" report --json --detail b-h.db > h.json || bad "report h"
+"$SHELL_BIN" -csv -noheader -c "SELECT g.op, max(c.e2e) / 1e3 FROM ntp_host_cmd AS c
+	JOIN ntp_host_grp AS g ON g.db = c.db AND g.grp = c.grp GROUP BY g.op" b-h.db > h.max ||
+	bad "ntprof-shell h"
 "$NTPROF" report --timeline 100ms -g write a-h.db a-t.db > a-write.timeline || bad "report --timeline"
 # the default width: the two seconds in 50 buckets
 "$NTPROF" report --timeline 40ms a-h.db a-t.db > a.timeline || bad "report --timeline"
@@ -107,8 +118,9 @@ def check(cond, msg):
 def near(a, b, tol):
     return abs(a - b) <= tol
 
-reports = {r: json.load(open(r + ".json")) for r in "ab"}
-maxes = {r: {l.split(",")[0]: float(l.split(",")[1]) for l in open(r + ".max")} for r in "ab"}
+# runs a and b, and h: b's host alone
+reports = {r: json.load(open(r + ".json")) for r in "abh"}
+maxes = {r: {l.split(",")[0]: float(l.split(",")[1]) for l in open(r + ".max")} for r in "abh"}
 
 def group(run, label):
     # 'read 4KiB (a)' or 'read_4KiB_(a)': the run's report group of that name
@@ -146,6 +158,8 @@ def stages(out, runs, only=""):
         # the generator's storage: a constant 40 us in run a; in b the
         # default (55 us reads, 20 us writes, plus a 4 us exponential tail)
         # and 25 us more
+        if run == "h":
+            continue
         st = [float(b[3]) for b in bars if b[2] == "storage"][0]
         want_st = 40 if run == "a" else (55 if g["op"] == "read" else 20) + 4 + 25
         check(near(st, want_st, 1.5 if run == "b" else tol),
@@ -189,6 +203,9 @@ timeline("multi.out", "ab", 4)
 stages("single.out", "a", "write")
 cdfs("single.out", "a")
 timeline("single.out", "a", 1)
+stages("hostonly.out", "h")
+cdfs("hostonly.out", "h")
+timeline("hostonly.out", "h", 2)
 c = {x[0]: int(x[1]) for x in rows("single.out", "COUNT")}
 check(c.get("index-svgs") == 3, "single: index.html holds %s plots, not 3" % c.get("index-svgs"))
 
