@@ -210,9 +210,10 @@ static void draw_stack(struct plot *p, const struct svg_axis *x, const struct ro
 		fprintf(f, "<rect class=\"bar\" data-stage=\"");
 		svg_esc(f, v[i].key);
 		fprintf(f, "\" data-us=\"%.3f\" data-start-us=\"%.3f\" x=\"%.2f\" y=\"%.1f\""
-			" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", v[i].v[SEG_MEAN], v[i].v[SEG_START],
-			svg_px(x, v[i].v[SEG_START]), y, svg_px(x, v[i].v[SEG_END]) - svg_px(x, v[i].v[SEG_START]),
-			BAR_H, svg_colour(v[i].ord));
+			" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", v[i].v[SEG_MEAN],
+			v[i].v[SEG_START], svg_px(x, v[i].v[SEG_START]), y,
+			svg_px(x, v[i].v[SEG_END]) - svg_px(x, v[i].v[SEG_START]), BAR_H,
+			svg_colour(v[i].ord));
 		svg_escf(f, "%s: %.2f us", v[i].label, v[i].v[SEG_MEAN]);
 		fputs("</title></rect>\n", f);
 	}
@@ -220,19 +221,29 @@ static void draw_stack(struct plot *p, const struct svg_axis *x, const struct ro
 		fputs("</g>\n", f);
 }
 
+/* The first row of V with order ORD, or -1: each stage once, in path
+ * order, for the legends. */
+static int first_of(const struct row *v, int nv, int ord)
+{
+	for (int i = 0; i < nv; i++)
+		if (v[i].ord == ord)
+			return i;
+	return -1;
+}
+
+#define MAX_ORD 64 /* stage orders are below (vocab.sql: 1 to 9) */
+
 /* The stages in the bars, each once, in path order: the legend. */
 static void stage_legend(FILE *f, const struct row *v, int nv, double y)
 {
 	int shown = 0;
 
-	for (int ord = 0; ord < 64; ord++)
-		for (int i = 0; i < nv; i++)
-			if (v[i].ord == ord) {
-				legend(f, LEFT + (shown % 2) * 340, y + (shown / 2) * 18,
-				       svg_colour(ord), NULL, v[i].label);
-				shown++;
-				break;
-			}
+	for (int ord = 0, i; ord < MAX_ORD; ord++)
+		if ((i = first_of(v, nv, ord)) >= 0) {
+			legend(f, LEFT + (shown % 2) * 340, y + (shown / 2) * 18, svg_colour(ord),
+			       NULL, v[i].label);
+			shown++;
+		}
 }
 
 static int stages_svg(struct plot *p)
@@ -249,12 +260,8 @@ static int stages_svg(struct plot *p)
 	}
 	for (int i = 0; i < nv; i++)
 		max = v[i].v[SEG_TOTAL] > max ? v[i].v[SEG_TOTAL] : max;
-	for (int ord = 0; ord < 64; ord++)
-		for (int i = 0; i < nv; i++)
-			if (v[i].ord == ord) {
-				nstages++;
-				break;
-			}
+	for (int ord = 0; ord < MAX_ORD; ord++)
+		nstages += first_of(v, nv, ord) >= 0;
 	svg_axis_fit(&x, 0, max, 8, 0);
 	h = TOP + p->ng * (BAR_H + 6) + 60 + (nstages + 1) / 2 * 18 + 20;
 	if (file_begin(p, "stages.svg")) {
@@ -285,13 +292,13 @@ static int cdf_lines(FILE *f, const struct svg_axis *x, const struct svg_axis *y
 		fputs("<polyline class=\"cdf\" data-component=\"", f);
 		svg_esc(f, v[i].key);
 		fprintf(f, "\" data-max-us=\"%.3f\" stroke=\"%s\" stroke-dasharray=\"%s\""
-			" points=\"%.2f,%.2f", v[i].v[CDF_MAX], svg_colour(k), k < 10 ? "none" : "4 2",
-			svg_px(x, v[i].v[CDF_US]), svg_px(y, 0));
+			" points=\"%.2f,%.2f", v[i].v[CDF_MAX], svg_colour(k),
+			k < 10 ? "none" : "4 2", svg_px(x, v[i].v[CDF_US]), svg_px(y, 0));
 		/* steps: up at each value to its fraction, across to the next */
 		for (; j < nv && v[j].n == n && !strcmp(v[j].key, v[i].key); j++)
 			fprintf(f, " %.2f,%.2f %.2f,%.2f", svg_px(x, v[j].v[CDF_US]),
-				svg_px(y, j > i ? v[j - 1].v[CDF_FRACTION] : 0), svg_px(x, v[j].v[CDF_US]),
-				svg_px(y, v[j].v[CDF_FRACTION]));
+				svg_px(y, j > i ? v[j - 1].v[CDF_FRACTION] : 0),
+				svg_px(x, v[j].v[CDF_US]), svg_px(y, v[j].v[CDF_FRACTION]));
 		fputs("\"/>\n", f);
 		legend(f, WIDTH - RIGHT + 20, TOP + 10 + k * 18, svg_colour(k),
 		       k < 10 ? "none" : "4 2", v[i].label);
@@ -337,7 +344,8 @@ static int cdf_svgs(struct plot *p)
 	int nv, rc = 0;
 
 	if (load(p, "SELECT x.n, x.ord, x.component, x.label, x.us, x.fraction, x.min_us,"
-		 " x.max_us FROM ntp_plot_cdf AS x" PLOTTED " ORDER BY x.n, x.ord, x.us", &v, &nv)) {
+		 " x.max_us FROM ntp_plot_cdf AS x" PLOTTED " ORDER BY x.n, x.ord, x.us", &v,
+		 &nv)) {
 		free(v);
 		return -1;
 	}
@@ -424,13 +432,10 @@ static void timeline_legend(struct plot *p, const struct row *sh, int nsh)
 		legend(p->f, x, y, svg_colour(gi), "none", p->g[gi].title);
 	legend(p->f, x, TOP + 250, "#444", "none", "mean");
 	legend(p->f, x, TOP + 268, "#444", "5 3", "p99");
-	for (int ord = 0; ord < 64; ord++)
-		for (int i = 0; i < nsh; i++)
-			if (sh[i].ord == ord) {
-				legend(p->f, x, TOP + 480 + shown++ * 18, svg_colour(ord), NULL,
-				       sh[i].label);
-				break;
-			}
+	for (int ord = 0, i; ord < MAX_ORD; ord++)
+		if ((i = first_of(sh, nsh, ord)) >= 0)
+			legend(p->f, x, TOP + 480 + shown++ * 18, svg_colour(ord), NULL,
+			       sh[i].label);
 }
 
 static int timeline_svg(struct plot *p, double width_s)
@@ -548,8 +553,8 @@ static void remove_stale(const struct plot *p)
 	while (d && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 
-		if (strncmp(e->d_name, "cdf-", 4) || len < 8 || strcmp(e->d_name + len - 4, ".svg") ||
-		    writes(p, e->d_name))
+		if (strncmp(e->d_name, "cdf-", 4) || len < 8 ||
+		    strcmp(e->d_name + len - 4, ".svg") || writes(p, e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", p->o->dir, e->d_name);
 		if (ours(path))

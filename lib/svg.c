@@ -41,7 +41,8 @@ void svg_begin(FILE *f, const char *kind, int w, int h, const char *title)
 {
 	fprintf(f, SVG_MARK " -->\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ntprof-plot %s\" width=\"%d\""
-		" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+		" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
+		" font-size=\"12\">\n",
 		kind, w, h, w, h);
 	fputs("<title>", f);
 	svg_esc(f, title);
