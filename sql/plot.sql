@@ -19,7 +19,7 @@ INSERT INTO _ntp_view_plan VALUES
 -- (operation and size, then run) from 1.
 CREATE TEMP VIEW ntp_plot_group AS
 SELECT
-  row_number() OVER (ORDER BY op, bytes, run_ord) AS n, -- plot order, from 1
+  row_number() OVER (ORDER BY op, bytes, run_ord, hdb, grp) AS n, -- plot order, from 1
   run,                         -- ntp_run.run: the run's label
   run_ord,                     -- its place, 0 first
   hdb,                         -- host database
