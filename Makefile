@@ -36,30 +36,32 @@ endif
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
 	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2 \
-	libibverbs-dev librdmacm-dev ibverbs-providers
+	libibverbs-dev librdmacm-dev ibverbs-providers chromium
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/live.sql sql/live_gaps.sql
+	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/live.sql \
+	sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
-	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o
+	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
+	$(OUTPUT)/plot.o $(OUTPUT)/svg.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern test_stats
+	test_join test_fixture test_kern test_stats test_svg
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps check check-unit check-asan check-cli check-plot check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -266,6 +268,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) check-unit
 	$(MAKE) check-cli
+	$(MAKE) check-plot
 	$(MAKE) check-collect
 	$(MAKE) check-fault
 	$(MAKE) check-vm
@@ -279,6 +282,10 @@ check-cli: all
 	@sh tests/shell_test.sh
 	@sh tests/compare_test.sh
 	@python3 tests/tutorial_test.py .
+
+# ntprof plot's files rendered and measured in headless Chromium.
+check-plot: all
+	@sh tests/plot_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all

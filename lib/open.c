@@ -600,6 +600,7 @@ static char *setup_sql(const struct ntp_session *s)
 	sqlite3_str_appendall(q, ntp_sql_stats);
 	sqlite3_str_appendall(q, ntp_sql_shell);
 	sqlite3_str_appendall(q, ntp_sql_compare);
+	sqlite3_str_appendall(q, ntp_sql_plot);
 	if (rc) {
 		sqlite3_free(sqlite3_str_finish(q));
 		return NULL;

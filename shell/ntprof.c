@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_plot.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
 
@@ -152,7 +153,7 @@ static void compare_usage(FILE *f)
 		NTP_MAX_DBS);
 }
 
-/* The runs' files and labels from the command line (compare). */
+/* The runs' files and labels from the command line (compare, plot). */
 struct runs {
 	char *path[NTP_MAX_DBS];
 	int run[NTP_MAX_DBS];
@@ -161,8 +162,9 @@ struct runs {
 	char buf[4096]; /* the labels' text */
 };
 
-/* Split RUN (modified) into its host and perhaps target file. */
-static int add_run(struct runs *r, char *arg, const char *given)
+/* Split RUN (modified) into its host and perhaps target file; CMD names
+ * the command in messages. */
+static int add_run(struct runs *r, char *arg, const char *given, const char *cmd)
 {
 	char *comma = strchr(arg, ','), *parts[2] = { arg, NULL };
 	int k = 1;
@@ -172,13 +174,12 @@ static int add_run(struct runs *r, char *arg, const char *given)
 		parts[k++] = comma + 1;
 	}
 	if (!*parts[0] || (comma && (!*parts[1] || strchr(parts[1], ',')))) {
-		fprintf(stderr, "ntprof compare: '%s': expected HOST.db or HOST.db,TARGET.db\n",
-			given);
+		fprintf(stderr, "%s: '%s': expected HOST.db or HOST.db,TARGET.db\n", cmd, given);
 		return -1;
 	}
 	if (r->n + k > NTP_MAX_DBS) {
-		fprintf(stderr, "ntprof compare: '%s': more than %d recordings: SQLite attaches at "
-			"most %d at once\n", given, NTP_MAX_DBS, NTP_MAX_DBS);
+		fprintf(stderr, "%s: '%s': more than %d recordings: SQLite attaches at most %d at "
+			"once\n", cmd, given, NTP_MAX_DBS, NTP_MAX_DBS);
 		return -1;
 	}
 	for (int i = 0; i < k; i++) {
@@ -190,7 +191,7 @@ static int add_run(struct runs *r, char *arg, const char *given)
 }
 
 /* The labels: --label's, else the host files' names, else run1, run2... */
-static int label_runs(struct runs *r, const char *labels)
+static int label_runs(struct runs *r, const char *labels, const char *cmd)
 {
 	char *p = r->buf;
 	int n = 0;
@@ -201,7 +202,7 @@ static int label_runs(struct runs *r, const char *labels)
 			r->label[n++] = t;
 		if (n != r->nruns || strlen(labels) >= sizeof(r->buf) || strstr(labels, ",,") ||
 		    labels[strlen(labels) - 1] == ',') {
-			fprintf(stderr, "ntprof compare: --label '%s': expected %d names, one per run\n",
+			fprintf(stderr, "%s: --label '%s': expected %d names, one per run\n", cmd,
 				labels, r->nruns);
 			return -1;
 		}
@@ -213,7 +214,7 @@ static int label_runs(struct runs *r, const char *labels)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(r->label[i], r->label[j])) {
 				if (labels) {
-					fprintf(stderr, "ntprof compare: --label '%s': '%s' twice\n",
+					fprintf(stderr, "%s: --label '%s': '%s' twice\n", cmd,
 						labels, r->label[i]);
 					return -1;
 				}
@@ -221,6 +222,34 @@ static int label_runs(struct runs *r, const char *labels)
 					r->label[k] = p, sprintf(p, "run%d", k + 1);
 				return 0;
 			}
+	return 0;
+}
+
+/* Open the runs ARGS (N of them) as a session, labelled by LABELS (or the
+ * host files' names); CMD names the command in messages. Returns 0, 2 for
+ * bad arguments, 1 when the recordings cannot be opened. */
+static int open_runs(struct ntp_session *s, int n, char **args, const char *labels, int flags,
+		     const char *cmd)
+{
+	static struct runs r;
+	char err[NTP_ERR_MAX];
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < n; i++) {
+		char *copy = strdup(args[i]);
+
+		if (!copy || add_run(&r, copy, args[i], cmd)) {
+			free(copy);
+			return 2;
+		}
+	}
+	if (label_runs(&r, labels, cmd))
+		return 2;
+	if (ntp_session_open_runs(s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
+				  sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", cmd, err);
+		return 1;
+	}
 	return 0;
 }
 
@@ -252,7 +281,6 @@ static int do_compare(int argc, char **argv)
 	int detail = 0, sql = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
-	static struct runs r;
 
 	optind = 1;
 	argv[0] = "ntprof compare";
@@ -274,27 +302,100 @@ static int do_compare(int argc, char **argv)
 		compare_usage(stderr);
 		return 2;
 	}
-	for (int i = optind; i < argc; i++) {
-		char *given = argv[i], *copy = strdup(given);
-
-		if (!copy || add_run(&r, copy, given)) {
-			free(copy);
-			return 2;
-		}
-	}
-	if (label_runs(&r, labels))
-		return 2;
-	if (ntp_session_open_runs(&s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
-				  sizeof(err))) {
-		fprintf(stderr, "ntprof compare: %s\n", err);
-		return 1;
-	}
+	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof compare");
+	if (rc)
+		return rc;
 	if (sql)
 		rc = print_sql(&s, err, sizeof(err));
 	else
 		rc = ntp_compare(&s, stdout, group, detail, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
+	ntp_session_close(&s);
+	return rc ? 1 : 0;
+}
+
+static void plot_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof plot [-o DIR] [-l A,B,...] [-g TEXT] [-p] [--no-check]\n"
+		"                   [--timeline WIDTH] RUN [RUN...]\n"
+		"Draws one run, or several side by side, as SVG files in DIR, and an HTML\n"
+		"page with all of them (no script, nothing fetched):\n"
+		"  stages.svg    a stacked bar of the stages' means per I/O group and run\n"
+		"  cdf-N.svg     the latency CDF of each component, for plotted group N\n"
+		"  timeline.svg  rate, latency (mean, p99) and the stages' shares over time\n"
+		"  index.html    all of them on one page\n"
+		"A RUN is HOST.db, or HOST.db,TARGET.db, as for ntprof compare. Files in\n"
+		"DIR that ntprof plot did not write are not overwritten. It prints the\n"
+		"files it wrote.\n"
+		"  -o, --output DIR the directory (default ntprof-plots; created if missing)\n"
+		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
+		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
+		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --timeline WIDTH  the time series' buckets (1s, 500ms, 0.5: seconds;\n"
+		"                   default: the recording in about 50 buckets)\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof plot host.ntp,target.ntp\n"
+		"  ntprof plot -o plots --timeline 100ms host.ntp,target.ntp\n"
+		"  ntprof plot --label linux,spdk lh.ntp,lt.ntp sh.ntp,st.ntp\n");
+}
+
+static int do_plot(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "portable", no_argument, NULL, 'p' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "timeline", required_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ntp_plot_opts o = { .dir = "ntprof-plots" };
+	const char *labels = NULL;
+	int flags = NTP_OPEN_PROGRESS, opt, rc;
+	char err[NTP_ERR_MAX];
+	struct ntp_session s;
+
+	optind = 1;
+	argv[0] = "ntprof plot";
+	while ((opt = getopt_long(argc, argv, "o:l:g:ph", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': o.dir = optarg; break;
+		case 'l': labels = optarg; break;
+		case 'g': o.group = optarg; break;
+		case 'p': flags |= NTP_OPEN_PORTABLE; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'T':
+			if (ntp_parse_width(optarg, &o.width_ns)) {
+				fprintf(stderr, "ntprof plot: --timeline: '%s': %s\n", optarg,
+					NTP_WIDTH_HELP);
+				return 2;
+			}
+			break;
+		case 'h': plot_usage(stdout); return 0;
+		default: plot_usage(stderr); return 2;
+		}
+	}
+	if (!*o.dir) {
+		fprintf(stderr, "ntprof plot: --output: an empty directory name\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ntprof plot: no run given\n");
+		plot_usage(stderr);
+		return 2;
+	}
+	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof plot");
+	if (rc)
+		return rc;
+	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "ntprof plot: %s\n", err);
 	ntp_session_close(&s);
 	return rc ? 1 : 0;
 }
@@ -344,6 +445,7 @@ static const struct cmd cmds[] = {
 	{ "record", do_collect, "record sampled commands into a database (ntprof-collect)" },
 	{ "report", do_report, "print the latency breakdown of recordings" },
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
+	{ "plot", do_plot, "draw runs as SVG plots and an HTML page" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };

@@ -331,6 +331,9 @@ same_options() {
 }
 same_options "_ntprof ntprof report" "$NTPROF" report
 same_options "_ntprof ntprof compare" "$NTPROF" compare
+same_options "_ntprof ntprof plot" "$NTPROF" plot
+mkdir -p plots.d
+expect_comp "plots.d " _ntprof ntprof plot -o plots
 expect_comp "compare " _ntprof ntprof com
 same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
 # ntprof-collect's one help covers both commands

@@ -3,7 +3,8 @@
 #
 # Damaged recordings: N (default 300) copies of a generated host and target
 # recording, each with random bytes changed (a fixed seed per copy, so a
-# failure can be replayed), read by `ntprof report` and by ntprof-shell.
+# failure can be replayed), read by `ntprof report` and by ntprof-shell, and
+# every tenth drawn by `ntprof plot`.
 # Asserts for each: no crash (no signal, no sanitizer report), no hang
 # (a 30 s limit), and never exit 0 on a file that fails SQLite's
 # integrity check. make check-asan runs it on binaries built with
@@ -80,6 +81,11 @@ while [ $i -le "$N" ]; do
 	timeout 30 "$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM ntp_joined;' \
 		-c 'SELECT * FROM ntp_match_stats;' $pair >"$d/out" 2>"$d/err"
 	judge $? "ntprof-shell"
+	# every tenth through the plots too (their own queries and writer)
+	if [ $((i % 10)) -eq 0 ]; then
+		timeout 30 "$NTPROF" plot -o "$d/plots" "$(echo $pair | tr ' ' ,)" >"$d/out" 2>"$d/err"
+		judge $? "ntprof plot"
+	fi
 	i=$((i + 1))
 done
 echo "fuzz_test: $N mutants, $bad_files of them fail SQLite's integrity check"

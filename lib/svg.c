@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The SVG writer of `ntprof plot` (svg.h): no library, no script, plain
+ * elements with class names a reader (or a test) can find.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "svg.h"
+
+void svg_esc(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default:
+			/* control characters (from a recording) are not XML */
+			fputc((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t' ? '?' : *s, f);
+		}
+	}
+}
+
+void svg_escf(FILE *f, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	svg_esc(f, buf);
+}
+
+void svg_begin(FILE *f, const char *kind, int w, int h, const char *title)
+{
+	fprintf(f, SVG_MARK " -->\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"ntprof-plot %s\" width=\"%d\""
+		" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\""
+		" font-size=\"12\">\n",
+		kind, w, h, w, h);
+	fputs("<title>", f);
+	svg_esc(f, title);
+	fputs("</title>\n"
+	      "<style>.axis line{stroke:#444;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}"
+	      ".axis text{fill:#222}.title{font-size:15px;font-weight:bold}"
+	      "polyline{fill:none;stroke-width:1.5}</style>\n"
+	      "<rect class=\"background\" width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", f);
+	svg_text(f, 10, 20, "start", "title", "%s", title);
+}
+
+void svg_end(FILE *f)
+{
+	fputs("</svg>\n", f);
+}
+
+void svg_text(FILE *f, double x, double y, const char *anchor, const char *cls,
+	      const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"%s\">", x, y, anchor,
+		cls);
+	svg_esc(f, buf);
+	fputs("</text>\n", f);
+}
+
+/* 1, 2 or 5 times a power of ten, the smallest that makes at most MAX
+ * steps of LO..HI. */
+static double nice_step(double span, int max)
+{
+	double raw = span / max, p = pow(10, floor(log10(raw)));
+
+	for (int i = 0; i < 3; i++) {
+		double m = (double[]){ 1, 2, 5 }[i];
+
+		if (m * p >= raw)
+			return m * p;
+	}
+	return 10 * p;
+}
+
+static void fit_linear(struct svg_axis *a, double lo, double hi, int max)
+{
+	double step;
+
+	if (!(hi > lo))
+		hi = lo + (lo ? fabs(lo) : 1);
+	step = nice_step(hi - lo, max);
+	a->lo = floor(lo / step) * step;
+	a->hi = ceil(hi / step) * step;
+	a->n = 0;
+	/* the ticks counted, not summed: no drift past hi */
+	for (int i = 0; a->n < SVG_MAX_TICKS; i++) {
+		double t = a->lo + i * step;
+
+		if (t > a->hi + step / 2)
+			break;
+		a->tick[a->n++] = fabs(t) < step / 1e6 ? 0 : t;
+	}
+	a->decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+}
+
+static void fit_log(struct svg_axis *a, double lo, double hi)
+{
+	int e0 = (int)floor(log10(lo)), e1 = (int)ceil(log10(hi));
+
+	if (e1 <= e0)
+		e1 = e0 + 1;
+	if (e1 - e0 >= SVG_MAX_TICKS)
+		e0 = e1 - SVG_MAX_TICKS + 1;
+	a->lo = pow(10, e0);
+	a->hi = pow(10, e1);
+	a->n = 0;
+	for (int e = e0; e <= e1; e++)
+		a->tick[a->n++] = pow(10, e);
+	a->decimals = e0 < 0 ? -e0 : 0;
+}
+
+void svg_axis_fit(struct svg_axis *a, double lo, double hi, int max, int log)
+{
+	a->log = log && lo > 0;
+	if (a->log)
+		fit_log(a, lo, hi);
+	else
+		fit_linear(a, lo, hi, max);
+}
+
+double svg_px(const struct svg_axis *a, double v)
+{
+	double r = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
+			  : (v - a->lo) / (a->hi - a->lo);
+
+	return a->px0 + r * (a->px1 - a->px0);
+}
+
+/* A tick label's decimals: the axis's, or on a log scale the tick's own
+ * (0.01, 0.1, 1, 10). */
+static int tick_decimals(const struct svg_axis *a, int i)
+{
+	int e = (int)floor(log10(a->tick[i]) + 1e-9);
+
+	return a->log ? (e < 0 ? -e : 0) : a->decimals;
+}
+
+static void axis_open(FILE *f, const struct svg_axis *a, const char *dir)
+{
+	fprintf(f, "<g class=\"axis %s\" data-min=\"%.*f\" data-max=\"%.*f\" data-scale=\"%s\">\n",
+		dir, a->decimals, a->lo, a->decimals, a->hi, a->log ? "log" : "linear");
+}
+
+void svg_axis_x(FILE *f, const struct svg_axis *a, double y, const char *title)
+{
+	axis_open(f, a, "x");
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", a->px0, y, a->px1,
+		y);
+	for (int i = 0; i < a->n; i++) {
+		double x = svg_px(a, a->tick[i]);
+
+		fprintf(f, "<g class=\"tick\" data-value=\"%.*f\"><line x1=\"%.1f\" y1=\"%.1f\""
+			" x2=\"%.1f\" y2=\"%.1f\"/>", a->decimals, a->tick[i], x, y, x, y + 5);
+		svg_text(f, x, y + 18, "middle", "tick-label", "%.*f", tick_decimals(a, i),
+			 a->tick[i]);
+		fputs("</g>\n", f);
+	}
+	svg_text(f, (a->px0 + a->px1) / 2, y + 36, "middle", "axis-title", "%s", title);
+	fputs("</g>\n", f);
+}
+
+void svg_axis_y(FILE *f, const struct svg_axis *a, double x, const char *title)
+{
+	double mid = (a->px0 + a->px1) / 2;
+
+	axis_open(f, a, "y");
+	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", x, a->px0, x,
+		a->px1);
+	for (int i = 0; i < a->n; i++) {
+		double y = svg_px(a, a->tick[i]);
+
+		fprintf(f, "<g class=\"tick\" data-value=\"%.*f\"><line x1=\"%.1f\" y1=\"%.1f\""
+			" x2=\"%.1f\" y2=\"%.1f\"/>", a->decimals, a->tick[i], x - 5, y, x, y);
+		svg_text(f, x - 8, y + 4, "end", "tick-label", "%.*f", tick_decimals(a, i),
+			 a->tick[i]);
+		fputs("</g>\n", f);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"axis-title\""
+		" transform=\"rotate(-90 %.1f %.1f)\">", x - 52, mid, x - 52, mid);
+	svg_esc(f, title);
+	fputs("</text>\n</g>\n", f);
+}
+
+const char *svg_colour(int i)
+{
+	static const char *const palette[] = {
+		"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+		"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
+	};
+	int n = (int)(sizeof(palette) / sizeof(palette[0]));
+
+	return palette[((i % n) + n) % n];
+}
