@@ -104,12 +104,18 @@ WHERE x.form IN ('host', 'joined') -- as in ntp_report_series
 ORDER BY g.n, x.ord, x.bucket;
 
 -- The time series' default width: the longest plotted recording's span
--- from its first command to its end, in 50 buckets, rounded to the
--- nearest ms (to the nearest us below 1 ms), at least 1 us.
+-- from its first command to its end in at most 50 buckets, rounded up to a
+-- width an axis reads easily: 1, 2 or 5 times a power of ten, from 1 us.
 CREATE TEMP VIEW ntp_plot_width AS
+WITH RECURSIVE p(v) AS (
+  -- powers of ten from 1 us to 1000 s, in ns
+  SELECT 1000 UNION ALL SELECT v * 10 FROM p WHERE v < 1000000000000
+), nice(ns) AS (
+  SELECT v FROM p UNION ALL SELECT 2 * v FROM p UNION ALL SELECT 5 * v FROM p
+)
 SELECT
-  CAST(CASE WHEN w >= 1e6 THEN round(w / 1e6) * 1e6 ELSE max(round(w / 1e3), 1) * 1e3 END
-       AS INTEGER) AS width_ns -- the bucket width, ns
+  coalesce((SELECT min(ns) FROM nice WHERE ns >= w), 5000000000000)
+    AS width_ns                -- the bucket width, ns: 1, 2 or 5 x 10^k
 FROM (SELECT max(o.end_ns - o.first_t) / 50.0 AS w
       FROM _ntp_series_grp AS o
       JOIN ntp_plot_group AS g ON g.hdb = o.db AND g.grp = o.grp);
