@@ -5,7 +5,7 @@
 # (tests/fixture: an SPDK-shaped target and host over loopback, since SPDK
 # itself is not built here) recorded on both roles by ntprof-collect, then
 # joined and reported. A second run with slower simulated storage follows,
-# and `ntprof compare` puts the two side by side. Needs root (BPF). The
+# `ntprof compare` puts the two side by side and `ntprof plot` draws them. Needs root (BPF). The
 # recordings stay in demo-out/ for ntprof-shell; under sudo they belong to
 # the invoking user.
 set -eu
@@ -103,7 +103,12 @@ echo
 echo "\$ ntprof compare -l fast,slow $dir/host.ntp,$dir/target.ntp $dir/slow-host.ntp,$dir/slow-target.ntp"
 ./ntprof compare -l fast,slow "$dir/host.ntp,$dir/target.ntp" \
 	"$dir/slow-host.ntp,$dir/slow-target.ntp"
+echo
+echo "\$ ntprof plot -l fast,slow -o $dir/plots $dir/host.ntp,$dir/target.ntp $dir/slow-host.ntp,$dir/slow-target.ntp"
+./ntprof plot -l fast,slow -o "$dir/plots" "$dir/host.ntp,$dir/target.ntp" \
+	"$dir/slow-host.ntp,$dir/slow-target.ntp"
 # under sudo, the recordings belong to the user who asked for them
 [ -z "${SUDO_UID:-}" ] || chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$dir"
 echo
-echo "The recordings are in $dir/: try ./ntprof-shell $dir/host.ntp $dir/target.ntp"
+echo "The recordings are in $dir/: try ./ntprof-shell $dir/host.ntp $dir/target.ntp;"
+echo "the plots are one page: $dir/plots/index.html"
