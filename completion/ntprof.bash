@@ -8,8 +8,8 @@
 
 _ntprof_commands="probe record report compare shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
-_ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check --sql -h
-	--help"
+_ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
+	--csv --no-check --sql -h --help"
 _ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
@@ -114,7 +114,8 @@ _ntprof()
 	case $(_ntprof_command_of "${COMP_WORDS[1]}") in
 	report) _ntprof_db_args "$_ntprof_report_opts" -g --group ;;
 	compare)
-		[[ $prev == -l || $prev == --label ]] && return
+		[[ $prev == -l || $prev == --label || $prev == -m || $prev == --min-effect ]] &&
+			return
 		_ntprof_db_args "$_ntprof_compare_opts" -g --group ;;
 	shell) _ntprof_db_args "$_ntprof_shell_opts" -c --command ;;
 	probe) _ntprof_collect_args probe ;;

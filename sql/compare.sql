@@ -20,7 +20,19 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_compare_stage', NULL, 0, 1),
   ('ntp_compare_diff', NULL, 0, 1),
   ('ntp_compare_moved', NULL, 0, 1),
+  ('ntp_compare_rows', NULL, 0, 1),
   ('_ntp_text_compare', NULL, 0, 1);
+
+-- The smallest change worth a mark, one row, 1 % unless changed:
+-- UPDATE ntp_compare_threshold SET min_effect_pct = 5; (ntprof compare -m).
+-- With many commands a confidence interval is narrow enough to exclude 0
+-- for a shift far too small to matter; a difference is called a change
+-- only when its interval excludes 0 and it is at least this large.
+CREATE TEMP TABLE ntp_compare_threshold (
+  -- The smallest change, % of the first run's mean for the row (>= 0).
+  min_effect_pct REAL NOT NULL CHECK (min_effect_pct >= 0)
+);
+INSERT INTO ntp_compare_threshold VALUES (1.0);
 
 -- The I/O groups of every run, with what names their stages.
 CREATE TEMP VIEW _ntp_compare_group AS
@@ -160,11 +172,12 @@ DROP TABLE _ntp_compare_sorted;');
 
 -- Per run after the first, group and row both have: the difference of the
 -- means from the first run's, with its 95 % confidence interval (Welch, the
--- normal approximation: 1.96 standard errors of the difference).
--- significant = 1 when the interval excludes 0: more than noise.
+-- normal approximation: 1.96 standard errors of the difference), and
+-- whether it is a change: beyond noise (the interval excludes 0) and at
+-- least ntp_compare_threshold's share of the first run's mean.
 CREATE TEMP VIEW ntp_compare_diff AS
 WITH d AS (
-  SELECT c.*, b.run AS base_run, c.mean_ns - b.mean_ns AS diff_ns,
+  SELECT c.*, b.run AS base_run, b.mean_ns AS base_mean_ns, c.mean_ns - b.mean_ns AS diff_ns,
     1.96 * sqrt(c.var_ns2 / c.n + b.var_ns2 / b.n) AS half_ns
   FROM ntp_compare_stage AS c
   JOIN ntp_compare_stage AS b ON b.run_ord = 0 AND b.op IS c.op AND b.bytes IS c.bytes
@@ -180,42 +193,83 @@ SELECT
   diff_ns,                     -- mean here - mean in base_run, ns
   diff_ns - half_ns AS ci_lo_ns, -- 95 % confidence interval, ns
   diff_ns + half_ns AS ci_hi_ns,
-  coalesce(abs(diff_ns) > half_ns, 0) AS significant -- 1: the interval excludes 0
-FROM d;
+  -- diff_ns, % of base_run's mean (NULL when that is 0)
+  100.0 * diff_ns / nullif(base_mean_ns, 0) AS effect_pct,
+  coalesce(abs(diff_ns) > half_ns, 0) AS beyond_noise, -- 1: the interval excludes 0
+  -- 1: a change, beyond noise and at least the threshold's share of the mean
+  coalesce(abs(diff_ns) > half_ns, 0)
+    AND abs(diff_ns) >= abs(base_mean_ns) * t.min_effect_pct / 100 AS significant
+FROM d
+CROSS JOIN ntp_compare_threshold AS t;
 
 -- Per run after the first and group: the stage whose mean moved most from
--- the first run's, among those that moved beyond noise; no row: none did.
+-- the first run's, among its changes (ntp_compare_diff.significant); no
+-- row: none changed.
 CREATE TEMP VIEW ntp_compare_moved AS
 SELECT run, run_ord, base_run, op, bytes, name,
   item AS stage,               -- stage.name
   label,                       -- its label
-  diff_ns, ci_lo_ns, ci_hi_ns  -- as in ntp_compare_diff
+  diff_ns, ci_lo_ns, ci_hi_ns, -- as in ntp_compare_diff
+  effect_pct
 FROM (SELECT *, row_number() OVER (PARTITION BY run, op, bytes
                                    ORDER BY abs(diff_ns) DESC, ord) AS rn
       FROM ntp_compare_diff
       WHERE kind = 'stage' AND significant)
 WHERE rn = 1;
 
+-- The comparison in one long table, unrounded, in the text's order: per
+-- group (in the order of the first run that has it), row and run, the
+-- run's statistics and, after the first run, its difference. What
+-- ntprof compare --csv prints (docs/report-json.md).
+CREATE TEMP VIEW ntp_compare_rows AS
+SELECT
+  s.name AS "group",           -- 'read 4KiB'
+  s.op AS op,                  -- read, write, ...
+  s.bytes AS bytes,            -- bytes per command
+  s.kind AS kind,              -- stage, total (end to end) or component
+  s.item AS item,              -- stage.name, or component.name
+  s.ord AS ord,                -- table order
+  -- the label of the first run that has the row
+  first_value(s.label) OVER (PARTITION BY s.op, s.bytes, s.kind, s.item
+                             ORDER BY s.run_ord) AS label,
+  s.run AS run,                -- ntp_run.run
+  s.run_ord AS run_ord,        -- its place, 0 first
+  s.n AS n,                    -- commands
+  s.mean_ns AS mean_ns,        -- mean, ns
+  s.var_ns2 AS var_ns2,        -- sample variance, ns^2
+  CAST(s.p50_ns AS INTEGER) AS p50_ns, -- median, ns (an integer: a stage's, a sum, is REAL before)
+  CAST(s.p99_ns AS INTEGER) AS p99_ns, -- 99th percentile, ns
+  d.base_run AS base_run,      -- ntp_compare_diff's, NULL in the first run
+  d.diff_ns AS diff_ns,
+  d.ci_lo_ns AS ci_lo_ns,
+  d.ci_hi_ns AS ci_hi_ns,
+  d.effect_pct AS effect_pct,
+  d.beyond_noise AS beyond_noise,
+  d.significant AS significant,
+  -- 1: the stage that moved most in this run (ntp_compare_moved)
+  CASE WHEN d.run IS NOT NULL THEN m.run IS NOT NULL END AS moved
+FROM ntp_compare_stage AS s
+LEFT JOIN ntp_compare_diff AS d ON d.run = s.run AND d.op IS s.op AND d.bytes IS s.bytes
+  AND d.kind = s.kind AND d.item = s.item
+LEFT JOIN ntp_compare_moved AS m ON m.run = s.run AND m.op IS s.op AND m.bytes IS s.bytes
+  AND s.kind = 'stage' AND m.stage = s.item
+ORDER BY min(s.run_ord) OVER (PARTITION BY s.op, s.bytes), s.op, s.bytes, s.ord, s.item,
+  s.run_ord;
+
 -- The compare table's cells as lib/compare.c prints them, us: per group
 -- (in the first run's order), row and run.
 CREATE TEMP VIEW _ntp_text_compare AS
 SELECT
-  s.name AS name,              -- 'read 4KiB'
-  min(s.run_ord) OVER (PARTITION BY s.op, s.bytes) AS grp_ord, -- first run with it
-  s.op AS op, s.bytes AS bytes,
-  s.kind AS kind, s.item AS item, s.ord AS ord,
-  -- the label of the first run that has the row
-  first_value(s.label) OVER (PARTITION BY s.op, s.bytes, s.kind, s.item
-                             ORDER BY s.run_ord) AS label,
-  s.run_ord AS run_ord,        -- the column
-  s.n AS n,                    -- commands
-  printf('%.2f', s.mean_ns / 1e3) AS mean_us,  -- mean
-  printf('%.2f', s.p99_ns / 1e3) AS p99_us,    -- 99th percentile
-  -- '+5.01 [4.93, 5.09]*': the difference, its interval, * beyond noise
-  CASE WHEN d.run IS NOT NULL
-    THEN printf('%+.2f [%.2f, %.2f]%s', d.diff_ns / 1e3, d.ci_lo_ns / 1e3,
-                d.ci_hi_ns / 1e3, CASE WHEN d.significant THEN '*' ELSE '' END)
+  "group" AS name,             -- 'read 4KiB'
+  min(run_ord) OVER (PARTITION BY op, bytes) AS grp_ord, -- first run with it
+  op, bytes, kind, item, ord, label,
+  run_ord,                     -- the column
+  n,                           -- commands
+  printf('%.2f', mean_ns / 1e3) AS mean_us,  -- mean
+  printf('%.2f', p99_ns / 1e3) AS p99_us,    -- 99th percentile
+  -- '+5.01 [4.93, 5.09]*': the difference, its interval, * a change
+  CASE WHEN base_run IS NOT NULL
+    THEN printf('%+.2f [%.2f, %.2f]%s', diff_ns / 1e3, ci_lo_ns / 1e3,
+                ci_hi_ns / 1e3, CASE WHEN significant THEN '*' ELSE '' END)
   END AS diff
-FROM ntp_compare_stage AS s
-LEFT JOIN ntp_compare_diff AS d ON d.run = s.run AND d.op IS s.op AND d.bytes IS s.bytes
-  AND d.kind = s.kind AND d.item = s.item;
+FROM ntp_compare_rows;
