@@ -701,6 +701,72 @@ else
 	bad "mixed targets: $GEN failed"
 fi
 
+# ---- runs side by side: .compare ----
+
+# The shell opens runs as ntprof compare does, and .compare prints what
+# ntprof compare prints, in every format (the numbers are tested against
+# the views and the generator in compare_test.sh).
+NTPROF=${NTPROF:-./ntprof}
+BH="$d/b-h.db"
+BT="$d/b-t.db"
+if "$GEN" -o "$BH" -t "$BT" -s 1 -n 1 -r 2000 -x 7 -M 5000 >"$d/gen.log" 2>&1; then
+	# ".compare ARGS:ntprof compare's ARGS", then per output mode
+	for pair in ":" "-d:-d" "-m 0 read:-m 0 -g read" "-d -m 20:-d -m 20"; do
+		for mode in "" -json -csv; do
+			run $mode -c ".compare ${pair%%:*}" "$H,$T" "$BH,$BT"
+			cp "$d/out" "$d/shell-cmp"
+			flag=${mode#-}
+			# shellcheck disable=SC2086
+			"$NTPROF" compare ${flag:+--$flag} ${pair#*:} "$H,$T" "$BH,$BT" \
+				> "$d/cli-cmp" 2>>"$d/err"
+			if [ "$rc" -eq 0 ] && [ -s "$d/cli-cmp" ] && cmp -s "$d/shell-cmp" "$d/cli-cmp"
+			then ok; else bad ".compare ${pair%%:*} ($mode) differs from ntprof compare"; fi
+		done
+	done
+	run --label before,after -c .compare "$H,$T" "$BH,$BT"
+	expect_rc 0 ".compare --label"
+	expect_out "after vs before: storage (target block layer and drive) moved most" \
+		".compare --label"
+	# the threshold stays for the session: the second .compare uses it
+	run -c '.compare -m 50' -c '.mode csv' -c .compare -c \
+		'SELECT min_effect_pct FROM ntp_compare_threshold;' "$H,$T" "$BH,$BT"
+	expect_rc 0 ".compare -m"
+	expect_out "no stage moved beyond noise" ".compare -m 50"
+	if grep -q ',storage,.*,1,1,1' "$d/out"; then bad ".compare -m 50: storage still marked"
+	else ok; fi
+	expect_out "50.0" ".compare -m 50: ntp_compare_threshold"
+	run -c .compare "$H" "$T"
+	expect_rc 1 ".compare, one run"
+	expect_err "ntprof-shell: .compare: needs two runs or more, and this shell has one" \
+		".compare, one run"
+	run -c '.compare -m x' "$H,$T" "$BH,$BT"
+	expect_rc 1 ".compare -m x"
+	expect_err ".compare: -m: 'x': expected a percentage" ".compare -m x"
+	run -c '.compare -x' "$H,$T" "$BH,$BT"
+	expect_rc 1 ".compare -x"
+	expect_err ".compare: unknown option '-x'" ".compare -x"
+	run -c .help "$H,$T" "$BH,$BT"
+	expect_out ".compare [-d] [-m PCT] [GROUP]" ".help lists .compare"
+	run --label a -c .compare "$H,$T" "$BH,$BT"
+	expect_rc 2 "--label, one name for two runs"
+	expect_err "ntprof-shell: --label 'a': expected 2 names, one per run" "--label a"
+	run -c .compare "$H,$T,$BH" "$BH"
+	expect_rc 2 "a run of three files"
+	expect_err "ntprof-shell: '$H,$T,$BH': expected HOST.db or HOST.db,TARGET.db" \
+		"a run of three files"
+	run -c .compare "$T,$H" "$BH"
+	expect_rc 1 "a run the wrong way round"
+	expect_err "a target recording where run" "a run the wrong way round"
+	# one run given as HOST.db,TARGET.db is the session of the two files
+	run -c .groups "$H,$T"
+	cp "$d/out" "$d/one-run"
+	run -c .groups "$H" "$T"
+	if cmp -s "$d/out" "$d/one-run" && [ -s "$d/out" ]; then ok
+	else bad "HOST.db,TARGET.db differs from HOST.db TARGET.db"; fi
+else
+	bad "runs: $GEN failed"
+fi
+
 # ---- the recordings are untouched ----
 
 for f in h t solo; do
