@@ -217,34 +217,6 @@ static int print_table(struct ntp_session *s, FILE *f, sqlite3_stmt *st, sqlite3
 	return end_group(s, f, &w, mv, op, bytes, has_bytes);
 }
 
-/* The statistics computed once into a TEMP table by their builder
- * (sql/compare.sql), as ntp_session_prepare caches the report's: the table,
- * its differences and the moved lines all read them. */
-static int cache_stats(sqlite3 *db)
-{
-	static const char redefine[] =
-		"DROP VIEW ntp_compare_stage;"
-		"CREATE TEMP VIEW ntp_compare_stage AS SELECT * FROM _ntp_compare_stage_cache;";
-	sqlite3_stmt *st;
-	char *build = NULL;
-	int rc;
-
-	/* once a session: a shell compares again */
-	if (sqlite3_table_column_metadata(db, "temp", "_ntp_compare_stage_cache", NULL, NULL,
-					  NULL, NULL, NULL, NULL) == SQLITE_OK)
-		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT sql FROM _ntp_cache_build"
-			       " WHERE name = 'ntp_compare_stage'", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		build = sqlite3_mprintf("%s%s", sqlite3_column_text(st, 0), redefine);
-	/* finalized first: a pending read of the TEMP schema would lock it */
-	sqlite3_finalize(st);
-	rc = build && sqlite3_exec(db, build, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-	sqlite3_free(build);
-	return rc;
-}
-
 /* The rows of ST (its parameters bound) into W: with NAME, an array of
  * objects under it; without, the first row's columns as members of the
  * object W has open. ST is reset. Returns 0 or -1. */
@@ -443,7 +415,9 @@ int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, ch
 	if (!m)
 		return ntp_fail(err, errlen, "out of memory");
 	progress = ntp_progress_begin(s, "comparing the runs");
-	rc = cache_stats(s->db);
+	/* the statistics once, for the table, its differences and the moved
+	 * lines */
+	rc = ntp_session_cache(s, "ntp_compare_stage", err, errlen);
 	if (!rc && flags & NTP_REPORT_JSON)
 		rc = print_json(s, m, group, detail);
 	else if (!rc && flags & NTP_REPORT_CSV)
@@ -453,7 +427,7 @@ int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, ch
 	ntp_progress_end(s, progress);
 	if (fclose(m))
 		rc = -1;
-	if (rc < 0 && !(flags & NTP_REPORT_CSV && *err))
+	if (rc < 0 && !*err)
 		ntp_fail(err, errlen, "cannot compare the runs: %s", sqlite3_errmsg(s->db));
 	else if (rc > 0)
 		ntp_fail(err, errlen, group ? "no I/O group's name contains '%s'" :

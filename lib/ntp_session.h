@@ -117,6 +117,12 @@ int ntp_parse_pct(const char *arg, double *pct);
  * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
 
+/* Compute VIEW once into the TEMP table _VIEW_cache, by its builder
+ * (_ntp_cache_build) if it has one, and redefine the view as a read of it:
+ * for views no report needs, cached only when asked for (after
+ * ntp_session_prepare). Returns 0, or -1 with err set. */
+int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen);
+
 /* 1 when SQL names a view that the session should be prepared for first
  * (sql/join.sql, _ntp_view_plan), and it is not yet. */
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);

@@ -213,6 +213,11 @@ for m in "" 0.2; do
 	check_compare cmp.json cmp.txt cmp.csv cmp-sqlite3.json "${m:-1}" && ok ||
 		bad "compare ${m:+-m $m }--json/--csv differ from the text or from sqlite3"
 done
+# The native form of the statistics (native.sql, ntp_dist) and the portable
+# builder (--portable) give the same numbers, to the last digit
+"$NTPROF" compare --csv -d $runs > native.csv && "$NTPROF" compare -p --csv -d $runs > portable.csv &&
+	[ "$(wc -l < native.csv)" -ge 40 ] && cmp -s native.csv portable.csv && ok ||
+	bad "compare: the native statistics differ from the portable ones"
 # -g selects in every format; --csv's header is always there
 "$NTPROF" compare --csv -g ead h1.db h2.db > g.csv && head -1 g.csv | grep -q '^group,op,bytes,kind,item,' &&
 	[ "$(grep -c '^"read 4KiB",' g.csv)" -eq "$(($(wc -l < g.csv) - 1))" ] && ok ||
