@@ -100,12 +100,12 @@ $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
 SHELL_OBJS := $(OUTPUT)/shell.o $(OUTPUT)/input.o $(OUTPUT)/commands.o $(OUTPUT)/output.o \
-	$(OUTPUT)/terminal.o
+	$(OUTPUT)/terminal.o $(OUTPUT)/runs.o
 ntprof-shell $(OUTPUT)/ntprof-shell: $(SHELL_OBJS) $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 
-ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
+ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(OUTPUT)/runs.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 

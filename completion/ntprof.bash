@@ -8,11 +8,11 @@
 
 _ntprof_commands="probe record report compare plot shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
-_ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check --sql -h
-	--help"
+_ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
+	--csv --no-check --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h
 	--help"
-_ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"
+_ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check --label -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
 _ntprof_record_opts="-r --role -t --transport -s --sample -i --interval -d --duration
@@ -116,7 +116,8 @@ _ntprof()
 	case $(_ntprof_command_of "${COMP_WORDS[1]}") in
 	report) _ntprof_db_args "$_ntprof_report_opts" -g --group ;;
 	compare)
-		[[ $prev == -l || $prev == --label ]] && return
+		[[ $prev == -l || $prev == --label || $prev == -m || $prev == --min-effect ]] &&
+			return
 		_ntprof_db_args "$_ntprof_compare_opts" -g --group ;;
 	plot)
 		case $prev in
@@ -125,7 +126,9 @@ _ntprof()
 		-l | --label | --timeline) return ;;
 		esac
 		_ntprof_db_args "$_ntprof_plot_opts" -g --group ;;
-	shell) _ntprof_db_args "$_ntprof_shell_opts" -c --command ;;
+	shell)
+		[[ $prev == --label ]] && return
+		_ntprof_db_args "$_ntprof_shell_opts" -c --command ;;
 	probe) _ntprof_collect_args probe ;;
 	record) _ntprof_collect_args record ;;
 	esac
@@ -149,6 +152,7 @@ _ntprof_shell()
 	local cur prev
 	COMPREPLY=()
 	_ntprof_words
+	[[ $prev == --label ]] && return
 	_ntprof_db_args "$_ntprof_shell_opts" -c --command
 }
 

@@ -91,14 +91,37 @@ int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, cons
  * (sql/compare.sql): per I/O group (operation and size) matched across the
  * runs, each stage's mean and p99 per run and its difference from the first
  * run with a 95 % confidence interval, and the stage that moved most. GROUP,
- * if not NULL, limits it to groups whose name contains it. DETAIL adds the
- * components. Returns 0, or -1 with err set. */
-int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int detail, char *err,
+ * if not NULL, limits it to groups whose name contains it. FLAGS, as the
+ * report's: NTP_REPORT_DETAIL adds the components, NTP_REPORT_JSON or _CSV
+ * choose the format (docs/report-json.md). Nothing is written unless the
+ * whole comparison is. Returns 0, or -1 with err set. */
+int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, char *err,
 		size_t errlen);
+
+/* The smallest difference ntp_compare calls a change, % of the first run's
+ * mean (ntp_compare_threshold). Returns 0, or -1 with err set. */
+int ntp_compare_min_effect(struct ntp_session *s, double pct, char *err, size_t errlen);
+
+/* A percentage, 0 to 1e6, perhaps followed by '%' ("1", "0.5", "5%"): 0
+ * with *PCT set, or -1. */
+int ntp_parse_pct(const char *arg, double *pct);
+
+/* What ntp_parse_pct accepts, for error messages. */
+#define NTP_PCT_HELP "expected a percentage, 0 or more (1, 0.5, 5%)"
+
+/* The compare JSON's "schema" and "version" (docs/report-json.md). */
+#define NTP_COMPARE_SCHEMA "ntprof-compare"
+#define NTP_COMPARE_VERSION 1
 
 /* Cache the join and the views the SQL's plan names in TEMP tables (once);
  * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
+
+/* Compute VIEW once into the TEMP table _VIEW_cache, by its builder
+ * (_ntp_cache_build) if it has one, and redefine the view as a read of it:
+ * for views no report needs, cached only when asked for (after
+ * ntp_session_prepare). Returns 0, or -1 with err set. */
+int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen);
 
 /* 1 when SQL names a view that the session should be prepared for first
  * (sql/join.sql, _ntp_view_plan), and it is not yet. */

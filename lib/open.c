@@ -926,6 +926,41 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen)
+{
+	char *cache = sqlite3_mprintf("_%s_cache", view + strspn(view, "_")), *build = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!cache)
+		return ntp_fail(err, errlen, "out of memory");
+	/* once a session: a shell asks again */
+	if (sqlite3_table_column_metadata(s->db, "temp", cache, NULL, NULL, NULL, NULL, NULL,
+					  NULL) == SQLITE_OK) {
+		sqlite3_free(cache);
+		return 0;
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT coalesce((SELECT sql FROM _ntp_cache_build"
+			       " WHERE name = ?1), printf('CREATE TEMP TABLE \"%w\" AS SELECT *"
+			       " FROM \"%w\";', ?2, ?1))", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, cache, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			build = sqlite3_mprintf("%s\nDROP VIEW \"%w\";\n"
+						"CREATE TEMP VIEW \"%w\" AS SELECT * FROM \"%w\";",
+						sqlite3_column_text(st, 0), view, view, cache);
+	}
+	/* finalized first: a pending read of the TEMP schema would lock it */
+	sqlite3_finalize(st);
+	if (build)
+		rc = exec(s->db, build);
+	if (rc)
+		ntp_fail(err, errlen, "cannot compute %s: %s", view, sqlite3_errmsg(s->db));
+	sqlite3_free(build);
+	sqlite3_free(cache);
+	return rc ? -1 : 0;
+}
+
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
 {
 	sqlite3_stmt *st;

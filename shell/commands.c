@@ -155,6 +155,65 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 	return 0;
 }
 
+/* .compare's options: -d, -m PCT (kept for the session), a GROUP. 0 or -1. */
+static int compare_args(struct ntp_session *s, struct shell *sh, int argc, char **argv,
+			int *flags, const char **group)
+{
+	char err[NTP_ERR_MAX];
+	double pct;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-d") || !strcmp(argv[i], "--detail")) {
+			*flags |= NTP_REPORT_DETAIL;
+		} else if (!strcmp(argv[i], "-m") || !strcmp(argv[i], "--min-effect")) {
+			if (i + 1 == argc || ntp_parse_pct(argv[i + 1], &pct)) {
+				err_msg(sh, ".compare: %s: '%s': %s", argv[i],
+					i + 1 < argc ? argv[i + 1] : "", NTP_PCT_HELP);
+				return -1;
+			}
+			if (ntp_compare_min_effect(s, pct, err, sizeof(err))) {
+				err_msg(sh, ".compare: %s", err);
+				return -1;
+			}
+			i++;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			err_msg(sh, ".compare: unknown option '%s' (-d, -m PCT)", argv[i]);
+			return -1;
+		} else if (*group) {
+			err_msg(sh, ".compare: unexpected argument '%s' (one GROUP)", argv[i]);
+			return -1;
+		} else {
+			*group = argv[i];
+		}
+	}
+	return 0;
+}
+
+static int cmd_compare(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	const char *group = NULL;
+	char err[NTP_ERR_MAX];
+	int flags = 0;
+
+	if (s->nruns < 2) {
+		err_msg(sh, ".compare: needs two runs or more, and this shell has one: open them "
+			"as ntprof-shell RUN RUN..., a RUN being HOST.db or HOST.db,TARGET.db");
+		return -1;
+	}
+	if (compare_args(s, sh, argc, argv, &flags, &group))
+		return -1;
+	/* in the mode's format: JSON or CSV as ntprof compare's */
+	if (sh->out.mode == NTP_MODE_JSON)
+		flags |= NTP_REPORT_JSON;
+	else if (sh->out.mode == NTP_MODE_CSV)
+		flags |= NTP_REPORT_CSV;
+	if (ntp_compare(s, sh->out.f, group, flags, err, sizeof(err))) {
+		err_msg(sh, ".compare: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int cmd_groups(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	return run_group_view(sh, ".groups", "ntp_shell_groups", NULL);
@@ -174,10 +233,17 @@ static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, cha
 static int cmd_percentiles(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	int stages = argc > 1 && !strcmp(argv[1], "--stages");
+	char err[NTP_ERR_MAX];
 
 	if (argc > 2 && !stages) {
 		err_msg(sh, ".percentiles: unexpected argument '%s' (usage: .percentiles "
 			"[--stages] [GROUP])", argv[2]);
+		return -1;
+	}
+	/* the stages' statistics once, by their faster builder (stats.sql) */
+	if (stages && (ntp_session_prepare(s, err, sizeof(err)) ||
+		       ntp_session_cache(s, "ntp_report_stage_stats", err, sizeof(err)))) {
+		err_msg(sh, ".percentiles: %s", err);
 		return -1;
 	}
 	return run_group_view(sh, ".percentiles", stages ? "ntp_shell_stage_percentiles" :
@@ -502,6 +568,8 @@ static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **ar
 const struct dot_cmd shell_cmds[] = {
 	{ "cdf", 2, "[GROUP] [NAME]", "cumulative distribution of a component or stage (e2e)",
 	  cmd_cdf },
+	{ "compare", 4, "[-d] [-m PCT] [GROUP]",
+	  "the runs side by side (ntprof compare); JSON or CSV in those modes", cmd_compare },
 	{ "components", 1, "[GROUP]", "per group and component: n, mean, L, percentiles (us)",
 	  cmd_components },
 	{ "dbs", 0, "", "the recordings: path, schema, role, driver, host, records", cmd_dbs },

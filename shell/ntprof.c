@@ -17,6 +17,7 @@
 #include "ntp_plot.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
+#include "runs.h"
 
 struct cmd {
 	const char *name;
@@ -130,17 +131,23 @@ static int do_report(int argc, char **argv)
 static void compare_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof compare [-l A,B,...] [-g TEXT] [-d] [-p] [--no-check] RUN RUN...\n"
+		"usage: ntprof compare [-l A,B,...] [-g TEXT] [-d] [-m PCT] [-p] [-j | --csv]\n"
+		"                      [--no-check] RUN RUN...\n"
 		"Prints two or more runs side by side: per I/O group (operation and size),\n"
 		"each stage's mean and p99 per run, and per run after the first the\n"
 		"difference from the first with a 95%% confidence interval; '*' marks a\n"
-		"difference beyond noise. Then the stage that moved most, if any did.\n"
+		"change: beyond noise (the interval excludes 0) and at least PCT %% of\n"
+		"the first run's mean. Then the stage that changed most, if any did.\n"
 		"A RUN is HOST.db, or HOST.db,TARGET.db: a host is joined only with its\n"
 		"own run's target. At most %d recordings in all.\n"
 		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -d, --detail     add the components\n"
+		"  -m, --min-effect PCT  the smallest change, %% of the first run's mean\n"
+		"                   (default 1; 0: any difference beyond noise)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes)\n"
+		"  -j, --json       the comparison as one JSON document (docs/report-json.md)\n"
+		"      --csv        as one CSV table: a row per group, row and run, unrounded\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
 		"      --sql        print the SQL that sets these runs up in sqlite3 instead\n"
 		"                   (then query ntp_compare_stage, ntp_compare_diff, ...)\n"
@@ -149,108 +156,9 @@ static void compare_usage(FILE *f)
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
 		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
+		"  ntprof compare --json -m 5 a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
 		NTP_MAX_DBS);
-}
-
-/* The runs' files and labels from the command line (compare, plot). */
-struct runs {
-	char *path[NTP_MAX_DBS];
-	int run[NTP_MAX_DBS];
-	char *label[NTP_MAX_DBS];
-	int n, nruns;
-	char buf[4096]; /* the labels' text */
-};
-
-/* Split RUN (modified) into its host and perhaps target file; CMD names
- * the command in messages. */
-static int add_run(struct runs *r, char *arg, const char *given, const char *cmd)
-{
-	char *comma = strchr(arg, ','), *parts[2] = { arg, NULL };
-	int k = 1;
-
-	if (comma) {
-		*comma = 0;
-		parts[k++] = comma + 1;
-	}
-	if (!*parts[0] || (comma && (!*parts[1] || strchr(parts[1], ',')))) {
-		fprintf(stderr, "%s: '%s': expected HOST.db or HOST.db,TARGET.db\n", cmd, given);
-		return -1;
-	}
-	if (r->n + k > NTP_MAX_DBS) {
-		fprintf(stderr, "%s: '%s': more than %d recordings: SQLite attaches at most %d at "
-			"once\n", cmd, given, NTP_MAX_DBS, NTP_MAX_DBS);
-		return -1;
-	}
-	for (int i = 0; i < k; i++) {
-		r->path[r->n] = parts[i];
-		r->run[r->n++] = r->nruns;
-	}
-	r->nruns++;
-	return 0;
-}
-
-/* The labels: --label's, else the host files' names, else run1, run2... */
-static int label_runs(struct runs *r, const char *labels, const char *cmd)
-{
-	char *p = r->buf;
-	int n = 0;
-
-	if (labels) {
-		snprintf(r->buf, sizeof(r->buf), "%s", labels);
-		for (char *t = strtok(r->buf, ","); t && n < NTP_MAX_DBS; t = strtok(NULL, ","))
-			r->label[n++] = t;
-		if (n != r->nruns || strlen(labels) >= sizeof(r->buf) || strstr(labels, ",,") ||
-		    labels[strlen(labels) - 1] == ',') {
-			fprintf(stderr, "%s: --label '%s': expected %d names, one per run\n", cmd,
-				labels, r->nruns);
-			return -1;
-		}
-	}
-	for (int i = 0; !labels && i < r->n; i++)
-		if (i == 0 || r->run[i] != r->run[i - 1])
-			r->label[n++] = basename(r->path[i]);
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j < i; j++)
-			if (!strcmp(r->label[i], r->label[j])) {
-				if (labels) {
-					fprintf(stderr, "%s: --label '%s': '%s' twice\n", cmd,
-						labels, r->label[i]);
-					return -1;
-				}
-				for (int k = 0; k < n; k++, p += strlen(p) + 1)
-					r->label[k] = p, sprintf(p, "run%d", k + 1);
-				return 0;
-			}
-	return 0;
-}
-
-/* Open the runs ARGS (N of them) as a session, labelled by LABELS (or the
- * host files' names); CMD names the command in messages. Returns 0, 2 for
- * bad arguments, 1 when the recordings cannot be opened. */
-static int open_runs(struct ntp_session *s, int n, char **args, const char *labels, int flags,
-		     const char *cmd)
-{
-	static struct runs r;
-	char err[NTP_ERR_MAX];
-
-	memset(&r, 0, sizeof(r));
-	for (int i = 0; i < n; i++) {
-		char *copy = strdup(args[i]);
-
-		if (!copy || add_run(&r, copy, args[i], cmd)) {
-			free(copy);
-			return 2;
-		}
-	}
-	if (label_runs(&r, labels, cmd))
-		return 2;
-	if (ntp_session_open_runs(s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
-				  sizeof(err))) {
-		fprintf(stderr, "%s: %s\n", cmd, err);
-		return 1;
-	}
-	return 0;
 }
 
 /* The session's set-up for plain sqlite3 (--sql), as ntprof-shell --sql. */
@@ -265,50 +173,95 @@ static int print_sql(struct ntp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-static int do_compare(int argc, char **argv)
+/* The options of compare that do not open anything. */
+struct compare_opts {
+	const char *group, *labels;
+	double min_effect; /* -m, %; < 0: the SQL's default */
+	int flags;         /* NTP_REPORT_* */
+	int open_flags;    /* NTP_OPEN_* */
+	int sql;           /* --sql */
+};
+
+/* Parse compare's options; 0, or the exit status of a usage error. */
+static int compare_options(int argc, char **argv, struct compare_opts *o)
 {
 	static const struct option opts[] = {
 		{ "label", required_argument, NULL, 'l' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "detail", no_argument, NULL, 'd' },
+		{ "min-effect", required_argument, NULL, 'm' },
 		{ "portable", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'C' },
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "sql", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *group = NULL, *labels = NULL;
-	int detail = 0, sql = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
-	char err[NTP_ERR_MAX];
-	struct ntp_session s;
+	int opt;
 
 	optind = 1;
 	argv[0] = "ntprof compare";
-	while ((opt = getopt_long(argc, argv, "l:g:dph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "l:g:dm:pjh", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'l': labels = optarg; break;
-		case 'g': group = optarg; break;
-		case 'd': detail = 1; break;
-		case 'p': flags |= NTP_OPEN_PORTABLE; break;
-		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
-		case 'S': sql = 1; break;
-		case 'h': compare_usage(stdout); return 0;
+		case 'l': o->labels = optarg; break;
+		case 'g': o->group = optarg; break;
+		case 'd': o->flags |= NTP_REPORT_DETAIL; break;
+		case 'j': o->flags |= NTP_REPORT_JSON; break;
+		case 'C': o->flags |= NTP_REPORT_CSV; break;
+		case 'p': o->open_flags |= NTP_OPEN_PORTABLE; break;
+		case 'N': o->open_flags |= NTP_OPEN_NO_CHECK; break;
+		case 'S': o->sql = 1; break;
+		case 'm':
+			if (ntp_parse_pct(optarg, &o->min_effect)) {
+				fprintf(stderr, "ntprof compare: --min-effect: '%s': %s\n", optarg,
+					NTP_PCT_HELP);
+				return 2;
+			}
+			break;
+		case 'h': compare_usage(stdout); return -1;
 		default: compare_usage(stderr); return 2;
 		}
 	}
+	if ((o->flags & NTP_REPORT_JSON) && (o->flags & NTP_REPORT_CSV)) {
+		fprintf(stderr, "ntprof compare: --json and --csv: one output format at a time\n");
+		return 2;
+	}
+	if (o->sql && (o->flags & (NTP_REPORT_JSON | NTP_REPORT_CSV))) {
+		fprintf(stderr, "ntprof compare: --sql prints SQL: not with --%s\n",
+			o->flags & NTP_REPORT_JSON ? "json" : "csv");
+		return 2;
+	}
+	return 0;
+}
+
+static int do_compare(int argc, char **argv)
+{
+	struct compare_opts o = { .min_effect = -1, .open_flags = NTP_OPEN_PROGRESS };
+	char err[NTP_ERR_MAX];
+	struct ntp_session s;
+	int rc = compare_options(argc, argv, &o);
+
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	if (argc - optind < 2) {
 		fprintf(stderr, "ntprof compare: %s: compare needs two runs or more\n",
 			optind < argc ? "one run given" : "no run given");
 		compare_usage(stderr);
 		return 2;
 	}
-	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof compare");
+	rc = open_runs(&s, argc - optind, argv + optind, o.labels, o.open_flags, "ntprof compare");
 	if (rc)
 		return rc;
-	if (sql)
+	rc = o.min_effect >= 0 ? ntp_compare_min_effect(&s, o.min_effect, err, sizeof(err)) : 0;
+	if (!rc && o.sql) {
 		rc = print_sql(&s, err, sizeof(err));
-	else
-		rc = ntp_compare(&s, stdout, group, detail, err, sizeof(err));
+		if (!rc && o.min_effect >= 0)
+			printf("UPDATE ntp_compare_threshold SET min_effect_pct = %.17g;\n",
+			       o.min_effect);
+	}
+	else if (!rc)
+		rc = ntp_compare(&s, stdout, o.group, o.flags, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 	ntp_session_close(&s);

@@ -4,6 +4,7 @@
  *
  *   ntprof-shell [-c COMMAND]... [-json|-csv] [-header|-noheader] [--sql]
  *                [--portable] [--no-check] DB...
+ *   ntprof-shell [options] [--label A,B,...] RUN RUN...
  *
  * The recordings are attached read-only to an in-memory database with the
  * report's TEMP views (lib/open.c). A line starting with '.' is a
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "runs.h"
 #include "shell.h"
 
 volatile sig_atomic_t sh_interrupted, sh_stopping;
@@ -49,8 +51,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof-shell [options] DB...\n"
+		"       ntprof-shell [options] [--label A,B,...] RUN RUN...\n"
 		"Query ntprof recordings (host and target databases) with SQL and\n"
 		"dot-commands. They are opened read-only; \".help\" lists the commands.\n"
+		"DB... are one run (hosts and their targets). Runs to compare (.compare)\n"
+		"are given as ntprof compare takes them: a RUN is HOST.db or\n"
+		"HOST.db,TARGET.db; an argument with a comma, or --label, makes every\n"
+		"argument a run.\n"
 		"\n"
 		"  -c COMMAND   run COMMAND (SQL or a dot-command), then exit; repeat to\n"
 		"               run several, in order\n"
@@ -62,6 +69,7 @@ static void usage(FILE *f)
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
 		"  --no-check   skip SQLite's integrity check of each file\n"
+		"  --label A,B  the runs' names (default: the host files' names)\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n"
 		"\n"
@@ -76,6 +84,7 @@ static void usage(FILE *f)
 		"  ntprof-shell -csv -c 'SELECT * FROM ntp_report_stage;' \\\n"
 		"      host.db target.db > stages.csv\n"
 		"  ntprof-shell -json -c .report host.db target.db > report.json\n"
+		"  ntprof-shell -c .compare a-host.db,a-target.db b-host.db,b-target.db\n"
 		"  printf '.mode json\\n.percentiles\\n' | ntprof-shell host.db target.db\n"
 		"  ntprof-shell --sql host.db target.db > setup.sql && sqlite3 -init setup.sql\n");
 }
@@ -189,6 +198,38 @@ static int output_option(int opt, struct ntp_out *out, int *mode_set, int *heade
 	return 0;
 }
 
+/*
+ * Open the recordings ARGS[N]: one run of them all, or, when an argument is
+ * a run (HOST.db,TARGET.db) or LABELS names runs, each argument a run, as
+ * ntprof compare takes them. 0, 1 (cannot open) or 2 (bad usage).
+ */
+static int open_session(struct ntp_session *s, int n, char **args, const char *labels,
+			int flags)
+{
+	static struct runs r = { .prog = "ntprof-shell" };
+	char err[NTP_ERR_MAX], *copy[NTP_MAX_DBS + 1];
+	int runs = labels != NULL, ncopy = 0, rc = 2, i;
+
+	for (i = 0; i < n; i++)
+		runs |= strchr(args[i], ',') != NULL;
+	if (!runs)
+		rc = ntp_session_open(s, n, args, flags, err, sizeof(err)) ? 1 : 0;
+	/* add_run refuses the file after the NTP_MAX_DBS-th: copy has room */
+	for (i = 0; runs && i < n; i++) {
+		copy[ncopy] = strdup(args[i]);
+		if (!copy[ncopy] || add_run(&r, copy[ncopy++], args[i]))
+			break;
+	}
+	if (runs && i == n && !label_runs(&r, labels))
+		rc = ntp_session_open_runs(s, r.n, r.path, r.run, r.label, r.nruns, flags, err,
+					   sizeof(err)) ? 1 : 0;
+	if (rc == 1)
+		fprintf(stderr, "ntprof-shell: %s\n", err);
+	while (ncopy)
+		free(copy[--ncopy]);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -202,9 +243,11 @@ int main(int argc, char **argv)
 		{ "noheader", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "label", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char **cmds_c = calloc(argc, sizeof(*cmds_c)), err[NTP_ERR_MAX];
+	char **cmds_c = calloc(argc, sizeof(*cmds_c));
+	const char *labels = NULL;
 	struct ntp_out out = { .f = stdout, .mode = NTP_MODE_TABLE, .headers = 1 };
 	int opt, ncmds = 0, sql = 0, flags = NTP_OPEN_PROGRESS, mode_set = 0, headers_set = 0, rc;
 	struct ntp_session s;
@@ -225,6 +268,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'S': sql = 1; break;
+		case 'L': labels = optarg; break;
 		case 'P': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
 		case 'h': usage(stdout); free(cmds_c); return 0;
@@ -244,10 +288,10 @@ int main(int argc, char **argv)
 		free(cmds_c);
 		return 2;
 	}
-	if (ntp_session_open(&s, argc - optind, argv + optind, flags, err, sizeof(err))) {
-		fprintf(stderr, "ntprof-shell: %s\n", err);
+	rc = open_session(&s, argc - optind, argv + optind, labels, flags);
+	if (rc) {
 		free(cmds_c);
-		return 1;
+		return rc;
 	}
 	rc = sql ? print_session_sql(&s) : run(&s, cmds_c, ncmds, out);
 	ntp_session_close(&s);

@@ -86,3 +86,63 @@ FROM (
   FROM ntp_host_grp AS g
 )
 WHERE matched > 0;
+
+-- ntp_compare_stage of compare.sql again, with ntp_dist(): one scan of the
+-- compared commands and no sort of their values. The same rows as the
+-- portable view (tests compare them): the values of ntp_command that
+-- _ntp_report_cmd_value gives, a group's commands of its report mode (so
+-- h_wait, which a matched command has too, only in host mode), the mean
+-- sum / n, the variance from the same sums as the view's.
+-- Its cache is then this view's rows (ntp_session_cache): compare.sql's
+-- builder is for the portable view.
+DELETE FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';
+DROP VIEW ntp_compare_stage;
+CREATE TEMP VIEW ntp_compare_stage AS
+WITH d AS MATERIALIZED (
+  SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
+    ntp_dist(host_block, host_driver, host_rx, net_target, network, target_driver, storage,
+      e2e) AS ds,
+    ntp_dist(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
+      t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl,
+      h_handoff) AS dc,
+    json_array(total(host_block * host_block), total(host_driver * host_driver),
+      total(host_rx * host_rx), total(net_target * net_target), total(network * network),
+      total(target_driver * target_driver), total(storage * storage), total(e2e * e2e)) AS qs,
+    json_array(total(h_blk_sub * h_blk_sub), total(h_drv_sub * h_drv_sub),
+      total(h_r2t * h_r2t), total(CASE WHEN mode = 'host' THEN h_wait * h_wait END),
+      total(wire * wire), total(t_rx_path * t_rx_path), total(t_drv_sub * t_drv_sub),
+      total(t_storage * t_storage), total(t_drv_cpl * t_drv_cpl),
+      total(h_rx_path * h_rx_path), total(h_drv_cpl * h_drv_cpl),
+      total(h_blk_cpl * h_blk_cpl), total(h_handoff * h_handoff)) AS qc
+  FROM (SELECT g.run AS g_run, g.op AS g_op, g.bytes AS g_bytes, c.*
+        FROM ntp_command AS c
+        JOIN _ntp_compare_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = c.mode)
+  GROUP BY g_run, g_op, g_bytes
+), k(stage, idx, item) AS (
+  VALUES (1, 0, 'host_block'), (1, 1, 'host_driver'), (1, 2, 'host_rx'),
+    (1, 3, 'net_target'), (1, 4, 'network'), (1, 5, 'target_driver'), (1, 6, 'storage'),
+    (1, 7, 'e2e'),
+    (0, 0, 'h_blk_sub'), (0, 1, 'h_drv_sub'), (0, 2, 'h_r2t'), (0, 3, 'h_wait'),
+    (0, 4, 'wire'), (0, 5, 't_rx_path'), (0, 6, 't_drv_sub'), (0, 7, 't_storage'),
+    (0, 8, 't_drv_cpl'), (0, 9, 'h_rx_path'), (0, 10, 'h_drv_cpl'), (0, 11, 'h_blk_cpl'),
+    (0, 12, 'h_handoff')
+), v AS (
+  SELECT m.*,
+    json_extract(CASE k.stage WHEN 1 THEN d.ds ELSE d.dc END, '$[' || k.idx || ']') AS a,
+    json_extract(CASE k.stage WHEN 1 THEN d.qs ELSE d.qc END, '$[' || k.idx || ']') AS sq
+  FROM _ntp_compare_label AS m
+  JOIN d ON d.run = m.run AND d.op IS m.op AND d.bytes IS m.bytes
+  JOIN k ON k.item = m.item
+), s AS (
+  SELECT v.*, json_extract(a, '$[0]') AS n, json_extract(a, '$[1]') AS sum_ns FROM v
+)
+SELECT
+  run, run_ord, op, bytes, name, kind, item, ord, label, -- as in compare.sql
+  n,                                                     -- commands
+  sum_ns * 1.0 / n AS mean_ns,                           -- mean ns
+  (sq - sum_ns * 1.0 * sum_ns / n) / (n - 1) AS var_ns2, -- sample variance, ns^2
+  json_extract(a, '$[2]') AS p50_ns,                     -- median
+  json_extract(a, '$[3]') AS p99_ns                      -- 99th
+FROM s
+WHERE n > 0
+ORDER BY run_ord, op, bytes, ord;

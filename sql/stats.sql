@@ -152,6 +152,37 @@ JOIN ntp_report_stage AS s ON s.hdb = q.hdb AND s.grp = q.grp AND s.stage = q.na
 GROUP BY q.hdb, q.grp, q.name
 ORDER BY q.hdb, q.grp, s.ord;
 
+-- The cache of ntp_report_stage_stats, built faster (join.sql,
+-- _ntp_cache_build; ntprof-shell's .percentiles --stages builds it, no
+-- report needs it, lib/open.c ntp_session_cache): the stage values sorted
+-- once into a table whose rowids follow the sort, so a percentile is one
+-- rowid lookup, where the view's windows number and sum every partition.
+-- Same rows.
+INSERT INTO _ntp_cache_build VALUES ('ntp_report_stage_stats', '
+CREATE TEMP TABLE _ntp_stage_sorted AS
+SELECT hdb, grp, name, ns FROM _ntp_report_cmd_value WHERE kind = ''stage''
+ORDER BY hdb, grp, name, ns;
+CREATE TEMP TABLE _ntp_report_stage_stats_cache AS
+WITH p AS (
+  SELECT hdb, grp, name, min(rowid) AS r0, count(*) AS n, sum(ns) AS sum_ns
+  FROM _ntp_stage_sorted
+  GROUP BY hdb, grp, name
+)
+SELECT p.hdb AS hdb, p.grp AS grp, s.ord AS ord, p.name AS stage, s.label AS label,
+  p.n AS n, p.sum_ns AS sum_ns, p.sum_ns * 1.0 / p.n AS mean_ns,
+  (SELECT ns FROM _ntp_stage_sorted WHERE rowid = r0 + (n * 50000 + 99999) / 100000 - 1)
+    AS p50_ns,
+  (SELECT ns FROM _ntp_stage_sorted WHERE rowid = r0 + (n * 90000 + 99999) / 100000 - 1)
+    AS p90_ns,
+  (SELECT ns FROM _ntp_stage_sorted WHERE rowid = r0 + (n * 99000 + 99999) / 100000 - 1)
+    AS p99_ns,
+  (SELECT ns FROM _ntp_stage_sorted WHERE rowid = r0 + (n * 99900 + 99999) / 100000 - 1)
+    AS p999_ns
+FROM p
+JOIN ntp_report_stage AS s ON s.hdb = p.hdb AND s.grp = p.grp AND s.stage = p.name
+ORDER BY p.hdb, p.grp, s.ord;
+DROP TABLE _ntp_stage_sorted;');
+
 -- The buckets of the histograms, one row each: k = -2 (below 0), -1 ([0, 1)
 -- us) and 0 to 60 ([2^k, 2^(k+1)) us), with their bounds.
 CREATE TEMP TABLE _ntp_hist_bucket (

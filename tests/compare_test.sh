@@ -110,6 +110,122 @@ else
 	diff built.txt view.txt | head -5 >&2
 fi
 
+# --json and --csv: the text's numbers, unrounded. Each JSON number,
+# formatted as the text formats it (SQLite's printf, through python's
+# sqlite3), gives the text's cell; the marks follow from the numbers and the
+# threshold; the CSV has the JSON's rows; and plain sqlite3 computes the same
+# rows from compare's set-up (--sql, with -m, a threshold of its own).
+# check_compare JSON TEXT CSV SQLITE3-ROWS MIN-EFFECT
+check_compare() {
+	python3 - "$@" <<'PY'
+import csv, json, re, sqlite3, sys
+doc = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+rows_csv = list(csv.DictReader(open(sys.argv[3], newline="")))
+ref = json.load(open(sys.argv[4]))
+pct = float(sys.argv[5])
+db = sqlite3.connect(":memory:")
+def fmt(f, *x):
+    return db.execute("SELECT printf(?%s)" % (", ?" * len(x)), (f,) + x).fetchone()[0]
+def us(ns):
+    return fmt("%.2f", ns / 1e3)
+def same(a, b):
+    return a == b or (isinstance(a, float) and isinstance(b, (int, float)) and
+                      abs(a - b) <= 1e-9 * max(abs(a), abs(b)))
+assert doc["schema"] == "ntprof-compare" and doc["version"] == 1, doc["schema"]
+assert doc["min_effect_pct"] == pct, doc["min_effect_pct"]
+runs = [r["run"] for r in doc["runs"]]
+assert [r["run_ord"] for r in doc["runs"]] == list(range(len(runs))) and len(runs) >= 2
+# the text: per group, label -> its cells, split at two spaces or more
+sections = {}
+for block in text.split("\n\n"):
+    lines = block.strip("\n").split("\n")
+    if len(lines) < 3:
+        continue
+    name = re.split(r"  +", lines[1])[0]
+    sections[name] = ({re.split(r"  +", l)[0]: re.split(r"  +", l.strip())[1:]
+                       for l in lines[2:]}, lines)
+assert len(sections) == len(doc["groups"]) > 0, (list(sections), len(doc["groups"]))
+flat = []
+for g in doc["groups"]:
+    cells, lines = sections[g["name"]]
+    base = {(r["kind"], r["item"]): r for r in g["rows"] if r["run_ord"] == 0}
+    for r in g["rows"]:
+        flat.append(dict(r, group=g["name"], op=g["op"], bytes=g["bytes"]))
+        c = cells[r["label"]]
+        k = 2 * r["run_ord"] + max(0, r["run_ord"] - 1)
+        assert c[k:k + 2] == [us(r["mean_ns"]), us(r["p99_ns"])], (r, c)
+        if r["run_ord"] == 0:
+            assert r["base_run"] is None and r["diff_ns"] is None, r
+            continue
+        b = base[(r["kind"], r["item"])]
+        assert same(r["diff_ns"], r["mean_ns"] - b["mean_ns"]), r
+        assert r["beyond_noise"] == int(r["ci_lo_ns"] > 0 or r["ci_hi_ns"] < 0), r
+        big = abs(r["diff_ns"]) >= abs(b["mean_ns"]) * pct / 100
+        assert r["significant"] == int(r["beyond_noise"] == 1 and big), r
+        assert same(r["effect_pct"], 100 * r["diff_ns"] / b["mean_ns"]), r
+        want = fmt("%+.2f [%.2f, %.2f]", r["diff_ns"] / 1e3, r["ci_lo_ns"] / 1e3,
+                   r["ci_hi_ns"] / 1e3) + ("*" if r["significant"] else "")
+        assert c[k + 2] == want, (c, want)
+        if r["kind"] == "total":
+            assert re.search(r"^commands .* %d( |$)" % r["n"], "\n".join(lines), re.M), r
+    # the moved stage: the changed stage with the largest difference
+    for m in g["moved"]:
+        changed = [r for r in g["rows"] if r["run"] == m["run"] and r["kind"] == "stage"
+                   and r["significant"]]
+        if not changed:
+            assert m["stage"] is None, m
+            want = "%s vs %s: no stage moved beyond noise" % (m["run"], m["base_run"])
+        else:
+            top = max(changed, key=lambda r: abs(r["diff_ns"]))
+            assert m["stage"] == top["item"] and top["moved"] == 1, (m, top)
+            want = "%s vs %s: %s moved most, %s us [%s, %s]" % (
+                m["run"], m["base_run"], m["label"], fmt("%+.2f", m["diff_ns"] / 1e3),
+                us(m["ci_lo_ns"]), us(m["ci_hi_ns"]))
+        assert want + "\n" in text, want
+    assert sum(r["moved"] or 0 for r in g["rows"]) == sum(m["stage"] is not None
+                                                          for m in g["moved"])
+# the CSV: the same rows, in the same order, every column
+assert len(rows_csv) == len(flat), (len(rows_csv), len(flat))
+for c, j in zip(rows_csv, flat):
+    for k, v in c.items():
+        want = j[k]
+        assert (v == "" and want is None) or (want is not None and (
+            v == str(want) or same(float(v), want))), (k, v, want)
+# plain sqlite3's rows of ntp_compare_rows, the same
+assert len(ref) == len(flat), (len(ref), len(flat))
+for a, j in zip(ref, flat):
+    for k, v in a.items():
+        assert same(v, j[k]) or (v is None and j[k] is None), (k, v, j[k])
+PY
+}
+runs="base-h.db,base-t.db slow-h.db,slow-t.db same-h.db,same-t.db"
+for m in "" 0.2; do
+	set -- -d --label base,slow,same ${m:+-m $m}
+	"$NTPROF" compare "$@" $runs > cmp.txt 2> err.txt &&
+		"$NTPROF" compare --json "$@" $runs > cmp.json 2>> err.txt &&
+		"$NTPROF" compare -j "$@" $runs | cmp -s - cmp.json &&
+		"$NTPROF" compare --csv "$@" $runs > cmp.csv 2>> err.txt &&
+		"$NTPROF" compare --sql "$@" $runs > cmp.sql 2>> err.txt ||
+		{ bad "compare ${m:+-m $m }--json/--csv: $(cat err.txt)"; continue; }
+	printf '%s\n' ".read cmp.sql" ".mode json" "SELECT * FROM ntp_compare_rows;" |
+		sqlite3 :memory: > cmp-sqlite3.json
+	check_compare cmp.json cmp.txt cmp.csv cmp-sqlite3.json "${m:-1}" && ok ||
+		bad "compare ${m:+-m $m }--json/--csv differ from the text or from sqlite3"
+done
+# The native form of the statistics (native.sql, ntp_dist) and the portable
+# builder (--portable) give the same numbers, to the last digit
+"$NTPROF" compare --csv -d $runs > native.csv && "$NTPROF" compare -p --csv -d $runs > portable.csv &&
+	[ "$(wc -l < native.csv)" -ge 40 ] && cmp -s native.csv portable.csv && ok ||
+	bad "compare: the native statistics differ from the portable ones"
+# -g selects in every format; --csv's header is always there
+"$NTPROF" compare --csv -g ead h1.db h2.db > g.csv && head -1 g.csv | grep -q '^group,op,bytes,kind,item,' &&
+	[ "$(grep -c '^"read 4KiB",' g.csv)" -eq "$(($(wc -l < g.csv) - 1))" ] && ok ||
+	bad "compare --csv -g"
+"$NTPROF" compare --json -g read h1.db h2.db |
+	python3 -c 'import json, sys; d = json.load(sys.stdin); assert [g["name"] for g in d["groups"]] == ["read 4KiB"]' &&
+	ok || bad "compare --json -g"
+
 # 2. The same distribution, another seed: nothing beyond noise. The
 # generator is deterministic, so this is too; a 95 % interval per row
 # still calls about one pair of seeds in four noisy somewhere (seven rows),
@@ -137,6 +253,40 @@ marked=$(grep -E '^(host|network|target|storage|end to end)' five.txt | grep -o 
 rows=$(grep -E '^(host|network|target|storage|end to end)' five.txt | grep -o ' \[' | wc -l)
 [ "$rows" -eq 24 ] && [ "$marked" -le 5 ] && ok ||
 	bad "compare five runs: $marked of $rows differences beyond noise"
+
+# 2b. The minimum effect. With many commands a tiny real shift is beyond
+# noise, yet no change worth a mark. Three seconds a run (about 30,000
+# commands each), the second's storage 0.2 us slower (-M 200): 0.34 % of
+# its mean of about 59 us (56 us constant, 4 us exponential tail, as the
+# report's means above show), under the default minimum of 1 %, while the
+# interval's half width, 1.96 x 4 x sqrt(2 / 30000) = 0.064 us, is a third
+# of the shift, so the interval excludes 0 with near certainty (z above 6).
+"$GEN" -o big-h.db -t big-t.db -n 3 -x 61 || bad "generator big"
+"$GEN" -o tiny-h.db -t tiny-t.db -n 3 -x 71 -M 200 || bad "generator tiny"
+tiny="big-h.db,big-t.db tiny-h.db,tiny-t.db"
+"$NTPROF" compare $tiny > tiny.txt 2> err.txt
+expect "compare tiny: exit" $? 0
+expect "compare tiny: rows marked" "$(starred tiny.txt)" ""
+grep -q '^tiny-h.db vs big-h.db: no stage moved beyond noise$' tiny.txt && ok ||
+	bad "compare tiny: $(tail -2 tiny.txt)"
+# storage's row: beyond noise, 0.1 to 0.3 us, under 1 %, not significant
+"$NTPROF" compare --csv $tiny > tiny.csv
+awk -F, '$5 == "storage" && $9 == 1 { found = 1;
+	exit !($16 > 100 && $16 < 300 && $19 > 0.1 && $19 < 0.6 && $20 == 1 && $21 == 0) }
+	END { exit !found }' tiny.csv && ok ||
+	bad "compare tiny --csv: storage: $(grep ',storage,' tiny.csv | tail -1)"
+# with no minimum (-m 0) the same shift is marked, and named
+"$NTPROF" compare -m 0 $tiny > tiny0.txt 2> err.txt
+expect "compare tiny -m 0: exit" $? 0
+case $(starred tiny0.txt) in
+"storage (target block layer and drive);"*) ok ;;
+*) bad "compare tiny -m 0: rows marked: $(starred tiny0.txt)" ;;
+esac
+grep -q '^tiny-h.db vs big-h.db: storage (target block layer and drive) moved most, +0\.[123]' \
+	tiny0.txt && ok || bad "compare tiny -m 0: $(tail -2 tiny0.txt)"
+# and a minimum above the known 5 us shift's 8.5 % hides it too
+"$NTPROF" compare -m 10% base-h.db,base-t.db slow-h.db,slow-t.db > slow10.txt
+expect "compare slow -m 10%: rows marked" "$(starred slow10.txt)" ""
 
 # 3. Host-only runs (two hosts alone were refused by report) and a mixed
 # comparison: the host's own stages; a stage one run lacks is '-'.
@@ -179,6 +329,18 @@ expect_fail "labels" 2 "^ntprof compare: --label 'a': expected 2 names, one per 
 	"$NTPROF" compare --label a h1.db h2.db
 expect_fail "label twice" 2 "^ntprof compare: --label 'a,a': 'a' twice$" \
 	"$NTPROF" compare --label a,a h1.db h2.db
+expect_fail "json and csv" 2 "^ntprof compare: --json and --csv: one output format at a time$" \
+	"$NTPROF" compare -j --csv h1.db h2.db
+expect_fail "sql and csv" 2 "^ntprof compare: --sql prints SQL: not with --csv$" \
+	"$NTPROF" compare --sql --csv h1.db h2.db
+expect_fail "min effect" 2 "^ntprof compare: --min-effect: '-1': expected a percentage, 0 or more" \
+	"$NTPROF" compare -m -1 h1.db h2.db
+expect_fail "min effect text" 2 "^ntprof compare: --min-effect: '1x': expected a percentage" \
+	"$NTPROF" compare --min-effect 1x h1.db h2.db
+expect_fail "no such group, json" 1 "^ntprof compare: no I/O group's name contains 'write'$" \
+	"$NTPROF" compare --json -g write h1.db h2.db
+expect_fail "no such group, csv" 1 "^ntprof compare: no I/O group's name contains 'write'$" \
+	"$NTPROF" compare --csv -g write h1.db h2.db
 expect_fail "no such group" 1 "^ntprof compare: no I/O group's name contains 'write'$" \
 	"$NTPROF" compare -g write h1.db h2.db
 expect_fail "missing file" 1 "^ntprof compare: nothere.db: cannot open" \

@@ -182,6 +182,20 @@ for s in "dt_s" "storage_us" "distribution" "fraction" "p90_us" \
 	expect_out "$s" "statistics commands"
 done
 
+# .percentiles --stages computes ntp_report_stage_stats once, by its builder
+# (stats.sql): the view's rows before and after are the same, on a joined
+# recording and on one with writes, R2T, sampling and lost target records
+for set in "$H $T" "$L $LT"; do
+	# shellcheck disable=SC2086
+	run -csv -c '.once '"$d/stage-view.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
+		-c '.once /dev/null' -c '.percentiles --stages' \
+		-c '.once '"$d/stage-cache.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
+		-c "SELECT count(*) FROM sqlite_temp_schema WHERE name = '_ntp_report_stage_stats_cache';" $set
+	if [ "$rc" -eq 0 ] && [ "$(wc -l < "$d/stage-view.csv")" -ge 6 ] &&
+	   cmp -s "$d/stage-view.csv" "$d/stage-cache.csv" && [ "$(tail -1 "$d/out" | tr -d '\r')" = 1 ]
+	then ok; else bad ".percentiles --stages: the cached stage statistics differ ($set)"; fi
+done
+
 run -c '.timeline 1x' "$H"
 expect_rc 1 ".timeline junk"
 expect_err ".timeline: '1x': expected a width such as 1s, 500ms or 0.5 (seconds)" ".timeline junk"
@@ -711,6 +725,72 @@ if "$GEN" -o "$d/kh.db" -t "$d/kt.db" -s 1 -n 1 -r 500 -x 7 >>"$d/gen.log" 2>&1 
 	done
 else
 	bad "mixed targets: $GEN failed"
+fi
+
+# ---- runs side by side: .compare ----
+
+# The shell opens runs as ntprof compare does, and .compare prints what
+# ntprof compare prints, in every format (the numbers are tested against
+# the views and the generator in compare_test.sh).
+NTPROF=${NTPROF:-./ntprof}
+BH="$d/b-h.db"
+BT="$d/b-t.db"
+if "$GEN" -o "$BH" -t "$BT" -s 1 -n 1 -r 2000 -x 7 -M 5000 >"$d/gen.log" 2>&1; then
+	# ".compare ARGS:ntprof compare's ARGS", then per output mode
+	for pair in ":" "-d:-d" "-m 0 read:-m 0 -g read" "-d -m 20:-d -m 20"; do
+		for mode in "" -json -csv; do
+			run $mode -c ".compare ${pair%%:*}" "$H,$T" "$BH,$BT"
+			cp "$d/out" "$d/shell-cmp"
+			flag=${mode#-}
+			# shellcheck disable=SC2086
+			"$NTPROF" compare ${flag:+--$flag} ${pair#*:} "$H,$T" "$BH,$BT" \
+				> "$d/cli-cmp" 2>>"$d/err"
+			if [ "$rc" -eq 0 ] && [ -s "$d/cli-cmp" ] && cmp -s "$d/shell-cmp" "$d/cli-cmp"
+			then ok; else bad ".compare ${pair%%:*} ($mode) differs from ntprof compare"; fi
+		done
+	done
+	run --label before,after -c .compare "$H,$T" "$BH,$BT"
+	expect_rc 0 ".compare --label"
+	expect_out "after vs before: storage (target block layer and drive) moved most" \
+		".compare --label"
+	# the threshold stays for the session: the second .compare uses it
+	run -c '.compare -m 50' -c '.mode csv' -c .compare -c \
+		'SELECT min_effect_pct FROM ntp_compare_threshold;' "$H,$T" "$BH,$BT"
+	expect_rc 0 ".compare -m"
+	expect_out "no stage moved beyond noise" ".compare -m 50"
+	if grep -q ',storage,.*,1,1,1' "$d/out"; then bad ".compare -m 50: storage still marked"
+	else ok; fi
+	expect_out "50.0" ".compare -m 50: ntp_compare_threshold"
+	run -c .compare "$H" "$T"
+	expect_rc 1 ".compare, one run"
+	expect_err "ntprof-shell: .compare: needs two runs or more, and this shell has one" \
+		".compare, one run"
+	run -c '.compare -m x' "$H,$T" "$BH,$BT"
+	expect_rc 1 ".compare -m x"
+	expect_err ".compare: -m: 'x': expected a percentage" ".compare -m x"
+	run -c '.compare -x' "$H,$T" "$BH,$BT"
+	expect_rc 1 ".compare -x"
+	expect_err ".compare: unknown option '-x'" ".compare -x"
+	run -c .help "$H,$T" "$BH,$BT"
+	expect_out ".compare [-d] [-m PCT] [GROUP]" ".help lists .compare"
+	run --label a -c .compare "$H,$T" "$BH,$BT"
+	expect_rc 2 "--label, one name for two runs"
+	expect_err "ntprof-shell: --label 'a': expected 2 names, one per run" "--label a"
+	run -c .compare "$H,$T,$BH" "$BH"
+	expect_rc 2 "a run of three files"
+	expect_err "ntprof-shell: '$H,$T,$BH': expected HOST.db or HOST.db,TARGET.db" \
+		"a run of three files"
+	run -c .compare "$T,$H" "$BH"
+	expect_rc 1 "a run the wrong way round"
+	expect_err "a target recording where run" "a run the wrong way round"
+	# one run given as HOST.db,TARGET.db is the session of the two files
+	run -c .groups "$H,$T"
+	cp "$d/out" "$d/one-run"
+	run -c .groups "$H" "$T"
+	if cmp -s "$d/out" "$d/one-run" && [ -s "$d/out" ]; then ok
+	else bad "HOST.db,TARGET.db differs from HOST.db TARGET.db"; fi
+else
+	bad "runs: $GEN failed"
 fi
 
 # ---- the recordings are untouched ----
