@@ -6,11 +6,12 @@
 # Options are listed here by hand; tests/cli.sh checks that they are
 # exactly the long options each program's --help names.
 
-_ntprof_commands="probe record report compare shell help"
+_ntprof_commands="probe record report compare merge shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -p --portable --no-check --sql -h
 	--help"
-_ntprof_shell_opts="-c -json --json -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"
+_ntprof_merge_opts="-o --output --no-check -h --help"
+_ntprof_shell_opts="-c -json --json -jsonl --jsonl -csv --csv -header --header -noheader --noheader --sql --portable --no-check -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
 _ntprof_record_opts="-r --role -t --transport -s --sample -i --interval -d --duration
@@ -116,6 +117,7 @@ _ntprof()
 	compare)
 		[[ $prev == -l || $prev == --label ]] && return
 		_ntprof_db_args "$_ntprof_compare_opts" -g --group ;;
+	merge) _ntprof_db_args "$_ntprof_merge_opts" ;;
 	shell) _ntprof_db_args "$_ntprof_shell_opts" -c --command ;;
 	probe) _ntprof_collect_args probe ;;
 	record) _ntprof_collect_args record ;;

@@ -135,7 +135,8 @@ static void compare_usage(FILE *f)
 		"difference from the first with a 95%% confidence interval; '*' marks a\n"
 		"difference beyond noise. Then the stage that moved most, if any did.\n"
 		"A RUN is HOST.db, or HOST.db,TARGET.db: a host is joined only with its\n"
-		"own run's target. At most %d recordings in all.\n"
+		"own run's target; or a merged file (ntprof merge) of a run of many\n"
+		"machines. At most %d files in all.\n"
 		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -d, --detail     add the components\n"
@@ -147,6 +148,7 @@ static void compare_usage(FILE *f)
 		"examples:\n"
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
+		"  ntprof compare cluster-a.ntp cluster-b.ntp    (each from ntprof merge)\n"
 		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
 		NTP_MAX_DBS);
@@ -178,7 +180,8 @@ static int add_run(struct runs *r, char *arg, const char *given)
 	}
 	if (r->n + k > NTP_MAX_DBS) {
 		fprintf(stderr, "ntprof compare: '%s': more than %d recordings: SQLite attaches at "
-			"most %d at once\n", given, NTP_MAX_DBS, NTP_MAX_DBS);
+			"most %d at once (ntprof merge brings a run's into one file)\n", given,
+			NTP_MAX_DBS, NTP_MAX_DBS);
 		return -1;
 	}
 	for (int i = 0; i < k; i++) {
@@ -299,6 +302,59 @@ static int do_compare(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+static void merge_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof merge [--no-check] -o OUT.ntp HOST.db... TARGET.db...\n"
+		"Writes one file holding the recordings of one run: any number of hosts\n"
+		"with their targets (SQLite attaches at most %d files at once; report,\n"
+		"compare and ntprof-shell read the merged file as the recordings\n"
+		"themselves). The recordings are only read; OUT must not exist.\n"
+		"  -o, --output FILE the merged file to write\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof merge -o run.ntp host*.ntp target1.ntp target2.ntp\n"
+		"  ntprof report run.ntp\n"
+		"  ntprof compare before.ntp after.ntp\n",
+		NTP_MAX_DBS);
+}
+
+static int do_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = NULL;
+	char err[NTP_ERR_MAX];
+	int flags = NTP_OPEN_PROGRESS, opt;
+
+	optind = 1;
+	argv[0] = "ntprof merge";
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'h': merge_usage(stdout); return 0;
+		default: merge_usage(stderr); return 2;
+		}
+	}
+	if (!out || optind >= argc) {
+		fprintf(stderr, "ntprof merge: %s\n", out ? "no recording given" :
+			"-o OUT.ntp: the file to write is missing");
+		merge_usage(stderr);
+		return 2;
+	}
+	if (ntp_merge(out, argc - optind, argv + optind, flags, err, sizeof(err))) {
+		fprintf(stderr, "ntprof merge: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 /* Run a sibling program (next to this binary), else one from PATH. */
 static int run_sibling(const char *prog, char **argv)
 {
@@ -344,6 +400,7 @@ static const struct cmd cmds[] = {
 	{ "record", do_collect, "record sampled commands into a database (ntprof-collect)" },
 	{ "report", do_report, "print the latency breakdown of recordings" },
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
+	{ "merge", do_merge, "bring the recordings of many machines into one file" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };

@@ -2,7 +2,7 @@
 /*
  * ntprof-shell: SQL and dot-commands over ntprof recordings.
  *
- *   ntprof-shell [-c COMMAND]... [-json|-csv] [-header|-noheader] [--sql]
+ *   ntprof-shell [-c COMMAND]... [-json|-jsonl|-csv] [-header|-noheader] [--sql]
  *                [--portable] [--no-check] DB...
  *
  * The recordings are attached read-only to an in-memory database with the
@@ -56,9 +56,11 @@ static void usage(FILE *f)
 		"               run several, in order\n"
 		"  -json        start in .mode json (one array of objects per statement)\n"
 		"  -csv         start in .mode csv (what sqlite3 -csv prints)\n"
+		"  -jsonl       start in .mode jsonl (JSON lines: one object per row, for\n"
+		"               loading into other tools; docs/fleet.md)\n"
 		"  -header      start with .headers on (the default)\n"
 		"  -noheader    start with .headers off\n"
-		"               (also --json, --csv, --header, --noheader)\n"
+		"               (also --json, --jsonl, --csv, --header, --noheader)\n"
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
 		"  --no-check   skip SQLite's integrity check of each file\n"
@@ -149,7 +151,7 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out o
 static void sqlite3_spellings(int argc, char **argv)
 {
 	static char *const names[][2] = {
-		{ "-json", "--json" }, { "-csv", "--csv" },
+		{ "-json", "--json" }, { "-csv", "--csv" }, { "-jsonl", "--jsonl" },
 		{ "-header", "--header" }, { "-noheader", "--noheader" },
 	};
 
@@ -164,16 +166,23 @@ static void sqlite3_spellings(int argc, char **argv)
 	}
 }
 
-/* One output option: -json, -csv, -header or -noheader. Two that contradict
+/* The option that starts in MODE. */
+static const char *mode_option(enum ntp_mode mode)
+{
+	return mode == NTP_MODE_JSON ? "-json" : mode == NTP_MODE_JSONL ? "-jsonl" : "-csv";
+}
+
+/* One output option: -json, -jsonl, -csv, -header or -noheader. Two that contradict
  * each other are a usage error: returns -1. */
 static int output_option(int opt, struct ntp_out *out, int *mode_set, int *headers_set)
 {
-	enum ntp_mode mode = opt == 'J' ? NTP_MODE_JSON : NTP_MODE_CSV;
+	enum ntp_mode mode = opt == 'J' ? NTP_MODE_JSON : opt == 'L' ? NTP_MODE_JSONL : NTP_MODE_CSV;
 	int headers = opt == 'H';
 
-	if (opt == 'J' || opt == 'C') {
+	if (opt == 'J' || opt == 'C' || opt == 'L') {
 		if (*mode_set && out->mode != mode) {
-			fprintf(stderr, "ntprof-shell: -json and -csv: one output mode at a time\n");
+			fprintf(stderr, "ntprof-shell: %s and %s: one output mode at a time\n",
+				mode_option(out->mode), mode_option(mode));
 			return -1;
 		}
 		out->mode = mode;
@@ -198,6 +207,7 @@ int main(int argc, char **argv)
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "jsonl", no_argument, NULL, 'L' },
 		{ "header", no_argument, NULL, 'H' },
 		{ "noheader", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -216,6 +226,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c': cmds_c[ncmds++] = optarg; break;
 		case 'J':
+		case 'L':
 		case 'C':
 		case 'H':
 		case 'n':
@@ -241,6 +252,14 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		fprintf(stderr, "ntprof-shell: no database given\n");
 		usage(stderr);
+		free(cmds_c);
+		return 2;
+	}
+	/* more would be merged into a file that is gone when sqlite3 reads it */
+	if (sql && argc - optind > NTP_MAX_DBS) {
+		fprintf(stderr, "ntprof-shell: --sql: %d files, sqlite3 attaches at most %d: "
+			"merge them first (ntprof merge -o run.ntp FILE...), then --sql run.ntp\n",
+			argc - optind, NTP_MAX_DBS);
 		free(cmds_c);
 		return 2;
 	}
