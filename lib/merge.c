@@ -265,7 +265,7 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 	      size_t errlen)
 {
 	char *h[NTP_MAX_RECORDINGS], *t[NTP_MAX_RECORDINGS], *batch[NTP_MAX_DBS];
-	int nh, nt, per, ord = 0, rc = 0;
+	int nh, nt, per, ord = 0, rc = 0, mine;
 	struct stat st;
 
 	*err = 0;
@@ -280,6 +280,8 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 		return -1;
 	/* every target in each batch (its hosts pair with it), and the output */
 	per = NTP_MAX_DBS - 1 - nt;
+	/* from here on OUT is ours: an interrupted merge leaves no part of it */
+	mine = ntp_remove_on_signal(out, NULL);
 	rc = create_out(out, err, errlen);
 	for (int first = 0; !rc && first < nh; first += per) {
 		int k = nh - first < per ? nh - first : per;
@@ -297,5 +299,7 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 		unlink(out);
 		unlink(journal);
 	}
+	if (mine)
+		ntp_remove_forget(0);
 	return rc;
 }

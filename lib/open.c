@@ -1088,34 +1088,32 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 		     char *const *labels, int nruns, int host_base, int flags, char *err,
 		     size_t errlen);
 
-/* The temporary merged file of the session open now, for the signal
- * handler: an interrupted report leaves nothing behind. */
-static char *tmp_merged;
+/* A file being written that a signal must not leave behind: the temporary
+ * merged file and its directory, or ntprof merge's output. Paths are set
+ * beforehand: the handler only unlinks. */
+static struct {
+	char file[PATH_MAX], journal[PATH_MAX + 16], dir[PATH_MAX];
+	volatile sig_atomic_t set;
+} doomed;
 
-static void remove_tmp_merged(void)
+static void remove_doomed(void)
 {
-	char journal[PATH_MAX + 16];
-	char *slash;
-
-	if (!tmp_merged)
+	if (!doomed.set)
 		return;
-	snprintf(journal, sizeof(journal), "%s-journal", tmp_merged);
-	unlink(tmp_merged);
-	unlink(journal);
-	slash = strrchr(tmp_merged, '/');
-	*slash = 0;
-	rmdir(tmp_merged);
-	*slash = '/';
+	unlink(doomed.file);
+	unlink(doomed.journal);
+	if (doomed.dir[0])
+		rmdir(doomed.dir);
 }
 
 static void on_signal(int sig)
 {
-	remove_tmp_merged();
+	remove_doomed();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-/* Where a signal would end the program, remove the temporary file first. */
+/* Where a signal would end the program, remove the file first. */
 static void catch_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -1126,6 +1124,25 @@ static void catch_signals(void)
 		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
 			sigaction(sigs[i], &sa, NULL);
 	}
+}
+
+int ntp_remove_on_signal(const char *file, const char *dir)
+{
+	if (doomed.set)
+		return 0;
+	snprintf(doomed.file, sizeof(doomed.file), "%s", file);
+	snprintf(doomed.journal, sizeof(doomed.journal), "%s-journal", file);
+	snprintf(doomed.dir, sizeof(doomed.dir), "%s", dir ? dir : "");
+	doomed.set = 1;
+	catch_signals();
+	return 1;
+}
+
+void ntp_remove_forget(int remove)
+{
+	if (remove)
+		remove_doomed();
+	doomed.set = 0;
 }
 
 /* More recordings than SQLite attaches: merge them into a file of our own
@@ -1147,12 +1164,10 @@ static int open_merged_tmp(struct ntp_session *s, int n, char *const *paths, int
 		rmdir(dir);
 		return ntp_fail(err, errlen, "out of memory");
 	}
-	tmp_merged = file;
-	catch_signals();
+	ntp_remove_on_signal(file, dir);
 	if (ntp_merge(file, n, paths, flags, err, errlen) ||
 	    open_runs(s, 1, &file, &run, &paths[0], 1, 0, flags, err, errlen)) {
-		remove_tmp_merged();
-		tmp_merged = NULL;
+		ntp_remove_forget(1);
 		sqlite3_free(file);
 		return -1;
 	}
@@ -1315,10 +1330,8 @@ void ntp_session_close(struct ntp_session *s)
 	}
 	for (int r = 0; r < s->nruns; r++)
 		free(s->run_label[r]);
-	if (s->tmp_merged && s->tmp_merged == tmp_merged) {
-		remove_tmp_merged();
-		tmp_merged = NULL;
-	}
+	if (s->tmp_merged)
+		ntp_remove_forget(1);
 	sqlite3_free(s->tmp_merged);
 	memset(s, 0, sizeof(*s));
 }

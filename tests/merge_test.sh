@@ -72,6 +72,23 @@ no_tmp "report over 18 files"
 
 # (the shell's csv lines end in CRLF, as sqlite3's .mode csv; sqlite3 -csv's in LF)
 
+# Killed while it merges (SIGTERM: a background job of sh ignores SIGINT),
+# the report and ntprof merge leave nothing behind.
+# shellcheck disable=SC2086
+"$NTPROF" report $hosts a/t1.db a/t2.db > /dev/null 2>&1 &
+pid=$!
+# shellcheck disable=SC2086
+"$NTPROF" merge -o killed.ntp $hosts a/t1.db a/t2.db > /dev/null 2>&1 &
+pid2=$!
+sleep 0.5
+kill -TERM $pid $pid2
+wait $pid 2>/dev/null
+expect "report killed: by SIGTERM" $? 143
+wait $pid2 2>/dev/null
+expect "merge killed: by SIGTERM" $? 143
+no_tmp "report killed"
+[ -e killed.ntp ] || [ -e killed.ntp-journal ] && bad "merge killed: left its output" || ok
+
 # 3. Each host pairs with its own target, and nearly every command pairs.
 # ntprof-gen names host i gen-host(i-1), targets gen-target and gen-target1:
 # the target that serves gen-hostK is number K mod 2.
