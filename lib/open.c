@@ -456,7 +456,8 @@ static int merged_recording(struct ntp_session *s, const struct ntp_dbinfo *m,
 	d->mono_start = sqlite3_column_int64(st, 11);
 	d->run = m->run;
 	d->run_pos = m->run_pos;
-	snprintf(d->from, sizeof(d->from), "%s", m->schema);
+	/* merged, merged2, ...: shorter than from (attach_one) */
+	memcpy(d->from, m->schema, sizeof(d->from) - 1);
 	/* alone, a merged file's recordings keep their names: its report reads
 	 * as the report over the files themselves */
 	if (s->prefix_merged) {
@@ -553,6 +554,15 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	return 0;
 }
 
+/* Is run RUN a merged file? */
+static int run_is_merged(const struct ntp_session *s, int run)
+{
+	for (int i = 0; i < s->ndbs; i++)
+		if (s->dbs[i].run == run && !strcmp(s->dbs[i].role, "merged"))
+			return 1;
+	return 0;
+}
+
 /* Runs compared side by side: each a host, then perhaps its target, as the
  * command line gave them; -s agrees within a run (runs may differ). */
 static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
@@ -563,7 +573,14 @@ static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
 		const struct ntp_dbinfo *d = &s->dbs[i % s->ndbs];
 		const char *want = d->run_pos ? "target" : "host";
 
-		if (d->from[0] || (!d->run_pos && !strcmp(d->role, "merged")))
+		if (!strcmp(d->role, "merged") && d->run_pos)
+			return ntp_fail(err, errlen, "%s: a merged file where run %s's target "
+					"should be (a merged file is a run alone)", d->path,
+					s->run_label[d->run]);
+		if (!d->from[0] && d->run_pos && run_is_merged(s, d->run))
+			return ntp_fail(err, errlen, "%s: a file after run %s's merged file (a "
+					"merged file is a run alone)", d->path, s->run_label[d->run]);
+		if (d->from[0] || !strcmp(d->role, "merged"))
 			continue;
 		if (d->run_pos == i / s->ndbs && strcmp(d->role, want))
 			return ntp_fail(err, errlen, "%s: a %s recording where run %s's %s should be "
@@ -573,13 +590,8 @@ static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->ndbs; i++) {
 		const struct ntp_dbinfo *d = &s->dbs[i];
 
-		if (!strcmp(d->role, "merged")) {
-			if (d->run_pos)
-				return ntp_fail(err, errlen, "%s: a merged file where run %s's target "
-						"should be (a merged file is a run alone)", d->path,
-						s->run_label[d->run]);
+		if (!strcmp(d->role, "merged"))
 			continue;
-		}
 		if (d->records == 0)
 			return ntp_fail(err, errlen, "%s: no commands recorded (empty recording)",
 					d->path);
@@ -618,9 +630,12 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 {
 	const struct ntp_dbinfo *first = &s->dbs[0];
 
-	if (s->nruns == 1 && s->nmerged && s->nmerged < s->ndbs - count_in_merged(s))
+	/* a report is one run: a merged file is all of it */
+	if (s->nruns == 1 && s->nmerged && s->ndbs - count_in_merged(s) > 1)
 		return ntp_fail(err, errlen, "%s: a merged file with other files: merge them all "
 				"together (ntprof merge), or give it alone", merged_path(s));
+	if (s->nruns > 1 && check_runs(s, err, errlen))
+		return -1;
 	for (int i = 0; i < s->ndbs; i++)
 		for (int j = 0; j < i; j++) {
 			const struct ntp_dbinfo *a = &s->dbs[j], *b = &s->dbs[i];
@@ -638,7 +653,7 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 						"(copies of one file)", a->path, b->path);
 		}
 	if (s->nruns > 1)
-		return check_runs(s, err, errlen);
+		return 0;
 	if (!s->nhosts)
 		return ntp_fail(err, errlen, "%s: a target recording; a report needs the host's "
 			    "recording too (sqlite3 reads a target alone)", first->path);

@@ -200,6 +200,14 @@ expect_fail "no output" 2 "^ntprof merge: -o OUT.ntp: the file to write is missi
 	"$NTPROF" merge a/h1.db a/t1.db
 expect_fail "merged with others" 1 "^ntprof report: run.ntp: a merged file with other files" \
 	"$NTPROF" report run.ntp a/h1.db
+expect_fail "two merged files in a report" 1 "^ntprof report: run.ntp: a merged file with other files" \
+	"$NTPROF" report run.ntp sub.ntp
+expect_fail "a merged file as a run's target" 1 \
+	"^ntprof compare: run-b.ntp: a merged file where run h1.db's target should be (a merged file is a run alone)$" \
+	"$NTPROF" compare a/h1.db,run-b.ntp run.ntp
+expect_fail "a target after a merged file" 1 \
+	"^ntprof compare: b/t1.db: a file after run run.ntp's merged file (a merged file is a run alone)$" \
+	"$NTPROF" compare run.ntp,b/t1.db run-b.ntp
 expect_fail "hosts alone" 1 "^ntprof merge: 2 host recordings and no target" \
 	"$NTPROF" merge -o hosts.ntp a/h1.db a/h2.db
 # shellcheck disable=SC2086
