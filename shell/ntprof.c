@@ -33,6 +33,9 @@ static void report_usage(FILE *f)
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
+		"More than 10 files are merged first into a temporary file, as ntprof\n"
+		"merge does (merging once saves that work); a merged file reads as the\n"
+		"recordings it holds.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
@@ -52,6 +55,7 @@ static void report_usage(FILE *f)
 		"  ntprof report --detail host.ntp target.ntp\n"
 		"  ntprof report --timeline 500ms host.ntp target.ntp\n"
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
+		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
 		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
 }
