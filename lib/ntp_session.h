@@ -18,7 +18,7 @@
 
 /* Recordings one session reads: more than NTP_MAX_DBS come through a merged
  * file (ntp_merge), which holds them all in one attachment. */
-#define NTP_MAX_RECORDINGS 64
+#define NTP_MAX_RECORDINGS 256
 
 /* One recording the session opened. */
 struct ntp_dbinfo {
