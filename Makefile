@@ -49,7 +49,7 @@ LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
-	$(OUTPUT)/plot.o $(OUTPUT)/svg.o
+	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
@@ -61,7 +61,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-plot check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -269,6 +269,7 @@ check: deps
 	$(MAKE) check-unit
 	$(MAKE) check-cli
 	$(MAKE) check-plot
+	$(MAKE) check-merge
 	$(MAKE) check-collect
 	$(MAKE) check-fault
 	$(MAKE) check-vm
@@ -286,6 +287,11 @@ check-cli: all
 # ntprof plot's files rendered and measured in headless Chromium.
 check-plot: all
 	@sh tests/plot_test.sh
+
+# A cluster of 16 hosts and two targets, more than SQLite attaches: ntprof
+# merge, and report, compare and the shell over it (tests/merge_test.sh).
+check-merge: all
+	@sh tests/merge_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all

@@ -16,13 +16,22 @@
 /* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
 #define NTP_MAX_DBS 10
 
+/* Recordings one session reads: more than NTP_MAX_DBS come through a merged
+ * file (ntp_merge), which holds them all in one attachment. */
+#define NTP_MAX_RECORDINGS 256
+
 /* One recording the session opened. */
 struct ntp_dbinfo {
 	char *path;           /* as given on the command line */
 	char *open_path;      /* the file read: path, or a private copy (copy_dir) */
 	char *copy_dir;       /* the private copy's directory, removed at close */
-	char schema[16];      /* attached as: host, host2, ..., target, target2 */
-	char role[8];         /* host or target, from meta */
+	char schema[24];      /* attached as: host, host2, ..., target, target2,
+			       * merged (a merged file), merged_host (one of its
+			       * recordings when several files are open) */
+	char from[16];        /* a merged file's recording: that file's schema;
+			       * "" for a file attached itself */
+	char stored[16];      /* a merged file's recording: its db name there */
+	char role[8];         /* host or target, from meta; merged: a merged file */
 	char driver[8];       /* kernel or spdk */
 	char transport[8];    /* tcp or rdma */
 	char hostname[256];   /* meta.hostname */
@@ -53,14 +62,18 @@ struct ntp_progress {
  * shell.sql. */
 struct ntp_session {
 	sqlite3 *db;                          /* main: :memory: */
-	int ndbs;                             /* recordings attached */
-	struct ntp_dbinfo dbs[NTP_MAX_DBS];   /* in attach order: hosts, then targets */
+	int ndbs;                             /* files attached and merged files' recordings */
+	struct ntp_dbinfo dbs[NTP_MAX_RECORDINGS]; /* hosts, then targets and merged files */
 	int nhosts, ntargets;                 /* by role */
 	int nruns;                            /* runs: host and target pairs, compared */
 	char *run_label[NTP_MAX_DBS];         /* each run's label (ntp_run.run) */
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* ntp_joined cached in a TEMP table */
 	int flags;                            /* NTP_OPEN_* */
+	int host_base;                        /* hosts named before this session (merge) */
+	int nmerged;                          /* merged files attached */
+	int prefix_merged;                    /* their recordings' names carry the file's */
+	char *tmp_merged;                     /* a merged file of our own, removed at close */
 	struct ntp_progress progress;         /* NTP_OPEN_PROGRESS */
 };
 
@@ -68,9 +81,11 @@ struct ntp_session {
 #define NTP_OPEN_PORTABLE 1 /* no native functions: the plain-sqlite3 SQL */
 #define NTP_OPEN_NO_CHECK 2 /* skip SQLite's integrity check of each file */
 #define NTP_OPEN_PROGRESS 4 /* a progress line on stderr, if a terminal, during long work */
+#define NTP_OPEN_MERGING 8  /* ntp_merge's batches: no warning of recordings apart (an error) */
 
 /*
- * Open PATHS read-only, check each is an ntprof database of a known schema
+ * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a
+ * temporary file, removed at close or on SIGINT/SIGTERM), check each is an ntprof database of a known schema
  * version, attach them by role, check they go together (roles, -s), create
  * the TEMP views. On error returns -1 with a one-line message naming the
  * file and the problem in err; the session is then closed.
@@ -130,6 +145,37 @@ int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 void ntp_session_close(struct ntp_session *s);
 
 /*
+ * Write OUT (which must not exist), one SQLite file holding the prelude's
+ * views over PATHS materialized as tables, with the recordings' identity
+ * (docs/schema.md, "Merged files"): the recordings of one run, any number
+ * of hosts and their targets, read NTP_MAX_DBS at a time. The inputs are
+ * read only. Returns 0, or -1 with err set and OUT removed.
+ */
+int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
+	      size_t errlen);
+
+/* Until ntp_remove_forget, a SIGINT, SIGTERM or SIGHUP that would end the
+ * program removes FILE (and its -journal, and then the directory DIR if
+ * not NULL) first. One file at a time: returns 1, or 0 (nothing done) when
+ * one is set already. ntp_remove_forget(1) removes them now. */
+int ntp_remove_on_signal(const char *file, const char *dir);
+void ntp_remove_forget(int remove);
+
+/* The same session over a batch of PATHS whose hosts are named after
+ * HOST_BASE hosts before them (host5, ...): ntp_merge's batches. */
+int ntp_session_open_batch(struct ntp_session *s, int n, char *const *paths, int host_base,
+			   int flags, char *err, size_t errlen);
+
+/* The role of the file PATH from its header and schema alone: "host",
+ * "target" or "merged" into ROLE (8 bytes); its identity into *DEV, *INO. */
+int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *err,
+		  size_t errlen);
+
+/* The prelude's views (sql/prelude.sql), in order: calls FN with each
+ * view's name and its OVER (all, host, target, pair). */
+int ntp_prelude_each(int (*fn)(void *arg, const char *name, const char *over), void *arg);
+
+/*
  * With NTP_OPEN_PROGRESS and stderr a terminal: from now until the matching
  * ntp_progress_end, once the work has taken NTPROF_PROGRESS_AFTER seconds
  * (default 1), stderr shows "ntprof: WHAT... 12 s", redrawn at most four
@@ -158,6 +204,7 @@ enum ntp_mode {
 	NTP_MODE_CSV,       /* RFC 4180 */
 	NTP_MODE_JSON,      /* one array of objects per statement */
 	NTP_MODE_LINE,      /* column = value, a blank line between rows */
+	NTP_MODE_JSONL,     /* JSON lines: one object per row, one row a line */
 };
 
 struct ntp_out {

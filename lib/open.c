@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +319,66 @@ out:
 
 static int harden(sqlite3 *db);
 
+/* The tables of a merged file (ntp_merge) besides the prelude's. */
+static const char *const merged_tables[] = { "ntp_merged", "ntp_merged_recording",
+					     "ntp_merged_hook" };
+
+/* Does the file attached as peek say it is a merged file? */
+static int is_merged(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM peek.sqlite_schema WHERE type = 'table'"
+			       " AND name = 'ntp_merged'", -1, &st, NULL) == SQLITE_OK)
+		rc = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Is NAME a table a merged file holds (ntp_prelude_each)? */
+static int merged_table_is(void *arg, const char *name, const char *over)
+{
+	(void)over;
+	return !strcmp(name, (const char *)arg);
+}
+
+static int is_merged_table(const char *name)
+{
+	for (size_t i = 0; i < sizeof(merged_tables) / sizeof(merged_tables[0]); i++)
+		if (!strcmp(name, merged_tables[i]))
+			return 1;
+	return ntp_prelude_each(merged_table_is, (void *)name);
+}
+
+/* A merged file holds tables of ntp_merge's names and its indexes, nothing
+ * else: no view or trigger of someone else's runs when it is read. Their
+ * columns are checked when the views are built over them. */
+static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT type, name FROM peek.sqlite_schema", -1, &st,
+			       NULL) != SQLITE_OK)
+		return ntp_fail(err, errlen, "%s: cannot read the schema: %s", d->path,
+				sqlite3_errmsg(db));
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *type = (const char *)sqlite3_column_text(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		if (!(!strcmp(type, "table") && is_merged_table(name)) &&
+		    !(!strcmp(type, "index") && (!strncmp(name, "ntp_merged_", 11) ||
+						 !strncmp(name, "sqlite_autoindex_ntp_merged_", 28))))
+			rc = ntp_fail(err, errlen, "%s: not ntprof's merged schema: %s %s differs "
+				      "(refusing a changed file)", d->path, type, name);
+	}
+	sqlite3_finalize(st);
+	if (!rc)
+		snprintf(d->role, sizeof(d->role), "merged");
+	return rc;
+}
+
 /* Attach URI as "peek" and learn its role from its schema alone, in a
  * connection of its own: beside the session's recordings, the file and the
  * reference would take two of SQLite's ten attachments, and ten recordings
@@ -337,6 +398,8 @@ static int peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t er
 	if (exec(db, sql)) {
 		ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
 		rc = -1;
+	} else if (is_merged(db)) {
+		rc = check_merged_schema(db, d, err, errlen);
 	} else {
 		rc = check_schema(db, "peek", d, err, errlen);
 	}
@@ -367,6 +430,87 @@ static int check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, s
 	return rc;
 }
 
+/* One recording of the merged file M from ntp_merged_recording's row in
+ * ST: a session entry of its own, read through M's tables. */
+static int merged_recording(struct ntp_session *s, const struct ntp_dbinfo *m,
+			    sqlite3_stmt *st, char *err, size_t errlen)
+{
+	struct ntp_dbinfo *d = &s->dbs[s->ndbs];
+
+	if (s->ndbs == NTP_MAX_RECORDINGS)
+		return ntp_fail(err, errlen, "%s: more than %d recordings in one session", m->path,
+				NTP_MAX_RECORDINGS);
+	memset(d, 0, sizeof(*d));
+	s->ndbs++;
+	d->path = strdup((const char *)sqlite3_column_text(st, 0));
+	copy_col(d->stored, sizeof(d->stored), st, 1);
+	copy_col(d->role, sizeof(d->role), st, 2);
+	copy_col(d->driver, sizeof(d->driver), st, 3);
+	copy_col(d->transport, sizeof(d->transport), st, 4);
+	copy_col(d->hostname, sizeof(d->hostname), st, 5);
+	copy_col(d->kernel, sizeof(d->kernel), st, 6);
+	d->sample_rate = sqlite3_column_int64(st, 7);
+	d->records = sqlite3_column_int64(st, 8);
+	d->lost = sqlite3_column_int64(st, 9);
+	d->wall_start = sqlite3_column_int64(st, 10);
+	d->mono_start = sqlite3_column_int64(st, 11);
+	d->run = m->run;
+	d->run_pos = m->run_pos;
+	/* merged, merged2, ...: shorter than from (attach_one) */
+	memcpy(d->from, m->schema, sizeof(d->from) - 1);
+	/* alone, a merged file's recordings keep their names: its report reads
+	 * as the report over the files themselves */
+	if (s->prefix_merged) {
+		char name[sizeof(d->schema)];
+
+		snprintf(name, sizeof(name), "%s_%s", m->schema, d->stored);
+		memcpy(d->schema, name, sizeof(name));
+	} else {
+		memcpy(d->schema, d->stored, sizeof(d->stored));
+	}
+	if (!d->path)
+		return ntp_fail(err, errlen, "out of memory");
+	if (strcmp(d->role, "host") && strcmp(d->role, "target"))
+		return ntp_fail(err, errlen, "%s: recording %s has role '%s'", m->path, d->stored,
+				d->role);
+	if (!strcmp(d->role, "host"))
+		s->nhosts++;
+	else
+		s->ntargets++;
+	return check_meta(d, d->role, NTP_SCHEMA_VERSION, err, errlen);
+}
+
+/* A merged file's schema version and its recordings, each an entry of the
+ * session after M. */
+static int read_merged(struct ntp_session *s, struct ntp_dbinfo *m, char *err, size_t errlen)
+{
+	char *sql = sqlite3_mprintf(
+		"SELECT r.path, r.db, r.role, r.driver, r.transport, r.hostname, r.kernel,"
+		" r.sample_rate, r.records, r.lost, r.wall_start, r.mono_start,"
+		" (SELECT schema_version FROM %w.ntp_merged)"
+		" FROM %w.ntp_merged_recording AS r ORDER BY r.ord", m->schema, m->schema);
+	sqlite3_stmt *st = NULL;
+	int rc = 0, n = 0;
+
+	if (!sql || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = ntp_fail(err, errlen, "%s: cannot read its recordings: %s", m->path,
+			      sqlite3_errmsg(s->db));
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_int64(st, 12) != NTP_SCHEMA_VERSION)
+			rc = ntp_fail(err, errlen, "%s: merged from schema version %lld, this "
+				      "ntprof reads version %d", m->path,
+				      (long long)sqlite3_column_int64(st, 12), NTP_SCHEMA_VERSION);
+		else
+			rc = merged_recording(s, m, st, err, errlen);
+		n++;
+	}
+	if (!rc && !n)
+		rc = ntp_fail(err, errlen, "%s: a merged file without recordings", m->path);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rc;
+}
+
 static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	char *uri = immutable_uri(d->open_path), *sql;
@@ -379,11 +523,14 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 		return -1;
 	}
 	if (!strcmp(d->role, "host"))
-		snprintf(d->schema, sizeof(d->schema), s->nhosts ? "host%d" : "host",
-			 s->nhosts + 1);
-	else
+		snprintf(d->schema, sizeof(d->schema), s->nhosts + s->host_base ? "host%d" : "host",
+			 s->nhosts + s->host_base + 1);
+	else if (!strcmp(d->role, "target"))
 		snprintf(d->schema, sizeof(d->schema), s->ntargets ? "target%d" : "target",
 			 s->ntargets + 1);
+	else
+		snprintf(d->schema, sizeof(d->schema), s->nmerged ? "merged%d" : "merged",
+			 s->nmerged + 1);
 	/* Read big recordings through mmap: no read() per page, no copy. */
 	sql = sqlite3_mprintf("ATTACH %Q AS %w; PRAGMA %w.mmap_size = %lld", uri, d->schema,
 			      d->schema, NTP_MMAP_SIZE);
@@ -392,13 +539,27 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	free(uri);
 	if (rc)
 		return ntp_fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
-	if (read_meta(s->db, d, err, errlen) ||
-	    (!(s->flags & NTP_OPEN_NO_CHECK) && check_integrity(s->db, d, err, errlen)))
+	if (!(s->flags & NTP_OPEN_NO_CHECK) && check_integrity(s->db, d, err, errlen))
+		return -1;
+	if (!strcmp(d->role, "merged")) {
+		s->nmerged++;
+		return read_merged(s, d, err, errlen);
+	}
+	if (read_meta(s->db, d, err, errlen))
 		return -1;
 	if (!strcmp(d->role, "host"))
 		s->nhosts++;
 	else
 		s->ntargets++;
+	return 0;
+}
+
+/* Is run RUN a merged file? */
+static int run_is_merged(const struct ntp_session *s, int run)
+{
+	for (int i = 0; i < s->ndbs; i++)
+		if (s->dbs[i].run == run && !strcmp(s->dbs[i].role, "merged"))
+			return 1;
 	return 0;
 }
 
@@ -412,6 +573,15 @@ static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
 		const struct ntp_dbinfo *d = &s->dbs[i % s->ndbs];
 		const char *want = d->run_pos ? "target" : "host";
 
+		if (!strcmp(d->role, "merged") && d->run_pos)
+			return ntp_fail(err, errlen, "%s: a merged file where run %s's target "
+					"should be (a merged file is a run alone)", d->path,
+					s->run_label[d->run]);
+		if (!d->from[0] && d->run_pos && run_is_merged(s, d->run))
+			return ntp_fail(err, errlen, "%s: a file after run %s's merged file (a "
+					"merged file is a run alone)", d->path, s->run_label[d->run]);
+		if (d->from[0] || !strcmp(d->role, "merged"))
+			continue;
 		if (d->run_pos == i / s->ndbs && strcmp(d->role, want))
 			return ntp_fail(err, errlen, "%s: a %s recording where run %s's %s should be "
 					"(a run is HOST.db or HOST.db,TARGET.db)", d->path, d->role,
@@ -420,11 +590,14 @@ static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->ndbs; i++) {
 		const struct ntp_dbinfo *d = &s->dbs[i];
 
+		if (!strcmp(d->role, "merged"))
+			continue;
 		if (d->records == 0)
 			return ntp_fail(err, errlen, "%s: no commands recorded (empty recording)",
 					d->path);
 		for (int j = 0; j < s->ndbs; j++)
-			if (s->dbs[j].run == d->run && s->dbs[j].sample_rate != d->sample_rate)
+			if (s->dbs[j].run == d->run && strcmp(s->dbs[j].role, "merged") &&
+			    s->dbs[j].sample_rate != d->sample_rate)
 				return ntp_fail(err, errlen, "%s: recorded with -s %lld, %s with -s "
 						"%lld: both sides sample the same commands only "
 						"with the same -s", d->path, (long long)d->sample_rate,
@@ -433,27 +606,54 @@ static int check_runs(const struct ntp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* Entries that are a merged file's recordings, not files. */
+static int count_in_merged(const struct ntp_session *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ndbs; i++)
+		n += s->dbs[i].from[0] != 0;
+	return n;
+}
+
+static const char *merged_path(const struct ntp_session *s)
+{
+	for (int i = 0; i < s->ndbs; i++)
+		if (!strcmp(s->dbs[i].role, "merged"))
+			return s->dbs[i].path;
+	return "?";
+}
+
 /* The set must make sense together: a host, not two hosts without a
  * target, one -s, some records. Roles come from meta, not argument order. */
 static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 {
 	const struct ntp_dbinfo *first = &s->dbs[0];
 
+	/* a report is one run: a merged file is all of it */
+	if (s->nruns == 1 && s->nmerged && s->ndbs - count_in_merged(s) > 1)
+		return ntp_fail(err, errlen, "%s: a merged file with other files: merge them all "
+				"together (ntprof merge), or give it alone", merged_path(s));
+	if (s->nruns > 1 && check_runs(s, err, errlen))
+		return -1;
 	for (int i = 0; i < s->ndbs; i++)
 		for (int j = 0; j < i; j++) {
 			const struct ntp_dbinfo *a = &s->dbs[j], *b = &s->dbs[i];
 
-			/* by identity, so a symlink or ./x.db is caught too */
-			if (!strcmp(a->path, b->path) || (a->dev == b->dev && a->ino == b->ino))
+			/* by identity, so a symlink or ./x.db is caught too (a merged
+			 * file's recordings are no files of their own) */
+			if (!a->from[0] && !b->from[0] &&
+			    (!strcmp(a->path, b->path) || (a->dev == b->dev && a->ino == b->ino)))
 				return ntp_fail(err, errlen, "%s: given twice (as %s too): one file "
 						"would be counted twice", b->path, a->path);
-			if (!strcmp(a->hostname, b->hostname) && a->wall_start == b->wall_start &&
+			if (strcmp(a->role, "merged") && strcmp(b->role, "merged") &&
+			    !strcmp(a->hostname, b->hostname) && a->wall_start == b->wall_start &&
 			    a->mono_start == b->mono_start)
 				return ntp_fail(err, errlen, "%s and %s: the same recording twice "
 						"(copies of one file)", a->path, b->path);
 		}
 	if (s->nruns > 1)
-		return check_runs(s, err, errlen);
+		return 0;
 	if (!s->nhosts)
 		return ntp_fail(err, errlen, "%s: a target recording; a report needs the host's "
 			    "recording too (sqlite3 reads a target alone)", first->path);
@@ -464,6 +664,8 @@ static int check_set(const struct ntp_session *s, char *err, size_t errlen)
 	for (int i = 0; i < s->ndbs; i++) {
 		const struct ntp_dbinfo *d = &s->dbs[i];
 
+		if (!strcmp(d->role, "merged"))
+			continue;
 		if (d->sample_rate != first->sample_rate)
 			return ntp_fail(err, errlen, "%s: recorded with -s %lld, %s with -s %lld: both "
 				    "sides sample the same commands only with the same -s",
@@ -525,8 +727,47 @@ static int add_arm(sqlite3_str *q, char *a, int *n)
 	return 0;
 }
 
+/* The arm of view NAME over the merged file M: its table of that name,
+ * the recordings' names (db, hdb, tdb) prefixed with the file's when the
+ * session's names carry it. */
+static char *merged_arm(const struct ntp_session *s, const struct ntp_dbinfo *m,
+			const char *name)
+{
+	char *sql = sqlite3_mprintf("SELECT name FROM pragma_table_info(%Q, %Q)", name, m->schema);
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+
+	if (!s->prefix_merged) {
+		sqlite3_free(sql);
+		sqlite3_str_appendf(q, "SELECT * FROM \"%w\".%s\n", m->schema, name);
+		return sqlite3_str_finish(q);
+	}
+	if (!sql || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		n = -1;
+	sqlite3_str_appendall(q, "SELECT ");
+	while (n >= 0 && sqlite3_step(st) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+
+		if (!strcmp(c, "db") || !strcmp(c, "hdb") || !strcmp(c, "tdb"))
+			sqlite3_str_appendf(q, "%s'%q_' || \"%w\" AS \"%w\"", n++ ? ", " : "",
+					    m->schema, c, c);
+		else
+			sqlite3_str_appendf(q, "%s\"%w\"", n++ ? ", " : "", c);
+	}
+	sqlite3_str_appendf(q, "\nFROM \"%w\".%s\n", m->schema, name);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	if (n <= 0) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
+}
+
 /* CREATE TEMP VIEW NAME AS one arm per database OVER names (all, host,
- * target) or per host and target pair (pair); NAME_none if none does. */
+ * target) or per host and target pair (pair), and one per merged file;
+ * NAME_none if none does. */
 static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char *name,
 			const char *over)
 {
@@ -537,9 +778,16 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char 
 	for (int i = 0; i < s->ndbs; i++) {
 		const struct ntp_dbinfo *d = &s->dbs[i];
 
+		if (!strcmp(d->role, "merged")) {
+			rc |= add_arm(q, merged_arm(s, d, name), &n);
+			continue;
+		}
+		if (d->from[0])
+			continue;
 		if (!strcmp(over, "pair"))
 			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
-				if (!strcmp(s->dbs[t].role, "target") && s->dbs[t].run == d->run)
+				if (!strcmp(s->dbs[t].role, "target") && !s->dbs[t].from[0] &&
+				    s->dbs[t].run == d->run)
 					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema),
 						      &n);
 		if (!strcmp(over, "all") || !strcmp(over, d->role))
@@ -552,20 +800,39 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char 
 	return rc;
 }
 
-/* Every view the prelude declares (markers with an OVER), in its order. */
-static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
+int ntp_prelude_each(int (*fn)(void *arg, const char *name, const char *over), void *arg)
 {
 	const char *p = ntp_sql_prelude;
 	char name[64], over[16];
 	int rc = 0;
 
-	while ((p = strstr(p, "\n-- @"))) {
+	while (!rc && (p = strstr(p, "\n-- @"))) {
 		p += 5;
 		if (sscanf(p, "%63[a-z_0-9] %15[a-z]", name, over) == 2 &&
 		    p[strlen(name)] == ' ')
-			rc |= prelude_view(q, s, name, over);
+			rc = fn(arg, name, over);
 	}
 	return rc;
+}
+
+struct views_arg {
+	sqlite3_str *q;
+	const struct ntp_session *s;
+};
+
+static int one_view(void *arg, const char *name, const char *over)
+{
+	struct views_arg *a = arg;
+
+	return prelude_view(a->q, a->s, name, over);
+}
+
+/* Every view the prelude declares (markers with an OVER), in its order. */
+static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
+{
+	struct views_arg a = { q, s };
+
+	return ntp_prelude_each(one_view, &a);
 }
 
 /* ntp_run: which run each attached database belongs to. The join pairs a
@@ -580,8 +847,10 @@ static void run_table(sqlite3_str *q, const struct ntp_session *s)
 			      "  ord INTEGER NOT NULL -- the run's place, 0 first: the base compared with\n"
 			      ") WITHOUT ROWID;\n");
 	for (int i = 0; i < s->ndbs; i++)
-		sqlite3_str_appendf(q, "INSERT INTO ntp_run VALUES (%Q, %Q, %d);\n", s->dbs[i].schema,
-				    s->run_label[s->dbs[i].run], s->dbs[i].run);
+		if (strcmp(s->dbs[i].role, "merged"))
+			sqlite3_str_appendf(q, "INSERT INTO ntp_run VALUES (%Q, %Q, %d);\n",
+					    s->dbs[i].schema, s->run_label[s->dbs[i].run],
+					    s->dbs[i].run);
 }
 
 /* The vocabulary, the prelude's views over the attached databases, then
@@ -623,14 +892,19 @@ char *ntp_session_sql(const struct ntp_session *s)
 	char *p = setup_sql(s), *c = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
 	int ok = p && c;
 
+	if (s->tmp_merged)
+		sqlite3_str_appendall(q, "-- the merged file below is ntprof-shell's own, removed "
+				      "when it exits:\n-- ntprof merge writes one to keep\n");
 	sqlite3_str_appendall(q, "-- ntprof: the views ntprof-shell creates, for sqlite3\n"
 			      "-- (the shell also loads native functions: see docs/sql.md)\n"
 			      "-- first: changing temp_store drops every TEMP object\n"
 			      "PRAGMA temp_store = MEMORY;\n"
 			      "PRAGMA cache_size = -524288;\nPRAGMA temp.cache_size = -524288;\n");
 	for (int i = 0; ok && i < s->ndbs; i++) {
-		char *uri = file_uri(s->dbs[i].path);
+		char *uri = s->dbs[i].from[0] ? NULL : file_uri(s->dbs[i].path);
 
+		if (s->dbs[i].from[0])
+			continue;
 		ok = uri != NULL;
 		if (ok)
 			sqlite3_str_appendf(q, "ATTACH %Q AS %w;\n", uri, s->dbs[i].schema);
@@ -691,7 +965,7 @@ static int create_views(struct ntp_session *s, int flags, char *err, size_t errl
 /* Hosts first, then targets: schema names and report order follow roles. */
 static void order_by_role(struct ntp_session *s)
 {
-	struct ntp_dbinfo tmp[NTP_MAX_DBS];
+	struct ntp_dbinfo tmp[NTP_MAX_RECORDINGS];
 	int n = 0;
 
 	for (int pass = 0; pass < 2; pass++)
@@ -826,30 +1100,143 @@ static void warn_windows(struct ntp_session *s)
 	sqlite3_finalize(st);
 }
 
+static int open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
+		     char *const *labels, int nruns, int host_base, int flags, char *err,
+		     size_t errlen);
+
+/* A file being written that a signal must not leave behind: the temporary
+ * merged file and its directory, or ntprof merge's output. Paths are set
+ * beforehand: the handler only unlinks. */
+static struct {
+	char file[PATH_MAX], journal[PATH_MAX + 16], dir[PATH_MAX];
+	volatile sig_atomic_t set;
+} doomed;
+
+static void remove_doomed(void)
+{
+	if (!doomed.set)
+		return;
+	unlink(doomed.file);
+	unlink(doomed.journal);
+	if (doomed.dir[0])
+		rmdir(doomed.dir);
+}
+
+static void on_signal(int sig)
+{
+	remove_doomed();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Where a signal would end the program, remove the file first. */
+static void catch_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old, sa = { .sa_handler = on_signal };
+
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int ntp_remove_on_signal(const char *file, const char *dir)
+{
+	if (doomed.set)
+		return 0;
+	snprintf(doomed.file, sizeof(doomed.file), "%s", file);
+	snprintf(doomed.journal, sizeof(doomed.journal), "%s-journal", file);
+	snprintf(doomed.dir, sizeof(doomed.dir), "%s", dir ? dir : "");
+	doomed.set = 1;
+	catch_signals();
+	return 1;
+}
+
+void ntp_remove_forget(int remove)
+{
+	if (remove)
+		remove_doomed();
+	doomed.set = 0;
+}
+
+/* More recordings than SQLite attaches: merge them into a file of our own
+ * in TMPDIR and open that. */
+static int open_merged_tmp(struct ntp_session *s, int n, char *const *paths, int flags,
+			   char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], *file;
+	int run = 0;
+
+	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	memset(s, 0, sizeof(*s));
+	if (!mkdtemp(dir))
+		return ntp_fail(err, errlen, "%d recordings: cannot make a directory to merge them "
+				"in %s: %s", n, tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	file = sqlite3_mprintf("%s/merged.ntp", dir);
+	if (!file) {
+		rmdir(dir);
+		return ntp_fail(err, errlen, "out of memory");
+	}
+	ntp_remove_on_signal(file, dir);
+	if (ntp_merge(file, n, paths, flags, err, errlen) ||
+	    open_runs(s, 1, &file, &run, &paths[0], 1, 0, flags, err, errlen)) {
+		ntp_remove_forget(1);
+		sqlite3_free(file);
+		return -1;
+	}
+	s->tmp_merged = file;
+	return 0;
+}
+
 int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
 		     size_t errlen)
 {
 	int run[NTP_MAX_DBS] = { 0 };
 	char *label[1] = { n > 0 ? paths[0] : "" };
 
-	if (n > NTP_MAX_DBS) {
+	if (n > NTP_MAX_RECORDINGS) {
 		memset(s, 0, sizeof(*s));
-		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
+		return ntp_fail(err, errlen, "%d databases: at most %d in one session", n,
+				NTP_MAX_RECORDINGS);
 	}
-	return ntp_session_open_runs(s, n, paths, run, label, 1, flags, err, errlen);
+	if (n > NTP_MAX_DBS)
+		return open_merged_tmp(s, n, paths, flags, err, errlen);
+	return open_runs(s, n, paths, run, label, 1, 0, flags, err, errlen);
+}
+
+int ntp_session_open_batch(struct ntp_session *s, int n, char *const *paths, int host_base,
+			   int flags, char *err, size_t errlen)
+{
+	int run[NTP_MAX_DBS] = { 0 };
+	char *label[1] = { n > 0 ? paths[0] : "" };
+
+	return open_runs(s, n, paths, run, label, 1, host_base, flags, err, errlen);
 }
 
 int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
 			  char *const *labels, int nruns, int flags, char *err, size_t errlen)
 {
+	return open_runs(s, n, paths, run, labels, nruns, 0, flags, err, errlen);
+}
+
+static int open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
+		     char *const *labels, int nruns, int host_base, int flags, char *err,
+		     size_t errlen)
+{
 	const char *progress;
 
 	memset(s, 0, sizeof(*s));
 	s->flags = flags;
+	s->host_base = host_base;
+	s->prefix_merged = n > 1;
 	if (n < 1)
 		return ntp_fail(err, errlen, "no database given");
 	if (n > NTP_MAX_DBS)
-		return ntp_fail(err, errlen, "%d databases: at most %d at once", n, NTP_MAX_DBS);
+		return ntp_fail(err, errlen, "%d databases: at most %d at once (ntprof merge "
+				"brings more into one file)", n, NTP_MAX_DBS);
 	s->nruns = nruns;
 	for (int r = 0; r < nruns; r++)
 		if (!(s->run_label[r] = strdup(labels[r])))
@@ -863,8 +1250,13 @@ int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, cons
 	}
 	progress = ntp_progress_begin(s, "checking the recordings");
 	for (int i = 0; i < n; i++) {
-		struct ntp_dbinfo *d = &s->dbs[i];
+		struct ntp_dbinfo *d = &s->dbs[s->ndbs];
 
+		if (s->ndbs == NTP_MAX_RECORDINGS) {
+			ntp_fail(err, errlen, "%s: more than %d recordings in one session",
+				 paths[i], NTP_MAX_RECORDINGS);
+			goto bad;
+		}
 		d->path = strdup(paths[i]);
 		d->run = run[i];
 		d->run_pos = i > 0 && run[i - 1] == run[i];
@@ -879,7 +1271,8 @@ int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, cons
 	order_by_role(s);
 	if (check_set(s, err, errlen) || create_views(s, flags, err, errlen))
 		goto bad;
-	warn_windows(s);
+	if (!(flags & NTP_OPEN_MERGING))
+		warn_windows(s);
 	ntp_progress_end(s, progress);
 	return 0;
 bad:
@@ -988,5 +1381,28 @@ void ntp_session_close(struct ntp_session *s)
 	}
 	for (int r = 0; r < s->nruns; r++)
 		free(s->run_label[r]);
+	if (s->tmp_merged)
+		ntp_remove_forget(1);
+	sqlite3_free(s->tmp_merged);
 	memset(s, 0, sizeof(*s));
+}
+
+int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *err,
+		  size_t errlen)
+{
+	struct ntp_dbinfo d = { .path = (char *)path };
+	char *uri;
+	int rc;
+
+	if (check_header(&d, err, errlen))
+		return -1;
+	uri = immutable_uri(path);
+	if (!uri)
+		return ntp_fail(err, errlen, "%s: out of memory", path);
+	rc = peek_role(uri, &d, err, errlen);
+	free(uri);
+	snprintf(role, 8, "%s", d.role);
+	*dev = d.dev;
+	*ino = d.ino;
+	return rc;
 }

@@ -61,7 +61,7 @@ static int cell_get(sqlite3_stmt *st, int i, struct cell *c, enum ntp_mode mode)
 		break;
 	case SQLITE_FLOAT:
 		c->num = 1;
-		if (mode == NTP_MODE_CSV || mode == NTP_MODE_JSON)
+		if (mode == NTP_MODE_CSV || mode == NTP_MODE_JSON || mode == NTP_MODE_JSONL)
 			c->s = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, i));
 		else
 			c->s = sqlite3_mprintf("%.15g", sqlite3_column_double(st, i));
@@ -240,11 +240,13 @@ int ntp_json_row(struct ntp_json *w, sqlite3_stmt *st)
 	return rc;
 }
 
+/* One row as a JSON object: FIRST 1 opens json mode's array, 0 continues
+ * it, -1 is the object alone (jsonl). */
 static void json_row(FILE *f, sqlite3_stmt *st, const struct cell *c, int ncol, int first)
 {
 	int i;
 
-	fputs(first ? "[{" : ",\n{", f);
+	fputs(first < 0 ? "{" : first ? "[{" : ",\n{", f);
 	for (i = 0; i < ncol; i++) {
 		if (i)
 			fputc(',', f);
@@ -390,6 +392,11 @@ static void stream_row(struct run *r, sqlite3_stmt *st, struct cell *row, int nc
 		break;
 	case NTP_MODE_JSON:
 		json_row(f, st, row, ncol, !nrow);
+		break;
+	case NTP_MODE_JSONL:
+		/* json's object, alone on its line (JSON lines, ndjson) */
+		json_row(f, st, row, ncol, -1);
+		fputc('\n', f);
 		break;
 	default:
 		line_row(r, st, row, ncol);

@@ -105,8 +105,12 @@ static int json_rows(struct rep *r, const char *name, const char *sql, const str
 /* One recording in the JSON: its path, its row of ntp_db, its hooks. */
 static int json_recording(struct rep *r, const struct ntp_dbinfo *d)
 {
-	char *hooks = sqlite3_mprintf("SELECT name, attach_to, kind, points FROM \"%w\".hook"
-				      " ORDER BY name", d->schema);
+	/* a merged file's recording: its hooks are in the file's table of them */
+	char *hooks = d->from[0] ?
+		sqlite3_mprintf("SELECT name, attach_to, kind, points FROM \"%w\".ntp_merged_hook"
+				" WHERE db = %Q ORDER BY name", d->from, d->stored) :
+		sqlite3_mprintf("SELECT name, attach_to, kind, points FROM \"%w\".hook"
+				" ORDER BY name", d->schema);
 	char *row = sqlite3_mprintf("SELECT db, role, driver, transport, hostname, kernel,"
 				    " sample_rate, duration_ns, records, lost FROM ntp_db"
 				    " WHERE db = %Q", d->schema);
@@ -135,7 +139,8 @@ static int print_header(struct rep *r)
 		ntp_json_name(r->w, "recordings");
 		ntp_json_start_array(r->w);
 		for (int i = 0; i < s->ndbs && !rc; i++)
-			rc = json_recording(r, &s->dbs[i]);
+			if (strcmp(s->dbs[i].role, "merged"))
+				rc = json_recording(r, &s->dbs[i]);
 		ntp_json_end_array(r->w);
 		return rc;
 	}
@@ -380,8 +385,10 @@ static int print_records(struct rep *r)
 	if (r->w)
 		return json_match(r);
 	fprintf(r->f, "records: ");
-	for (int i = 0; i < s->ndbs; i++) {
-		fprintf(r->f, "%s%lld %s", i ? ", " : "", (long long)s->dbs[i].records,
+	for (int i = 0, k = 0; i < s->ndbs; i++) {
+		if (!strcmp(s->dbs[i].role, "merged"))
+			continue; /* its recordings are listed */
+		fprintf(r->f, "%s%lld %s", k++ ? ", " : "", (long long)s->dbs[i].records,
 			s->dbs[i].role);
 		lost += s->dbs[i].lost;
 	}

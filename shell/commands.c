@@ -22,6 +22,7 @@ static const char *const mode_names[] = {
 	[NTP_MODE_CSV] = "csv",
 	[NTP_MODE_JSON] = "json",
 	[NTP_MODE_LINE] = "line",
+	[NTP_MODE_JSONL] = "jsonl",
 };
 
 /* ---- running SQL ---- */
@@ -475,7 +476,7 @@ static int cmd_mode(struct ntp_session *s, struct shell *sh, int argc, char **ar
 			sh->out.mode = (enum ntp_mode)i;
 			return 0;
 		}
-	err_msg(sh, ".mode: unknown mode '%s' (table, csv, json, line)", argv[1]);
+	err_msg(sh, ".mode: unknown mode '%s' (table, csv, json, line, jsonl)", argv[1]);
 	return -1;
 }
 

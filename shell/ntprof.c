@@ -35,6 +35,9 @@ static void report_usage(FILE *f)
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
+		"More than 10 files are merged first into a temporary file, as ntprof\n"
+		"merge does (merging once saves that work); a merged file reads as the\n"
+		"recordings it holds.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
@@ -54,6 +57,7 @@ static void report_usage(FILE *f)
 		"  ntprof report --detail host.ntp target.ntp\n"
 		"  ntprof report --timeline 500ms host.ntp target.ntp\n"
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
+		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
 		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
 }
@@ -139,7 +143,8 @@ static void compare_usage(FILE *f)
 		"change: beyond noise (the interval excludes 0) and at least PCT %% of\n"
 		"the first run's mean. Then the stage that changed most, if any did.\n"
 		"A RUN is HOST.db, or HOST.db,TARGET.db: a host is joined only with its\n"
-		"own run's target. At most %d recordings in all.\n"
+		"own run's target; or a merged file (ntprof merge) of a run of many\n"
+		"machines. At most %d files in all.\n"
 		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -d, --detail     add the components\n"
@@ -155,6 +160,7 @@ static void compare_usage(FILE *f)
 		"examples:\n"
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
+		"  ntprof compare cluster-a.ntp cluster-b.ntp    (each from ntprof merge)\n"
 		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --json -m 5 a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
@@ -353,6 +359,59 @@ static int do_plot(int argc, char **argv)
 	return rc ? 1 : 0;
 }
 
+static void merge_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof merge [--no-check] -o OUT.ntp HOST.db... TARGET.db...\n"
+		"Writes one file holding the recordings of one run: any number of hosts\n"
+		"with their targets (SQLite attaches at most %d files at once; report,\n"
+		"compare and ntprof-shell read the merged file as the recordings\n"
+		"themselves). The recordings are only read; OUT must not exist.\n"
+		"  -o, --output FILE the merged file to write\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof merge -o run.ntp host*.ntp target1.ntp target2.ntp\n"
+		"  ntprof report run.ntp\n"
+		"  ntprof compare before.ntp after.ntp\n",
+		NTP_MAX_DBS);
+}
+
+static int do_merge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *out = NULL;
+	char err[NTP_ERR_MAX];
+	int flags = NTP_OPEN_PROGRESS, opt;
+
+	optind = 1;
+	argv[0] = "ntprof merge";
+	while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'o': out = optarg; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'h': merge_usage(stdout); return 0;
+		default: merge_usage(stderr); return 2;
+		}
+	}
+	if (!out || optind >= argc) {
+		fprintf(stderr, "ntprof merge: %s\n", out ? "no recording given" :
+			"-o OUT.ntp: the file to write is missing");
+		merge_usage(stderr);
+		return 2;
+	}
+	if (ntp_merge(out, argc - optind, argv + optind, flags, err, sizeof(err))) {
+		fprintf(stderr, "ntprof merge: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 /* Run a sibling program (next to this binary), else one from PATH. */
 static int run_sibling(const char *prog, char **argv)
 {
@@ -399,6 +458,7 @@ static const struct cmd cmds[] = {
 	{ "report", do_report, "print the latency breakdown of recordings" },
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
 	{ "plot", do_plot, "draw runs as SVG plots and an HTML page" },
+	{ "merge", do_merge, "bring the recordings of many machines into one file" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };

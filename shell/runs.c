@@ -34,7 +34,8 @@ int add_run(struct runs *r, char *arg, const char *given)
 	}
 	if (r->n + k > NTP_MAX_DBS) {
 		fprintf(stderr, "%s: '%s': more than %d recordings: SQLite attaches at "
-			"most %d at once\n", prog(r), given, NTP_MAX_DBS, NTP_MAX_DBS);
+			"most %d at once (ntprof merge brings a run's into one file)\n", prog(r), given,
+			NTP_MAX_DBS, NTP_MAX_DBS);
 		return -1;
 	}
 	for (int i = 0; i < k; i++) {

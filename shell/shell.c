@@ -2,7 +2,7 @@
 /*
  * ntprof-shell: SQL and dot-commands over ntprof recordings.
  *
- *   ntprof-shell [-c COMMAND]... [-json|-csv] [-header|-noheader] [--sql]
+ *   ntprof-shell [-c COMMAND]... [-json|-jsonl|-csv] [-header|-noheader] [--sql]
  *                [--portable] [--no-check] DB...
  *   ntprof-shell [options] [--label A,B,...] RUN RUN...
  *
@@ -63,9 +63,11 @@ static void usage(FILE *f)
 		"               run several, in order\n"
 		"  -json        start in .mode json (one array of objects per statement)\n"
 		"  -csv         start in .mode csv (what sqlite3 -csv prints)\n"
+		"  -jsonl       start in .mode jsonl (JSON lines: one object per row, for\n"
+		"               loading into other tools; docs/fleet.md)\n"
 		"  -header      start with .headers on (the default)\n"
 		"  -noheader    start with .headers off\n"
-		"               (also --json, --csv, --header, --noheader)\n"
+		"               (also --json, --jsonl, --csv, --header, --noheader)\n"
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
 		"  --no-check   skip SQLite's integrity check of each file\n"
@@ -158,7 +160,7 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out o
 static void sqlite3_spellings(int argc, char **argv)
 {
 	static char *const names[][2] = {
-		{ "-json", "--json" }, { "-csv", "--csv" },
+		{ "-json", "--json" }, { "-csv", "--csv" }, { "-jsonl", "--jsonl" },
 		{ "-header", "--header" }, { "-noheader", "--noheader" },
 	};
 
@@ -173,16 +175,23 @@ static void sqlite3_spellings(int argc, char **argv)
 	}
 }
 
-/* One output option: -json, -csv, -header or -noheader. Two that contradict
+/* The option that starts in MODE. */
+static const char *mode_option(enum ntp_mode mode)
+{
+	return mode == NTP_MODE_JSON ? "-json" : mode == NTP_MODE_JSONL ? "-jsonl" : "-csv";
+}
+
+/* One output option: -json, -jsonl, -csv, -header or -noheader. Two that contradict
  * each other are a usage error: returns -1. */
 static int output_option(int opt, struct ntp_out *out, int *mode_set, int *headers_set)
 {
-	enum ntp_mode mode = opt == 'J' ? NTP_MODE_JSON : NTP_MODE_CSV;
+	enum ntp_mode mode = opt == 'J' ? NTP_MODE_JSON : opt == 'L' ? NTP_MODE_JSONL : NTP_MODE_CSV;
 	int headers = opt == 'H';
 
-	if (opt == 'J' || opt == 'C') {
+	if (opt == 'J' || opt == 'C' || opt == 'L') {
 		if (*mode_set && out->mode != mode) {
-			fprintf(stderr, "ntprof-shell: -json and -csv: one output mode at a time\n");
+			fprintf(stderr, "ntprof-shell: %s and %s: one output mode at a time\n",
+				mode_option(out->mode), mode_option(mode));
 			return -1;
 		}
 		out->mode = mode;
@@ -239,11 +248,12 @@ int main(int argc, char **argv)
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "jsonl", no_argument, NULL, 'L' },
 		{ "header", no_argument, NULL, 'H' },
 		{ "noheader", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
-		{ "label", required_argument, NULL, 'L' },
+		{ "label", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char **cmds_c = calloc(argc, sizeof(*cmds_c));
@@ -259,6 +269,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'c': cmds_c[ncmds++] = optarg; break;
 		case 'J':
+		case 'L':
 		case 'C':
 		case 'H':
 		case 'n':
@@ -268,7 +279,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'S': sql = 1; break;
-		case 'L': labels = optarg; break;
+		case 'B': labels = optarg; break;
 		case 'P': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
 		case 'h': usage(stdout); free(cmds_c); return 0;
@@ -285,6 +296,14 @@ int main(int argc, char **argv)
 	if (optind == argc) {
 		fprintf(stderr, "ntprof-shell: no database given\n");
 		usage(stderr);
+		free(cmds_c);
+		return 2;
+	}
+	/* more would be merged into a file that is gone when sqlite3 reads it */
+	if (sql && argc - optind > NTP_MAX_DBS) {
+		fprintf(stderr, "ntprof-shell: --sql: %d files, sqlite3 attaches at most %d: "
+			"merge them first (ntprof merge -o run.ntp FILE...), then --sql run.ntp\n",
+			argc - optind, NTP_MAX_DBS);
 		free(cmds_c);
 		return 2;
 	}

@@ -334,6 +334,8 @@ same_options "_ntprof ntprof compare" "$NTPROF" compare
 same_options "_ntprof ntprof plot" "$NTPROF" plot
 mkdir -p plots.d
 expect_comp "plots.d " _ntprof ntprof plot -o plots
+same_options "_ntprof ntprof merge" "$NTPROF" merge
+expect_comp "h10.db host.db host2.db " _ntprof ntprof merge -o run.ntp h
 expect_comp "compare " _ntprof ntprof com
 same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
 # ntprof-collect's one help covers both commands
@@ -381,6 +383,7 @@ man_has_options ntprof-collect.1 "$top/ntprof-collect"
 man_has_options ntprof-shell.1 "$SHELL_BIN"
 man_has_options ntprof-report.1 "$NTPROF" report
 man_has_options ntprof-compare.1 "$NTPROF" compare
+man_has_options ntprof-merge.1 "$NTPROF" merge
 
 # The SQL stored in every database is pinned to the schema version: ntprof
 # refuses a database whose stored SQL differs from its own, so changing any

@@ -323,7 +323,7 @@ expect_fail "target first" 1 "^ntprof compare: base-t.db: a target recording whe
 	"$NTPROF" compare base-t.db,base-h.db h1.db
 expect_fail "host for target" 1 "^ntprof compare: h2.db: a host recording where run h1.db's target should be" \
 	"$NTPROF" compare h1.db,h2.db base-h.db
-expect_fail "eleven files" 2 "^ntprof compare: 'x6.db,y6.db': more than 10 recordings: SQLite attaches at most 10 at once$" \
+expect_fail "eleven files" 2 "^ntprof compare: 'x6.db,y6.db': more than 10 recordings: SQLite attaches at most 10 at once (ntprof merge brings a run's into one file)$" \
 	"$NTPROF" compare x1.db,y1.db x2.db,y2.db x3.db,y3.db x4.db,y4.db x5.db,y5.db x6.db,y6.db
 expect_fail "labels" 2 "^ntprof compare: --label 'a': expected 2 names, one per run$" \
 	"$NTPROF" compare --label a h1.db h2.db

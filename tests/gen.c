@@ -37,7 +37,8 @@ struct sim {
 	const struct gen_config *cfg;
 	uint64_t rng;
 	struct machine host[GEN_MAX_HOSTS];
-	struct machine target;
+	struct machine target[GEN_MAX_TARGETS];
+	int ntargets;
 	struct gen_result *res;
 	uint64_t cap;
 };
@@ -222,8 +223,9 @@ static int open_machine(struct sim *s, struct machine *m, const char *path, int 
 		.command_line = "ntprof-gen (synthetic data)",
 	};
 
-	snprintf(host, sizeof(host), role == NTP_ROLE_HOST ? "gen-host%d" : "gen-target",
-		 index);
+	/* one target keeps its old name: the files of the tests do not change */
+	snprintf(host, sizeof(host), role == NTP_ROLE_HOST ? "gen-host%d" :
+		 index ? "gen-target%d" : "gen-target", index);
 	meta.wall_start = m->wall_base + (int64_t)(m->window[0] * NS);
 	meta.mono_start = m->mono_base + (int64_t)(m->window[0] * NS);
 	m->counted = !strcmp(driver, "kernel");
@@ -237,8 +239,9 @@ static int open_machine(struct sim *s, struct machine *m, const char *path, int 
 	return 0;
 }
 
-/* Devices: key h+1 is host h's controller (cntlid h+1) on both machines. */
-static int add_devices(struct sim *s, struct machine *m, int role, int host)
+/* Devices: key h+1 is host h's controller (cntlid h+1) on both machines;
+ * a target has the controllers of the hosts it serves (TARGET), no others. */
+static int add_devices(struct sim *s, struct machine *m, int role, int host, int target)
 {
 	for (int h = 0; h < s->cfg->nhosts; h++) {
 		struct ntp_device_record d = { .dev = (uint64_t)h + 1, .nsid = 1,
@@ -246,7 +249,8 @@ static int add_devices(struct sim *s, struct machine *m, int role, int host)
 					       .kind = NTP_KIND_DEVICE,
 					       .version = NTP_ABI_VERSION };
 
-		if (role == NTP_ROLE_HOST && h != host)
+		if ((role == NTP_ROLE_HOST && h != host) ||
+		    (role == NTP_ROLE_TARGET && h % s->ntargets != target))
 			continue;
 		if (role == NTP_ROLE_TARGET)
 			snprintf(d.name, sizeof(d.name), "nullb0");
@@ -289,7 +293,7 @@ static int keep_truth(struct sim *s, int host, const struct cmd *c, int matched)
 static int issue(struct sim *s, int h, uint32_t slot, int64_t start, int64_t *done)
 {
 	const struct gen_config *cfg = s->cfg;
-	struct machine *hm = &s->host[h], *tm = &s->target;
+	struct machine *hm = &s->host[h], *tm = &s->target[h % s->ntargets];
 	uint32_t trate = cfg->target_sample_rate ? cfg->target_sample_rate : cfg->sample_rate;
 	struct ntp_cmd_record r = { .dev = (uint64_t)h + 1, .nsid = 1, .kind = NTP_KIND_CMD,
 				    .version = NTP_ABI_VERSION, .cntlid = (uint16_t)(h + 1) };
@@ -356,7 +360,7 @@ static int run_all(struct sim *s, int64_t *next, uint32_t nslots, int64_t end,
 			return 0;
 		h = (int)(k / qd);
 		if (tick(&s->host[h], next[k], s->cfg) ||
-		    (!s->cfg->no_target && tick(&s->target, next[k], s->cfg)))
+		    (!s->cfg->no_target && tick(&s->target[h % s->ntargets], next[k], s->cfg)))
 			return -1;
 		if (issue(s, h, k % qd, next[k], &done))
 			return -1;
@@ -377,9 +381,11 @@ static int close_all(struct sim *s, int rc)
 		rc |= ntp_db_close(m->db, m->wall_base + (int64_t)(m->window[1] * NS),
 				   m->mono_base + (int64_t)(m->window[1] * NS));
 	}
-	if (s->target.db) {
-		struct machine *m = &s->target;
+	for (int t = 0; t < s->ntargets; t++) {
+		struct machine *m = &s->target[t];
 
+		if (!m->db)
+			continue;
 		if (!rc)
 			rc = tick(m, INT64_MAX / 2, s->cfg);
 		rc |= ntp_db_close(m->db, m->wall_base + (int64_t)(m->window[1] * NS),
@@ -405,7 +411,14 @@ static int64_t run_offset(const struct gen_config *cfg)
 int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	    const char *target_path, struct gen_result *res)
 {
-	struct sim s = { .cfg = cfg, .rng = cfg->seed * 0x9e3779b97f4a7c15ULL + 1, .res = res };
+	return gen_run_targets(cfg, host_paths, &target_path, res);
+}
+
+int gen_run_targets(const struct gen_config *cfg, const char *const *host_paths,
+		    const char *const *target_paths, struct gen_result *res)
+{
+	struct sim s = { .cfg = cfg, .rng = cfg->seed * 0x9e3779b97f4a7c15ULL + 1, .res = res,
+			 .ntargets = cfg->ntargets > 1 ? cfg->ntargets : 1 };
 	int64_t end = (int64_t)(cfg->seconds * NS);
 	double per_cmd = 90e-6; /* mean service time of the model, seconds */
 	/* think time after each command: at iops, then (rate_at) at rate_iops */
@@ -414,30 +427,36 @@ int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	int64_t *next;
 	int rc = 0;
 
-	if (cfg->nhosts < 1 || cfg->nhosts > GEN_MAX_HOSTS || !cfg->qd || !cfg->nqueues ||
+	if (cfg->nhosts < 1 || cfg->nhosts > GEN_MAX_HOSTS || s.ntargets > GEN_MAX_TARGETS ||
+	    s.ntargets > cfg->nhosts || !cfg->qd || !cfg->nqueues ||
 	    cfg->interval_s <= 0 || (cfg->rate_at > 0 && cfg->rate_iops <= 0))
 		return -1;
 	if (res)
 		memset(res, 0, sizeof(*res));
-	s.target.mono_base = 5000 * (int64_t)NS + cfg->target_clock_ns;
-	/* each seed a run of its own: it starts a second later on the wall
-	 * clock (the recordings' identity, meta's start times, differs) */
-	s.target.wall_base = WALL0 + run_offset(cfg) + cfg->wall_error_ns;
-	memcpy(s.target.window, cfg->target_window, sizeof(s.target.window));
+	for (int t = 0; t < s.ntargets; t++) {
+		/* each target its own clock origin, 11 s apart */
+		s.target[t].mono_base = 5000 * (int64_t)NS + cfg->target_clock_ns +
+					t * 11 * (int64_t)NS;
+		/* each seed a run of its own: it starts a second later on the
+		 * wall clock (the recordings' identity, meta's start times,
+		 * differs) */
+		s.target[t].wall_base = WALL0 + run_offset(cfg) + cfg->wall_error_ns;
+		memcpy(s.target[t].window, cfg->target_window, sizeof(s.target[t].window));
+	}
 	for (int h = 0; h < cfg->nhosts && !rc; h++) {
 		s.host[h].mono_base = 5000 * (int64_t)NS + h * 7 * (int64_t)NS;
 		s.host[h].wall_base = WALL0 + run_offset(cfg);
 		memcpy(s.host[h].window, cfg->host_window, sizeof(s.host[h].window));
 		rc = open_machine(&s, &s.host[h], host_paths[h], NTP_ROLE_HOST,
 				  cfg->host_driver, cfg->sample_rate, h) ||
-		     add_devices(&s, &s.host[h], NTP_ROLE_HOST, h);
+		     add_devices(&s, &s.host[h], NTP_ROLE_HOST, h, -1);
 	}
-	if (!rc && !cfg->no_target)
-		rc = open_machine(&s, &s.target, target_path, NTP_ROLE_TARGET,
+	for (int t = 0; t < s.ntargets && !rc && !cfg->no_target; t++)
+		rc = open_machine(&s, &s.target[t], target_paths[t], NTP_ROLE_TARGET,
 				  cfg->target_driver, cfg->target_sample_rate ?
-				  cfg->target_sample_rate : cfg->sample_rate, 0) ||
-		     add_devices(&s, &s.target, NTP_ROLE_TARGET, -1);
-	next = calloc((size_t)cfg->qd * cfg->nhosts, sizeof(*next));
+				  cfg->target_sample_rate : cfg->sample_rate, t) ||
+		     add_devices(&s, &s.target[t], NTP_ROLE_TARGET, -1, t);
+	next = calloc((size_t)cfg->qd * (unsigned)cfg->nhosts, sizeof(*next));
 	if (!next)
 		rc = -1;
 	for (uint32_t i = 0; !rc && i < cfg->qd * (uint32_t)cfg->nhosts; i++)

@@ -14,7 +14,8 @@
 
 #include <stdint.h>
 
-#define GEN_MAX_HOSTS 4
+#define GEN_MAX_HOSTS 16
+#define GEN_MAX_TARGETS 4
 
 struct gen_config {
 	uint64_t seed;            /* PRNG seed: same seed, same files */
@@ -32,6 +33,8 @@ struct gen_config {
 	const char *target_driver;
 	const char *transport;    /* "tcp" or "rdma" */
 	int nhosts;               /* hosts sharing the target, 1..GEN_MAX_HOSTS */
+	int ntargets;             /* targets, 0 or 1: one; host i is served by
+				   * target i % ntargets (gen_run_targets) */
 	double host_window[2];    /* host records [a, b] seconds of the workload */
 	double target_window[2];  /* target records [a, b]; may exceed the workload */
 	double target_loss;       /* share of the target's records dropped */
@@ -85,6 +88,11 @@ void gen_defaults(struct gen_config *cfg);
  * RES may be NULL. Returns 0, or -1 with a message on stderr. */
 int gen_run(const struct gen_config *cfg, const char *const *host_paths,
 	    const char *target_path, struct gen_result *res);
+
+/* The same with cfg->ntargets targets, written to target_paths[0..]; host i
+ * is served by target i % ntargets only (its controller exists there). */
+int gen_run_targets(const struct gen_config *cfg, const char *const *host_paths,
+		    const char *const *target_paths, struct gen_result *res);
 
 void gen_result_free(struct gen_result *res);
 

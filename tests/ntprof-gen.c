@@ -13,10 +13,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof-gen [options] -o HOST.db [-o HOST2.db ...] [-t TARGET.db]\n"
+		"usage: ntprof-gen [options] -o HOST.db [-o HOST2.db ...] [-t TARGET.db ...]\n"
 		"Writes synthetic ntprof databases with known stage times (test data).\n"
 		"  -o FILE          host database (repeat for hosts sharing the target)\n"
-		"  -t FILE          target database (omit: hosts only)\n"
+		"  -t FILE          target database (omit: hosts only); repeated, host i is\n"
+		"                   served by target i mod the number of targets\n"
 		"  -s N             sample 1 in N on every machine (default 1)\n"
 		"  -S N             the target's -s, when it should differ\n"
 		"  -n SECONDS       workload length (default 2)\n"
@@ -64,9 +65,9 @@ static int constant_stage(const char *arg, struct gen_config *c)
 
 int main(int argc, char **argv)
 {
-	const char *hosts[GEN_MAX_HOSTS], *target = NULL;
+	const char *hosts[GEN_MAX_HOSTS], *targets[GEN_MAX_TARGETS] = { NULL };
 	struct gen_config c;
-	int nhosts = 0, opt, hw = 0, tw = 0;
+	int nhosts = 0, ntargets = 0, opt, hw = 0, tw = 0;
 
 	gen_defaults(&c);
 	static const struct option longopts[] = {
@@ -84,7 +85,13 @@ int main(int argc, char **argv)
 			}
 			hosts[nhosts++] = optarg;
 			break;
-		case 't': target = optarg; break;
+		case 't':
+			if (ntargets == GEN_MAX_TARGETS) {
+				fprintf(stderr, "ntprof-gen: at most %d targets\n", GEN_MAX_TARGETS);
+				return 2;
+			}
+			targets[ntargets++] = optarg;
+			break;
 		case 's': c.sample_rate = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'S': c.target_sample_rate = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'n': c.seconds = atof(optarg); break;
@@ -140,9 +147,15 @@ int main(int argc, char **argv)
 		c.host_window[1] = c.seconds;
 	if (!tw)
 		c.target_window[1] = c.seconds + 1;
+	if (ntargets > nhosts) {
+		fprintf(stderr, "ntprof-gen: %d targets for %d hosts: each target serves a host\n",
+			ntargets, nhosts);
+		return 2;
+	}
 	c.nhosts = nhosts;
-	c.no_target = !target;
-	return gen_run(&c, hosts, target, NULL) ? 1 : 0;
+	c.ntargets = ntargets;
+	c.no_target = !ntargets;
+	return gen_run_targets(&c, hosts, targets, NULL) ? 1 : 0;
 bad:
 	fprintf(stderr, "ntprof-gen: -%c %s: expected A,B with A < B\n", opt, optarg);
 	return 2;
