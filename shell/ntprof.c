@@ -149,7 +149,7 @@ static void compare_usage(FILE *f)
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -d, --detail     add the components\n"
 		"  -m, --min-effect PCT  the smallest change, %% of the first run's mean\n"
-		"                   (default 1; 0: any difference beyond noise)\n"
+		"                   end to end (default 1; 0: any difference beyond noise)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes)\n"
 		"  -j, --json       the comparison as one JSON document (docs/report-json.md)\n"
 		"      --csv        as one CSV table: a row per group, row and run, unrounded\n"
