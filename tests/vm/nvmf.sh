@@ -65,7 +65,8 @@ target_up() {
 host_up() {
 	[ "$1" = 127.0.0.1 ] || [ -e /sys/class/infiniband/rxe0 ] || rxe || return 1
 	modprobe nvme_$TR || return 1
-	nvme connect -t $TR -a "$1" -s 4420 -n $NQN || return 1
+	# the kernel says why a connect failed, nvme-cli only that it did
+	nvme connect -t $TR -a "$1" -s 4420 -n $NQN || { dmesg | tail -15 >&2; return 1; }
 	for _i in $(seq 50); do
 		DEV=$(ls /dev/nvme*n1 2>/dev/null | head -1)
 		[ -n "$DEV" ] && return 0
