@@ -153,20 +153,25 @@ static int fit_log125(struct svg_axis *a, double lo, double hi, int max)
 	return 1;
 }
 
+/* More than MAX ticks at 1, 2 and 5 times the powers of ten: the range
+ * still from 1, 2 or 5 x 10^k to 1, 2 or 5 x 10^k, ticked at its ends and at
+ * the powers of ten between them (an end that is one ticked once). */
 static void fit_log(struct svg_axis *a, double lo, double hi, int max)
 {
-	int e0 = (int)floor(log10(lo) + 1e-9), e1 = (int)ceil(log10(hi) - 1e-9);
+	int e0, e1, step;
 
 	if (!fit_log125(a, lo, hi, max)) {
-		if (e1 <= e0)
-			e1 = e0 + 1;
-		if (e1 - e0 >= SVG_MAX_TICKS)
-			e0 = e1 - SVG_MAX_TICKS + 1;
-		a->lo = pow(10, e0);
-		a->hi = pow(10, e1);
+		a->lo = nice125(lo, 0);
+		a->hi = nice125(hi, 1);
+		e0 = (int)ceil(log10(a->lo * 2) - 1e-9);
+		e1 = (int)floor(log10(a->hi / 2) + 1e-9);
+		/* every STEP-th power when there are more than the ticks */
+		step = (e1 - e0 + 1 + SVG_MAX_TICKS - 3) / (SVG_MAX_TICKS - 2);
 		a->n = 0;
-		for (int e = e0; e <= e1; e++)
+		a->tick[a->n++] = a->lo;
+		for (int e = e0; e <= e1; e += step > 1 ? step : 1)
 			a->tick[a->n++] = pow(10, e);
+		a->tick[a->n++] = a->hi;
 	}
 	e0 = (int)floor(log10(a->lo) + 1e-9);
 	a->decimals = e0 < 0 ? -e0 : 0;

@@ -118,10 +118,17 @@ static void test_log_ticks(void **state)
 	/* one value that is a tick itself: still two ticks */
 	svg_axis_fit(&a, 50, 50, 6, 1);
 	assert_true(a.n == 2 && fabs(a.lo - 50) < 1e-9 && fabs(a.hi - 100) < 1e-9);
-	/* more than MAX such ticks: the powers of ten, 1 to 10000 */
+	/* more than MAX such ticks: 2 to 5000 still, ticked at its ends and
+	 * the powers of ten between */
 	svg_axis_fit(&a, 3, 4000, 6, 1);
 	assert_int_equal(a.n, 5);
-	assert_true(fabs(a.lo - 1) < 1e-9 && fabs(a.hi - 10000) < 1e-6);
+	assert_true(fabs(a.lo - 2) < 1e-9 && fabs(a.hi - 5000) < 1e-6);
+	assert_true(fabs(a.tick[1] - 10) < 1e-9 && fabs(a.tick[3] - 1000) < 1e-6);
+	/* ends that are powers of ten are ticked once: 10, 100, 1000 */
+	svg_axis_fit(&a, 10, 900, 3, 1);
+	assert_int_equal(a.n, 3);
+	assert_true(fabs(a.tick[0] - 10) < 1e-9 && fabs(a.tick[1] - 100) < 1e-9 &&
+		    fabs(a.tick[2] - 1000) < 1e-6);
 	/* a value at or below 0 on a log axis: at its start, not NaN */
 	assert_true(svg_px(&a, 0) == a.px0);
 	assert_true(svg_px(&a, -5) == a.px0);
