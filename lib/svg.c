@@ -251,14 +251,3 @@ void svg_axis_y(FILE *f, const struct svg_axis *a, double x, const char *title)
 	svg_esc(f, title);
 	fputs("</text>\n</g>\n", f);
 }
-
-const char *svg_colour(int i)
-{
-	static const char *const palette[] = {
-		"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-		"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
-	};
-	int n = (int)(sizeof(palette) / sizeof(palette[0]));
-
-	return palette[((i % n) + n) % n];
-}

@@ -61,7 +61,4 @@ double svg_px(const struct svg_axis *a, double v);
 void svg_axis_x(FILE *f, const struct svg_axis *a, double y, const char *title);
 void svg_axis_y(FILE *f, const struct svg_axis *a, double x, const char *title);
 
-/* The colour of the I-th item of a palette (stages, lines). */
-const char *svg_colour(int i);
-
 #endif
