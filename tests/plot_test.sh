@@ -23,7 +23,9 @@
 #   drawn well above the panel's floor;
 # - the time series: its buckets and rates as `ntprof report --timeline`
 #   prints them;
-# - index.html: every plot inline, no script, nothing fetched;
+# - index.html: every plot inline, no script, nothing fetched; and
+#   rendered as a page (a screenshot), with something drawn in the plot
+#   area of every panel;
 # - bad input and files that are not ntprof's.
 # Needs chromium: without it the test fails (it is in `make deps`).
 # Run from the repository root after `make`.
@@ -64,7 +66,7 @@ cp b-h.db spike-h.db &&
 render() {
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 		--allow-file-access-from-files --virtual-time-budget=5000 \
-		--dump-dom "file://$dir/plot_check.html?dir=$1" > "$1.dom" 2> "$1.chromium.err"
+		--dump-dom "file://$dir/plot_check.html?dir=$1&width=1100" > "$1.dom" 2> "$1.chromium.err"
 	rc=$?
 	[ $rc -eq 0 ] && ok || { bad "chromium on $1: exit $rc"; sed 's/^/  /' "$1.chromium.err" >&2; }
 	sed -n '/<pre id="out">/,/<\/pre>/p' "$1.dom" | sed '1d;$d' > "$1.out"
@@ -73,6 +75,78 @@ render() {
 	[ -z "$(grep '^FAIL' "$1.out")" ] && ok || bad "$1: the check page found faults"
 }
 cp "$top/tests/plot_check.html" .
+
+# shot DIR: DIR/index.html rendered as a page (a PNG) as wide as the check
+# page laid it out (its PAGE line), and each plot area it found there
+# (RECT lines) checked for drawn pixels. PNG decoded with zlib alone.
+shot() {
+	size=$(awk '$1 == "PAGE" { print $2 "," $3 }' "$1.out")
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--force-device-scale-factor=1 --window-size="$size" --screenshot="$dir/$1.png" \
+		"file://$dir/$1/index.html" > /dev/null 2> "$1.shot.err"
+	rc=$?
+	[ $rc -eq 0 ] && [ -s "$1.png" ] && ok ||
+		{ bad "chromium's screenshot of $1/index.html: exit $rc"; sed 's/^/  /' "$1.shot.err" >&2; }
+	python3 - "$1" > "$1.shot" <<'EOF' || bad "$1: the screenshot's checks failed"
+import struct, sys, zlib
+
+name = sys.argv[1]
+
+def png(path):
+    """(width, height, bytes per pixel, rows of unfiltered bytes)"""
+    data, chunks, i = open(path, "rb").read(), [], 8
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    while i < len(data):
+        n, kind = struct.unpack(">I4s", data[i:i + 8])
+        body = data[i + 8:i + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and ctype in (2, 6) and not interlace, "an unexpected PNG format"
+        elif kind == b"IDAT":
+            chunks.append(body)
+        i += 12 + n
+    raw, bpp = zlib.decompress(b"".join(chunks)), 3 if ctype == 2 else 4
+    stride, prev, rows = w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride) if f else ():
+            a = line[x - bpp] if x >= bpp else 0
+            b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+            if f == 1:
+                line[x] = (line[x] + a) & 255
+            elif f == 2:
+                line[x] = (line[x] + b) & 255
+            elif f == 3:
+                line[x] = (line[x] + ((a + b) >> 1)) & 255
+            else:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, bpp, rows
+
+w, h, bpp, rows = png(name + ".png")
+out = [l.split() for l in open(name + ".out")]
+page = [l for l in out if l[:1] == ["PAGE"]][0]
+print("ok -" if [w, h] == [int(page[1]), int(page[2])] else
+      "FAIL %s: screenshot %dx%d, the page laid out %sx%s" % (name, w, h, page[1], page[2]))
+rects = [l for l in out if l[:1] == ["RECT"]]
+print("ok -" if len(rects) >= 5 else "FAIL %s: %d plot areas on index.html" % (name, len(rects)))
+for _, f, k, x, y, rw, rh in rects:
+    x0, y0 = int(float(x)) + 1, int(float(y)) + 1
+    x1, y1 = min(w, int(float(x) + float(rw))), min(h, int(float(y) + float(rh)))
+    # pixels that are not the white background
+    drawn = sum(1 for r in rows[y0:y1] for px in range(x0, x1) if min(r[px * bpp:px * bpp + 3]) < 235)
+    print("ok -" if drawn >= 50 else
+          "FAIL %s: index.html: %s's panel %s: %d pixels drawn in its plot area" % (name, f, k, drawn))
+EOF
+	while read -r verdict msg; do
+		[ "$verdict" = ok ] && ok || bad "$msg"
+	done < "$1.shot"
+	[ -s "$1.shot" ] && ok || bad "$1: no verdicts from the screenshot's checks"
+}
 
 # 1. Two runs side by side.
 "$NTPROF" plot -o multi -l a,b a-h.db,a-t.db b-h.db,b-t.db > multi.files 2> err.txt
@@ -113,6 +187,7 @@ t0=$(date +%s)
 for d in multi single hostonly spdk spdkhost spike; do
 	render $d
 done
+shot multi
 echo "plot_test: chromium took $(($(date +%s) - t0)) s"
 
 # The independent numbers: the reports, the largest end to end, which
