@@ -351,11 +351,40 @@ static int is_merged_table(const char *name)
 	return ntp_prelude_each(merged_table_is, (void *)name);
 }
 
+/* Where check_merged_schema is: the connection, the file, the error. */
+struct merged_check {
+	sqlite3 *db;
+	const struct ntp_dbinfo *d;
+	char *err;
+	size_t errlen;
+};
+
+/* The prelude's view NAME is a table of the merged file: one merged by an
+ * ntprof whose prelude had fewer views lacks it. */
+static int merged_has_table(void *arg, const char *name, const char *over)
+{
+	struct merged_check *c = arg;
+	sqlite3_stmt *st;
+	int found = 0;
+
+	(void)over;
+	if (sqlite3_prepare_v2(c->db, "SELECT 1 FROM peek.sqlite_schema WHERE type = 'table'"
+			       " AND name = ?", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	return found ? 0 : ntp_fail(c->err, c->errlen, "%s: merged by another version of ntprof "
+				    "(no table %s): merge its recordings again", c->d->path, name);
+}
+
 /* A merged file holds tables of ntp_merge's names and its indexes, nothing
- * else: no view or trigger of someone else's runs when it is read. Their
- * columns are checked when the views are built over them. */
+ * else: no view or trigger of someone else's runs when it is read; and
+ * every table the prelude reads. Their columns are checked when the views
+ * are built over them. */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
+	struct merged_check c = { db, d, err, errlen };
 	sqlite3_stmt *st;
 	int rc = 0;
 
@@ -374,6 +403,8 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 				      "(refusing a changed file)", d->path, type, name);
 	}
 	sqlite3_finalize(st);
+	if (!rc)
+		rc = ntp_prelude_each(merged_has_table, &c);
 	if (!rc)
 		snprintf(d->role, sizeof(d->role), "merged");
 	return rc;

@@ -215,6 +215,11 @@ expect_fail "--sql over 18 files" 2 "^ntprof-shell: --sql: 18 files, sqlite3 att
 	"$SHELL_BIN" --sql $hosts a/t1.db a/t2.db
 expect_fail "-jsonl and -csv" 2 "^ntprof-shell: -jsonl and -csv: one output mode at a time$" \
 	"$SHELL_BIN" -jsonl -csv run.ntp
+# a merged file written by an ntprof whose prelude had fewer views
+cp sub.ntp old.ntp && sqlite3 old.ntp 'DROP TABLE ntp_interval'
+expect_fail "a merged file of another version" 1 \
+	"^ntprof report: old.ntp: merged by another version of ntprof (no table ntp_interval): merge its recordings again$" \
+	"$NTPROF" report old.ntp
 no_tmp "bad input"
 sha256sum -c --quiet sums && ok || bad "the tests changed the recordings"
 
