@@ -211,6 +211,8 @@ struct ntp_out {
 	FILE *f;            /* where results go (stdout, .output, .once) */
 	enum ntp_mode mode; /* .mode */
 	int headers;        /* .headers on|off (table and csv) */
+	int empty_header;   /* csv: the header also when there is no row */
+	uint64_t rows;      /* rows printed, added up over the calls */
 };
 
 /* Run every statement in SQL, printing each result set in o's mode.
