@@ -38,6 +38,8 @@ struct gen_config {
 	double host_window[2];    /* host records [a, b] seconds of the workload */
 	double target_window[2];  /* target records [a, b]; may exceed the workload */
 	double target_loss;       /* share of the target's records dropped */
+	double host_loss;         /* share of each host's sampled records lost, and
+				   * counted lost (ring_full), as a full ring buffer */
 	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
 	int64_t wall_error_ns;    /* target's wall clock error */
 	double target_drift_ppm;  /* target's CLOCK_MONOTONIC runs this much fast */
