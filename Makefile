@@ -36,12 +36,15 @@ endif
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
 	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2 \
-	libibverbs-dev librdmacm-dev ibverbs-providers chromium
+	libibverbs-dev librdmacm-dev ibverbs-providers chromium clickhouse-server clickhouse-client
 
+# ClickHouse's tables and views of a fleet (docs/fleet.md): installed, not
+# embedded
+CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/live.sql \
-	sql/live_gaps.sql
+	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
+	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
@@ -49,7 +52,8 @@ LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
-	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o
+	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/export.o \
+	$(OUTPUT)/clickhouse.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
@@ -61,7 +65,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -270,6 +274,7 @@ check: deps
 	$(MAKE) check-cli
 	$(MAKE) check-plot
 	$(MAKE) check-merge
+	$(MAKE) check-fleet
 	$(MAKE) check-collect
 	$(MAKE) check-fault
 	$(MAKE) check-vm
@@ -292,6 +297,12 @@ check-plot: all
 # merge, and report, compare and the shell over it (tests/merge_test.sh).
 check-merge: all
 	@sh tests/merge_test.sh
+
+# ntprof export, and the fleet recipe of docs/fleet.md: two ClickHouse
+# servers as a two-shard cluster, against ntprof's numbers
+# (tests/fleet_test.sh; clickhouse-server from make deps).
+check-fleet: all
+	@sh tests/fleet_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all
@@ -364,9 +375,10 @@ INST_DOCS := $(wildcard docs/*.md)
 INST_COMPS := ntprof-shell ntprof-collect
 
 install: all
-	install -d $(BINDIR) $(SQLDIR) $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
+	install -d $(BINDIR) $(SQLDIR)/clickhouse $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
 	install -m 755 $(INST_BINS) $(BINDIR)/
 	install -m 644 $(SQL_FILES) $(SQLDIR)/
+	install -m 644 $(CH_SQL_FILES) $(SQLDIR)/clickhouse/
 	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(EXTDIR)/
 	install -m 644 $(INST_MANS) $(MANDIR)/
 	install -m 644 README.md $(DOCDIR)/
@@ -376,10 +388,12 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(BINDIR)/,$(INST_BINS)) $(addprefix $(SQLDIR)/,$(notdir $(SQL_FILES))) \
+		$(addprefix $(SQLDIR)/clickhouse/,$(notdir $(CH_SQL_FILES))) \
 		$(EXTDIR)/ntprof_sqlite.so $(addprefix $(MANDIR)/,$(notdir $(INST_MANS))) \
 		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/docs/,$(notdir $(INST_DOCS))) \
 		$(addprefix $(COMPDIR)/,ntprof $(INST_COMPS))
-	rmdir $(SQLDIR) $(DESTDIR)$(PREFIX)/share/ntprof $(EXTDIR) $(DOCDIR)/docs $(DOCDIR) \
+	rmdir $(SQLDIR)/clickhouse $(SQLDIR) $(DESTDIR)$(PREFIX)/share/ntprof $(EXTDIR) \
+		$(DOCDIR)/docs $(DOCDIR) \
 		2>/dev/null || true
 
 clean:

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_export.h"
 #include "ntp_plot.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
@@ -416,6 +417,119 @@ static int do_merge(int argc, char **argv)
 	return 0;
 }
 
+static void export_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof export [-l NAME] [-t TABLE] [-o PREFIX] [-j | --csv] [--no-check]\n"
+		"                     HOST.db [TARGET.db] [DB...]\n"
+		"       ntprof export [-l NAME] --clickhouse URL [--no-check] HOST.db [DB...]\n"
+		"Writes the values of the recordings of one run for an analytics engine,\n"
+		"each row naming its run, machines and recordings (docs/fleet.md): the\n"
+		"table command has a row per host command (every component and stage,\n"
+		"ns, its start on the host's wall clock); recording, interval and lost a\n"
+		"row per recording, per interval and group, per cause of loss. Any number\n"
+		"of hosts and targets, or a merged file (ntprof merge), in one command.\n"
+		"  -l, --label NAME the run's name in every row (default: the first file)\n"
+		"  -t, --table TABLE  command (the default), recording, interval or lost\n"
+		"  -o, --output PREFIX  into new files PREFIX-TABLE.csv (.jsonl with -j),\n"
+		"                   every table, or -t's, instead of standard output\n"
+		"  -j, --jsonl      JSON lines: one object per row, one row a line\n"
+		"      --csv        CSV with a header line (the default)\n"
+		"      --clickhouse URL  load every table into ClickHouse over HTTP instead:\n"
+		"                   http://[USER[:PASSWORD]@]HOST[:PORT][/PATH][?PARAMS],\n"
+		"                   tables of sql/clickhouse/schema.sql; a recording\n"
+		"                   loaded before (same version, run, targets) is left out\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof export -l run1 run.ntp > run1-command.csv\n"
+		"  ntprof export -l run1 -o out/run1 run.ntp  (out/run1-command.csv, ...)\n"
+		"  ntprof export -j -t recording host.ntp target.ntp\n"
+		"  ntprof export -l run1 --clickhouse http://localhost:8123/ run.ntp\n"
+		"  ntprof export -l run1 --clickhouse 'http://ch1:8123/?database=fleet' \\\n"
+		"      host*.ntp target*.ntp\n");
+}
+
+static int do_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ "table", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "jsonl", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "clickhouse", required_argument, NULL, 'K' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ntp_export_opts o = { .table = -1, .mode = NTP_MODE_CSV };
+	int flags = NTP_OPEN_PROGRESS, opt, rc, formats = 0;
+	char err[NTP_ERR_MAX];
+	struct ntp_session s;
+
+	optind = 1;
+	argv[0] = "ntprof export";
+	while ((opt = getopt_long(argc, argv, "l:t:o:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': o.label = optarg; break;
+		case 'o': o.prefix = optarg; break;
+		case 'j': o.mode = NTP_MODE_JSONL; formats |= 1; break;
+		case 'C': formats |= 2; break;
+		case 'K': o.clickhouse = optarg; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 't':
+			o.table = ntp_export_table(optarg);
+			if (o.table < 0) {
+				fprintf(stderr, "ntprof export: --table: '%s': expected command, "
+					"recording, interval or lost\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': export_usage(stdout); return 0;
+		default: export_usage(stderr); return 2;
+		}
+	}
+	if (formats == 3) {
+		fprintf(stderr, "ntprof export: --jsonl and --csv: one output format at a time\n");
+		return 2;
+	}
+	if (o.clickhouse && (formats || o.prefix || o.table >= 0)) {
+		fprintf(stderr, "ntprof export: --clickhouse loads every table: not with %s\n",
+			o.prefix ? "--output" : o.table >= 0 ? "--table" : "--jsonl or --csv");
+		return 2;
+	}
+	if (o.clickhouse && ntp_clickhouse_check_url(o.clickhouse, err, sizeof(err))) {
+		fprintf(stderr, "ntprof export: %s\n", err);
+		return 2;
+	}
+	if (o.prefix && !*o.prefix) {
+		fprintf(stderr, "ntprof export: --output: an empty prefix\n");
+		return 2;
+	}
+	if (o.label && !*o.label) {
+		fprintf(stderr, "ntprof export: --label: an empty name\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ntprof export: no recording given\n");
+		export_usage(stderr);
+		return 2;
+	}
+	/* standard output takes one table: the commands unless -t says */
+	if (!o.prefix && !o.clickhouse && o.table < 0)
+		o.table = NTP_EXPORT_COMMAND;
+	if (ntp_session_open(&s, argc - optind, argv + optind, flags, err, sizeof(err))) {
+		fprintf(stderr, "ntprof export: %s\n", err);
+		return 1;
+	}
+	rc = ntp_export(&s, &o, stdout, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "ntprof export: %s\n", err);
+	ntp_session_close(&s);
+	return rc ? 1 : 0;
+}
+
 /* Run a sibling program (next to this binary), else one from PATH. */
 static int run_sibling(const char *prog, char **argv)
 {
@@ -463,6 +577,7 @@ static const struct cmd cmds[] = {
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
 	{ "plot", do_plot, "draw runs as SVG plots and an HTML page" },
 	{ "merge", do_merge, "bring the recordings of many machines into one file" },
+	{ "export", do_export, "write the values of recordings for analytics engines" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };
