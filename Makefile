@@ -36,7 +36,14 @@ endif
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
 	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2 \
-	libibverbs-dev librdmacm-dev ibverbs-providers chromium clickhouse-server clickhouse-client
+	libibverbs-dev librdmacm-dev ibverbs-providers chromium clickhouse-server clickhouse-client \
+	nodejs
+# npm from Debian, unless a Node.js with its own npm is installed (NodeSource's
+# nodejs package carries npm, and conflicts with Debian's)
+DEB_CMDS := npm
+# DuckDB for the fleet recipe's test, from the npm registry (make deps-npm)
+NPM_DIR := .output/npm
+DUCKDB_NPM := @duckdb/node-api@1.5.6-r.1
 
 # ClickHouse's tables and views of a fleet (docs/fleet.md): installed, not
 # embedded
@@ -65,7 +72,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps deps-npm check check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -261,14 +268,23 @@ $(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
-		|| echo $$p; done); \
+		|| echo $$p; done; for c in $(DEB_CMDS); do command -v $$c > /dev/null || echo $$c; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 1; fi; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-check: deps
+# DuckDB's Node.js package, pinned, into $(NPM_DIR) (not as root: npm
+# needs no privilege, and the tree is the build's); no-op when it is there.
+deps-npm:
+	@[ -f $(NPM_DIR)/node_modules/@duckdb/node-api/package.json ] && \
+		grep -q '"version": "$(lastword $(subst @, ,$(DUCKDB_NPM)))"' \
+			$(NPM_DIR)/node_modules/@duckdb/node-api/package.json || \
+		{ mkdir -p $(NPM_DIR) && npm install --prefix $(NPM_DIR) --no-save --no-audit --no-fund \
+			--no-package-lock $(DUCKDB_NPM); }
+
+check: deps deps-npm
 	$(MAKE) all
 	$(MAKE) check-unit
 	$(MAKE) check-cli
@@ -298,11 +314,12 @@ check-plot: all
 check-merge: all
 	@sh tests/merge_test.sh
 
-# ntprof export, and the fleet recipe of docs/fleet.md: two ClickHouse
-# servers as a two-shard cluster, against ntprof's numbers
-# (tests/fleet_test.sh; clickhouse-server from make deps).
+# ntprof export, and the fleet recipes of docs/fleet.md: two ClickHouse
+# servers as a two-shard cluster and DuckDB, against ntprof's numbers
+# (tests/fleet_test.sh; clickhouse-server from make deps, DuckDB from make
+# deps-npm).
 check-fleet: all
-	@sh tests/fleet_test.sh
+	@NODE_MODULES=$(CURDIR)/$(NPM_DIR)/node_modules sh tests/fleet_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel.
 check-collect: all

@@ -17,8 +17,10 @@
 #   documented); losses per host and cause are ntprof's;
 # - loading the same run again changes nothing; a recording whose load was
 #   cut short (its recording row missing) is loaded again and counted once;
+# - the DuckDB recipe of docs/fleet.md, run as written on the export's
+#   files through npm's @duckdb/node-api, gives ntprof's numbers too;
 # - the servers are stopped at the end, and on any exit: none is left.
-# Run from the repository root after `make` and `make deps`.
+# Run from the repository root after `make` and `make deps deps-npm`.
 set -u
 top=$(pwd)
 NTPROF=${NTPROF:-$top/ntprof}
@@ -26,6 +28,7 @@ SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
 GEN=${GEN:-$top/tests/ntprof-gen}
 CH_SERVER=${CH_SERVER:-/usr/sbin/clickhouse-server}
 CH_CLIENT=${CH_CLIENT:-clickhouse-client}
+NODE_MODULES=${NODE_MODULES:-$top/.output/npm/node_modules}
 # seconds a server may take to answer after it is started
 CH_START_TIMEOUT=${CH_START_TIMEOUT:-120}
 TEST=fleet_test
@@ -454,7 +457,38 @@ expect_fail "no server" 1 "^ntprof export: failed to connect to ClickHouse at 12
 expect_fail "no tables" 1 "^ntprof export: failed to send the query of the recordings loaded to http://127.0.0.1:$http1/?database=system: HTTP 404: Code: 60, .* Table system.ntp_fleet_recording doesn't exist" \
 	"$NTPROF" export --clickhouse "http://127.0.0.1:$http1/?database=system" sub.ntp
 
-# 10. The servers stop, and nothing of them is left running.
+# 10. The DuckDB recipe of docs/fleet.md, as written, on the export's files.
+if [ ! -d "$NODE_MODULES/@duckdb/node-api" ]; then
+	bad "DuckDB: $NODE_MODULES/@duckdb/node-api is missing (make deps-npm installs it)"
+else
+	mkdir duck
+	"$NTPROF" export -l fleet -o duck/fleet run.ntp > /dev/null || bad "export for DuckDB"
+	"$NTPROF" export -j -l fleet -o duck/fleet run.ntp > /dev/null || bad "export -j for DuckDB"
+	awk '/^```/ { if (b) { exit } if (f) { b = 1 } next } b { print } /^### DuckDB/ { f = 1 }' \
+		"$top/docs/fleet.md" > duck/recipe.sql
+	grep -q "quantile_disc" duck/recipe.sql || bad "no DuckDB recipe found in docs/fleet.md"
+	duck() { (cd duck && NODE_PATH=$NODE_MODULES node "$top/tests/duckdb_query.cjs" "$@"); }
+	duck recipe.sql > duck.csv || bad "DuckDB: the recipe failed"
+	same duckdb-host-stages host.ntprof.csv duck.csv 4 host,op,bytes,mode,stage \
+		n,p50_ns,p99_ns,p999_ns mean_ns
+	expect "DuckDB: host stages compared" "$(cat rows.txt)" 192
+	# quantile_disc's rank is ntprof's, and JSON lines load as the CSV does
+	cat > duck/check.sql <<'EOF'
+CREATE TABLE r AS SELECT count(*) AS n, quantile_disc(x, 0.5) AS p50,
+  quantile_disc(x, 0.99) AS p99, quantile_disc(x, 0.999) AS p999,
+  list_sort(list(x))[(count(*) * 50000 + 99999) // 100000] AS r50
+FROM range(1000) AS t(x);
+CREATE TABLE j AS SELECT * FROM read_json('*-command.jsonl', format = 'newline_delimited');
+SELECT (SELECT p50 || ',' || p99 || ',' || p999 || ',' || r50 FROM r) AS ranks,
+  (SELECT count(*) FROM j) AS rows,
+  (SELECT count(*) FROM (SELECT host_recording, ht, e2e, storage FROM command
+   EXCEPT SELECT host_recording, ht, e2e, storage FROM j)) AS differ;
+EOF
+	expect "DuckDB: quantile_disc's rank, JSON lines" "$(duck recipe.sql check.sql | tail -1)" \
+		"\"499,989,998,499\",$commands,0"
+fi
+
+# 11. The servers stop, and nothing of them is left running.
 stop_servers
 left=$(ps -eo pid=,args= | grep -F "$dir/ch" | grep -v grep)
 expect "clickhouse processes left" "$left" ""
