@@ -33,22 +33,11 @@ INSERT INTO _ntp_view_plan VALUES
 -- version (its one home), the run's label and the recording id.
 CREATE TEMP VIEW _ntp_export_db AS
 SELECT
-  d.db AS db,                -- ntp_db.db
+  d.*,                       -- ntp_db's columns
   1 AS version,              -- the export's layout version
   r.run AS run,              -- ntp_run.run: the run's label
   d.hostname || '/' || d.role || '/' || d.wall_start || '/' || d.mono_start
-    AS recording,            -- the recording id
-  d.hostname AS hostname,    -- machine
-  d.role AS role,            -- host or target
-  d.driver AS driver,        -- kernel or spdk
-  d.transport AS transport,  -- tcp or rdma
-  d.kernel AS kernel,        -- kernel release
-  d.sample_rate AS sample_rate, -- -s N
-  d.wall_start AS wall_start,   -- CLOCK_REALTIME ns at start
-  d.mono_start AS mono_start,   -- CLOCK_MONOTONIC ns at start
-  d.duration_ns AS duration_ns, -- recording length
-  d.records AS records,         -- sampled commands stored
-  d.lost AS lost                -- records lost
+    AS recording             -- the recording id
 FROM ntp_db AS d
 JOIN ntp_run AS r ON r.db = d.db;
 
