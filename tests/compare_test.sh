@@ -314,18 +314,8 @@ grep -Eq '^network \(TCP/IP, NICs, wire\) +[0-9.]+ +[0-9.]+ +- +- +-$' mixed.txt
 grep -q '^storage: target block layer and drive ' mixed.txt && ok ||
 	bad "compare mixed: --detail has no components"
 
-# 4. Bad input: a clear one-line error naming the argument, no table.
-# expect_fail NAME STATUS PATTERN CMD...
-expect_fail() {
-	name=$1 status=$2 pattern=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	if [ $rc -ne "$status" ]; then bad "$name: exit $rc, expected $status"; cat err.txt >&2
-	elif [ -s out.txt ]; then bad "$name: printed a table anyway"
-	elif ! head -1 err.txt | grep -q -- "$pattern"; then bad "$name: '$(head -1 err.txt)'"
-	else ok; fi
-}
+# 4. Bad input: a clear one-line error naming the argument, no table
+# (expect_fail: tests/testlib.sh).
 expect_fail "one run" 2 "^ntprof compare: one run given: compare needs two runs or more$" \
 	"$NTPROF" compare base-h.db,base-t.db
 expect_fail "three files" 2 "^ntprof compare: 'a.db,b.db,c.db': expected HOST.db or HOST.db,TARGET.db$" \

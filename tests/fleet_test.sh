@@ -118,16 +118,7 @@ assert {r["mode"] for r in rows} == {"joined", "host"}
 PY
 expect "export -t recording -j: a row per recording" \
 	"$("$NTPROF" export -j -t recording run.ntp | grep -c '^{"version":1,')" 20
-# expect_fail NAME STATUS PATTERN CMD...: one line naming the problem
-expect_fail() {
-	name=$1 status=$2 pattern=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	if [ $rc -ne "$status" ]; then bad "$name: exit $rc, expected $status"; cat err.txt >&2
-	elif ! head -1 err.txt | grep -q -- "$pattern"; then bad "$name: '$(head -1 err.txt)'"
-	else ok; fi
-}
+# bad input: one line naming the problem (expect_fail: tests/testlib.sh)
 touch exists-command.csv
 expect_fail "export over a file" 1 "^ntprof export: exists-command.csv: exists; ntprof export writes new files$" \
 	"$NTPROF" export -o exists run.ntp

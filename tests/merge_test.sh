@@ -174,17 +174,8 @@ expect "JSON lines export read back" "$got" "$want"
 expect "JSON lines: one object a line" "$(grep -cv '^{.*}$' cmd.jsonl)" 0
 sha256sum -c --quiet run.sum && ok || bad "reading run.ntp changed it"
 
-# 8. Bad input: one line naming the problem, no file left behind.
-# expect_fail NAME STATUS PATTERN CMD...
-expect_fail() {
-	name=$1 status=$2 pattern=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	if [ $rc -ne "$status" ]; then bad "$name: exit $rc, expected $status"; cat err.txt >&2
-	elif ! head -1 err.txt | grep -q -- "$pattern"; then bad "$name: '$(head -1 err.txt)'"
-	else ok; fi
-}
+# 8. Bad input: one line naming the problem, no file left behind
+# (expect_fail: tests/testlib.sh).
 expect_fail "merge a merged file" 1 \
 	"^ntprof merge: run.ntp: already a merged file; merge the recordings it was made from$" \
 	"$NTPROF" merge -o again.ntp run.ntp a/t1.db
