@@ -4,14 +4,15 @@
 # ntprof-collect end to end, as root on this machine's kernel: the NVMe/TCP
 # fixture pair (tests/fixture, SPDK-shaped, over loopback) recorded on both
 # roles by the real collector, then joined. Reads and writes (with R2T), qd1
-# and qd4, -s 1 and -s 10; Ctrl-C, SIGTERM, kill -9, a tiny ring buffer,
-# processes that come and go, sudo ownership, and the errors.
+# and qd4, -s 1 and -s 10, the simulated storage's time as recorded;
+# Ctrl-C, SIGTERM, kill -9, a tiny ring buffer, processes that come and go,
+# sudo ownership, and the errors.
 #
 #   sudo sh tests/collect_test.sh        (make check runs it)
 #
 # Every number compared comes from somewhere else than the collector: the
-# fixture's own counts and mean latency, the sampling hash recomputed by
-# .output/check_sampled, sqlite3's integrity check.
+# fixture's own counts and mean latency, its --storage-us, the sampling hash
+# recomputed by .output/check_sampled, sqlite3's integrity check.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/.output
@@ -109,12 +110,15 @@ within() {
 	fi
 }
 
-# One recording of both roles: CASE RATE PERF-ARGS...
+# One recording of both roles: CASE RATE PERF-ARGS...; the target gets
+# --incapsule 4096 and $tgt_args.
+tgt_args=
 run_pair() {
 	case=$1 rate=$2
 	shift 2
 	echo "== $case (-s $rate)"
-	start_target --incapsule 4096 || { bad "$case: target did not start"; return; }
+	# shellcheck disable=SC2086 # $tgt_args: words
+	start_target --incapsule 4096 $tgt_args || { bad "$case: target did not start"; return; }
 	record "$case-target" target -s "$rate" || { bad "$case: target collector"; return; }
 	tcol=$col
 	start_perf "$d/$case-perf.log" "$@" || { bad "$case: perf did not connect"; return; }
@@ -192,6 +196,54 @@ expect "write-qd1: target commands without their R2T points" "$r2t" 0
 run_pair write-qd4 10 -q 4 -o 4096 -w randwrite -t 3
 # a 70/30 mix at depth 8: many PDUs per receive
 run_pair mix-qd8 10 -q 8 -o 4096 -w randrw -M 70 -t 3
+
+# The fixture's storage is a timer that ends on time (tests/fixture/README.md):
+# at qd 1 the recorded storage component of the target's I/O commands has its
+# median at --storage-us, not below and at most 2 us above. At qd 4 a
+# completion may wait while the loop serves another command, and only the
+# floor is checked: no command's storage is ever shorter than asked. The
+# median (the middle of thousands of commands) stays put when the machine
+# is busy; the tail does not, and is printed, not checked.
+# storage_check CASE US [floor]
+storage_check() {
+	set -- "$1" "$2" "${3:-median}" $(sqlite3 -separator ' ' "$d/$1-target.db" "SELECT c.n,
+		c.p50_ns, c.p99_ns, CAST(c.mean_ns AS INTEGER), (SELECT min(x.ns)
+		FROM ntp_cmd_component AS x WHERE x.grp = c.grp AND x.component = 't_storage')
+		FROM ntp_component_stats AS c JOIN ntp_grp_info AS g ON g.grp = c.grp
+		WHERE g.queue = 'io' AND c.component = 't_storage'")
+	if [ $# -ne 8 ]; then
+		bad "$1: no storage component for the target's I/O commands"
+		return
+	fi
+	if awk -v c="$1" -v us="$2" -v what="$3" -v n="$4" -v p50="$5" -v p99="$6" -v mean="$7" \
+		-v min="$8" 'BEGIN {
+		s = sprintf("%s: storage with --storage-us %d: p50 %.2f us, p99 %.2f, mean %.2f, " \
+			"min %.2f, over %d commands", c, us, p50 / 1e3, p99 / 1e3, mean / 1e3, min / 1e3, n)
+		if (min < us * 1000) {
+			print s "; a command had less than asked"
+			exit 1
+		}
+		if (what == "median" && (p50 < us * 1000 || p50 > us * 1000 + 2000)) {
+			printf "%s; the p50 should be %d to %d us\n", s, us, us + 2
+			exit 1
+		}
+		print s
+	}' >"$d/storage.msg"; then
+		ok
+		cat "$d/storage.msg"
+	else
+		bad "$(cat "$d/storage.msg")"
+	fi
+}
+tgt_args="--storage-us 50"
+run_pair storage50-qd1 10 -q 1 -o 4096 -w randread -t 3
+storage_check storage50-qd1 50
+tgt_args="--storage-us 100"
+run_pair storage100-qd1 10 -q 1 -o 4096 -w randread -t 3
+storage_check storage100-qd1 100
+run_pair storage100-qd4 10 -q 4 -o 4096 -w randread -t 3
+storage_check storage100-qd4 100 floor
+tgt_args=
 
 # probe, with the target running: sites, processes, hooks, load.
 echo "== probe"
