@@ -279,6 +279,33 @@ if [ $? -eq 1 ] && [ ! -e "$d/elsewhere.db" ]; then ok; else
 	bad "-f followed a symlink"; cat "$d/e.err" >&2
 fi
 
+# A process owned by nobody that maps the target's binary, private and
+# writable, without running it (0 where the sampling variable would be):
+# it is no process of the program. With none running, the collector
+# fails and writes nothing; with one running, it records that one. The
+# victim's memory never changes, not even for a moment.
+echo "== a process that maps the binary without running it"
+stop_target # the probe's: none runs now
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$top/tests/map_victim.py" \
+	"$TGT" >"$d/victim.log" 2>&1 &
+victim=$!
+pids="$pids $victim"
+wait_for "$d/victim.log" "^ready" 10 || bad "victim: did not start"
+"$COLLECT" record -r target -t tcp -s 7 -i 1 -d 2 --spdk-target "$TGT" -o "$d/victim.db" \
+	>"$d/victim-col.log" 2>&1
+expect "victim, no program running: exit status" $? 1
+grep -q "no running process of $TGT" "$d/victim-col.log" && ok ||
+	bad "victim, no program running: $(cat "$d/victim-col.log")"
+[ ! -e "$d/victim.db" ] && ok || bad "victim, no program running: a recording was made"
+start_target || bad "victim: target did not start" # (and the cases below use it)
+record victim-tgt target -s 7 -d 2 || bad "victim: the collector did not start"
+wait_exit "$col" 20
+expect "victim, the program running: exit status" $? 0
+grep -Eq "process $victim([^0-9]|$)" "$d/victim-tgt.log" && bad "victim: named: $(cat "$d/victim-tgt.log")" || ok
+kill -USR1 "$victim"
+wait_exit "$victim" 10
+expect "victim: its memory" "$(tail -1 "$d/victim.log")" untouched
+
 # Ctrl-C in the middle of a run loses nothing: every record the fixture
 # handed over while sampling is in the database. Under sudo the file goes
 # to the invoking user.
