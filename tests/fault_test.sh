@@ -80,4 +80,30 @@ else
 	bad "disk full: cannot mount a tmpfs"
 fi
 
+# A file system out of inodes: room for the file (and its -wal) but not
+# for what SQLite makes next. The start fails with exit 1, says why, and
+# leaves nothing behind: no 0-byte file, no -wal.
+echo "== out of inodes"
+"$FLOOD" 1 1000 >"$d/inodes-flood.log" 2>&1 &
+flood=$!
+pids="$pids $flood"
+wait_for "$d/inodes-flood.log" "ready" 10 || bad "out of inodes: the load did not start"
+for n in 2 3; do
+	mkdir "$d/inodes$n"
+	if ! mount -t tmpfs -o "nr_inodes=$n,size=1m" tmpfs "$d/inodes$n"; then
+		bad "out of inodes: cannot mount a tmpfs"
+		continue
+	fi
+	mounts="$mounts $d/inodes$n"
+	"$COLLECT" record -r target -t tcp -s 1 -i 1 -q --spdk-target "$FLOOD" \
+		-o "$d/inodes$n/f.db" >"$d/inodes.out" 2>"$d/inodes.err"
+	expect "out of inodes ($n): exit status" $? 1
+	grep -q "f.db: cannot write the database: .*(its file system has no free inodes)$" "$d/inodes.err" && ok ||
+		bad "out of inodes ($n): no line saying why: $(cat "$d/inodes.err")"
+	expect "out of inodes ($n): left behind" "$(ls -A "$d/inodes$n")" ""
+	umount "$d/inodes$n" && mounts=${mounts% $d/inodes$n}
+done
+kill "$flood" 2>/dev/null
+wait_exit "$flood" 20 >/dev/null
+
 finish
