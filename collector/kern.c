@@ -62,8 +62,6 @@ static int check(const struct ntp_opts *o, char *err, size_t errlen)
 	if (access(path, F_OK))
 		return ntp_fail(err, errlen, "module %s is not loaded: modprobe %s%s", mod, mod,
 				o->role == T ? " and configure the target" : " and connect");
-	if (o->btf && access(o->btf, R_OK))
-		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
 	for (const struct ntp_hook *h = hooks(o); h->prog; h++) {
 		if (h->role == o->role && !ntp_module_btf(h->module) && !o->btf)
 			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "fsid.h"
 #include "ntp_version.h"
 #include "ntprof_abi.h"
 #include "opts.h"
@@ -105,6 +107,28 @@ static int parse_u32(const char *s, uint32_t *out, const char *opt)
 	if (errno || end == s || *end || *s == '-' || v < 1 || v > 0xffffffffUL)
 		return ntp_opts_bad("%s wants a whole number >= 1", opt);
 	*out = (uint32_t)v;
+	return 0;
+}
+
+int ntp_opts_open_inputs(struct ntp_opts *o, char *err, size_t errlen)
+{
+	static char btf[64];
+	int fd;
+
+	if (o->spdk) {
+		fd = ntp_fsid_open_input(o->spdk, err, errlen);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	if (o->btf) {
+		fd = ntp_fsid_open_input(o->btf, err, errlen);
+		if (fd < 0)
+			return -1;
+		/* the file the user could open, whatever the path names later */
+		snprintf(btf, sizeof(btf), "/proc/self/fd/%d", fd);
+		o->btf = btf;
+	}
 	return 0;
 }
 

@@ -114,7 +114,7 @@ static int obj_open(const char *path, struct object *o, char *err, size_t errlen
 	memset(o, 0, sizeof(*o));
 	if (elf_version(EV_CURRENT) == EV_NONE || !realpath(path, o->real))
 		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
-	o->fd = open(o->real, O_RDONLY | O_CLOEXEC);
+	o->fd = open(o->real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (o->fd < 0 || fstat(o->fd, &o->st)) {
 		ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		if (o->fd >= 0)
@@ -397,7 +397,7 @@ int ntp_elf_defines(const char *path, const char *name)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ, NULL);

@@ -685,7 +685,7 @@ int ntp_record(const struct ntp_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (ntp_fsid_init(r.err, sizeof(r.err)) || setup(&r)) {
+	if (setup(&r)) {
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}

@@ -100,7 +100,7 @@ static void add_needed(struct walk *w, const char *path)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return;

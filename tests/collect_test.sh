@@ -237,6 +237,35 @@ expect_fail "no process" "no running process of $PERF" \
 expect_fail "probe: no process" "no running process of $PERF" \
 	probe -r host -t tcp --spdk-host "$PERF"
 expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none" -o "$d/e.db"
+# A FIFO (or a device) where a program or a BTF file is named: refused at
+# once, never opened blocking (timeout: 20 s, 124 when it hangs).
+mkfifo "$d/fifo"
+for args in "record -r target -t tcp --spdk-target $d/fifo -o $d/e.db" \
+	"probe -r host -t tcp --spdk-host $d/fifo" "record -r host -t tcp --btf $d/fifo -o $d/e.db" \
+	"record -r target -t tcp --spdk-target /dev/null -o $d/e.db"; do
+	# shellcheck disable=SC2086
+	timeout 20 "$COLLECT" $args >"$d/e.out" 2>"$d/e.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "not a regular file" "$d/e.err" && [ ! -e "$d/e.db" ]; then ok; else
+		bad "$args: exit $rc: $(cat "$d/e.err")"
+	fi
+done
+# Under sudo, the program and the BTF file are read as the user: what lies
+# in a directory they may not search is neither read nor told apart from
+# what does not exist.
+mkdir -m 0700 "$d/private" && cp "$TGT" "$d/private/tgt"
+for opt in --spdk-target --btf; do
+	for f in tgt none; do
+		SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -r target -t tcp $opt "$d/private/$f" \
+			-o "$d/e.db" >"$d/e.out" 2>"$d/$f.err"
+		expect "sudo $opt, a path the user may not see ($f): exit status" $? 1
+		sed -i "s|$d/private/$f|PATH|" "$d/$f.err"
+	done
+	expect "sudo $opt: what exists and what does not, told alike" "$(cat "$d/tgt.err")" \
+		"$(cat "$d/none.err")"
+	grep -q "^ntprof: PATH: Permission denied (read as user 65534, who ran sudo)$" "$d/tgt.err" && ok ||
+		bad "sudo $opt: $(cat "$d/tgt.err")"
+done
 expect_usage "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
 expect_usage "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
 expect_usage "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
