@@ -48,12 +48,14 @@ static const struct ntp_hook *hooks(const struct ntp_opts *o)
 	return ntp_kern_hooks_of(o->transport);
 }
 
+/* The last row of the backends' table: whatever the rows before take
+ * not, it records, or says what it cannot. */
 static int takes(const struct ntp_opts *o)
 {
-	return !o->spdk;
+	return 1;
 }
 
-static int check(const struct ntp_opts *o, char *err, size_t errlen)
+static int check(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
 	const char *mod = driver_module(o);
 	char path[PATH_MAX];
@@ -217,20 +219,20 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 	}
 }
 
-static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
-		  char *err, size_t errlen)
+static int attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
 	struct kern *k = b->state;
 
-	return ntp_hooks_attach(k->obj, hooks(o), o->role, &b->links, err,
-				errlen);
+	return ntp_hooks_attach(k->obj, hooks(o), o->role, &b->links, err, errlen);
 }
 
-static void set_rate(struct ntp_bpf *b, uint32_t n)
+/* The programs decide from the SQE, with the rate in their .bss. */
+static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 {
 	struct kern *k = b->state;
 
 	*k->sample_n = n;
+	return 1;
 }
 
 static uint64_t *seen_of(struct kern *kn, const struct ntp_count_key *k)
@@ -310,7 +312,7 @@ const struct ntp_backend ntp_kern_backend = {
 	.attach = attach,
 	.records = records,
 	.lost = lost,
-	.set_rate = set_rate,
+	.sample = sample,
 	.counts = counts,
 	.close = close_kern,
 	.hooks = hooks,

@@ -68,15 +68,6 @@ const char *ntp_config_name(const struct ntp_opts *o)
 	return name;
 }
 
-const char *ntp_required_probe(const struct ntp_opts *o)
-{
-	int rdma = !strcmp(o->transport, "rdma");
-
-	if (o->role == NTP_ROLE_TARGET)
-		return rdma ? "nvmf_rdma_done" : "nvmf_tcp_done";
-	return rdma ? "nvme_rdma_done" : "nvme_tcp_done";
-}
-
 int ntp_opts_bad(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "ntprof-collect: ");

@@ -55,7 +55,4 @@ void ntp_usage(FILE *f);
 /* The configuration name: spdk_tcp_target, kernel_tcp_host, ... */
 const char *ntp_config_name(const struct ntp_opts *o);
 
-/* The USDT probe the configuration requires: nvmf_tcp_done, ... */
-const char *ntp_required_probe(const struct ntp_opts *o);
-
 #endif

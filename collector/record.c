@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * `ntprof-collect record`: a straight line. Find the SPDK program and its
- * processes, load and attach, create the database, switch sampling on in
- * each process, then poll the ring buffers into the database, ending an
- * interval (and printing the live lines) every -i seconds, until Ctrl-C,
- * SIGTERM or -d. Then switch sampling off, drain the rings, close the
- * database with its stop time and print the summary.
+ * `ntprof-collect record`: a straight line. Find what is to be recorded
+ * (the backend: an SPDK program and its processes, or a kernel driver),
+ * load and attach, create the database, switch sampling on, then poll the
+ * ring buffers into the database, ending an interval (and printing the
+ * live lines) every -i seconds, while the backend follows what it records,
+ * until Ctrl-C, SIGTERM or -d. Then switch sampling off, drain the rings,
+ * close the database with its stop time and print the summary.
  *
  * Nothing that reached user space is dropped: records go into the
  * database's open transaction, which is committed twice a second
@@ -32,10 +33,7 @@
 #include "ntp_db.h"
 #include "ntp_session.h"
 #include "ntp_sql.h"
-#include "proc.h"
-#include "spdk.h"
 #include "ntprof_abi.h"
-#include "tstamp.h"
 
 #define NS 1000000000LL
 
@@ -50,11 +48,9 @@ static void on_signal(int sig)
 /* Everything the loop needs. */
 struct rec {
 	const struct ntp_opts *o;
-	struct ntp_spdk spdk;
 	struct ntp_bpf bpf;
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
-	int tstamp_fd;                /* holds receive timestamps on (tstamp.h), or -1 */
 	uint64_t records;             /* commands in the file when it was closed */
 	uint64_t unstored;            /* commands that came after a write error */
 	int querying;                 /* in a live query: the ring is read into held */
@@ -66,11 +62,6 @@ struct rec {
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
 	int64_t interval_start;
 	int live_header;              /* printed the live header */
-	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
-	int npids;
-	pid_t pending[NTP_SPDK_MAX_PIDS]; /* found, their variable not loaded yet */
-	int64_t pending_since[NTP_SPDK_MAX_PIDS];
-	int npending;
 	char err[NTP_ERR_MAX];
 };
 
@@ -181,119 +172,6 @@ static int on_record(void *ctx, void *data, size_t len)
 	}
 	reject(r, NTP_CAUSE_ABI_VERSION);
 	return 0;
-}
-
-static int in_list(const pid_t *list, int n, pid_t pid)
-{
-	for (int i = 0; i < n; i++)
-		if (list[i] == pid)
-			return 1;
-	return 0;
-}
-
-/*
- * Start sampling in process PID: write its flags and rate.
- * Returns 1 when it samples, 0 when it has not loaded the library with the
- * variable yet (a process still starting: try again soon), -1 when it
- * cannot (said on stderr).
- */
-static int start_sampling(struct rec *r, pid_t pid)
-{
-	uint64_t addr;
-	int rc;
-
-	rc = ntp_spdk_set_rate(&r->spdk, pid, r->o->rate,
-			       r->o->no_arrivals ? NTP_FLAG_NO_ARRIVALS : 0, &addr, r->err,
-			       sizeof(r->err));
-	if (rc == 0 && ntp_spdk_has_var(&r->spdk))
-		return 0;
-	if (rc <= 0) {
-		fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
-		return -1;
-	}
-	return 1;
-}
-
-static void sampling_started(struct rec *r, pid_t pid, int first)
-{
-	if (!first)
-		printf("ntprof: process %d of %s started; sampling it\n", (int)pid, r->o->spdk);
-	if (r->npids < NTP_SPDK_MAX_PIDS)
-		r->pids[r->npids++] = pid;
-}
-
-/* The processes still loading their libraries, tried at every poll (20 ms):
- * sampling starts as soon as the variable is there. */
-static void retry_pending(struct rec *r)
-{
-	int64_t now = now_ns(CLOCK_MONOTONIC);
-	int n = 0;
-
-	for (int i = 0; i < r->npending; i++) {
-		pid_t pid = r->pending[i];
-		int rc = ntp_proc_alive(pid) ? start_sampling(r, pid) : -1;
-
-		if (rc == 1)
-			sampling_started(r, pid, 0);
-		if (rc != 0)
-			continue;
-		if (now - r->pending_since[i] > 2 * NS && r->pending_since[i] > 0) {
-			printf("ntprof: process %d of %s has not loaded the library with the "
-			       "sampling variable yet; waiting for it\n", (int)pid, r->o->spdk);
-			r->pending_since[i] = -1; /* said once */
-		}
-		r->pending_since[n] = r->pending_since[i];
-		r->pending[n++] = pid;
-	}
-	r->npending = n;
-}
-
-/* Switch sampling on in processes that appeared, note those that went (also
- * those that exited and wait for their parent to reap them). */
-static void follow_processes(struct rec *r, int first)
-{
-	pid_t was[NTP_SPDK_MAX_PIDS];
-	int nwas = r->npids;
-
-	if (!r->o->spdk) /* the kernel's drivers: no processes */
-		return;
-	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
-		return;
-	memcpy(was, r->pids, sizeof(was[0]) * (size_t)nwas);
-	r->npids = 0;
-	for (int i = 0; i < r->spdk.npids; i++) {
-		pid_t pid = r->spdk.pids[i];
-		int rc;
-
-		if (!ntp_proc_alive(pid) || in_list(r->pending, r->npending, pid))
-			continue;
-		if (in_list(was, nwas, pid)) {
-			r->pids[r->npids++] = pid;
-			continue;
-		}
-		rc = start_sampling(r, pid);
-		if (rc == 1)
-			sampling_started(r, pid, first);
-		else if (rc == 0 && r->npending < NTP_SPDK_MAX_PIDS) {
-			r->pending_since[r->npending] = now_ns(CLOCK_MONOTONIC);
-			r->pending[r->npending++] = pid;
-		}
-	}
-	for (int i = 0; i < nwas; i++)
-		if (!in_list(r->pids, r->npids, was[i]))
-			printf("ntprof: process %d of %s exited\n", (int)was[i], r->o->spdk);
-}
-
-static void sampling_off(struct rec *r)
-{
-	uint64_t addr;
-
-	ntp_bpf_set_rate(&r->bpf, 0);
-	for (int i = 0; i < r->npids; i++)
-		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, 0, &addr, r->err,
-				      sizeof(r->err)) < 0 &&
-		    ntp_proc_alive(r->pids[i]))
-			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", r->err);
 }
 
 static void live_header(struct rec *r)
@@ -485,54 +363,19 @@ static int open_ring(struct rec *r)
 	return 0;
 }
 
-/* --wait: everything is loaded and attached (to the file: pid -1), so look
- * for a process every 20 ms (an SPDK program needs far longer than that to
- * start its first I/O) until one runs or we are stopped. */
-static int wait_for_process(struct rec *r)
-{
-	printf("ntprof: waiting for a process of %s; Ctrl-C to give up\n", r->o->spdk);
-	fflush(stdout);
-	while (!stop && ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) == 0)
-		usleep(20000);
-	return r->spdk.npids ? 0 : -1;
-}
-
-static int setup_spdk(struct rec *r)
-{
-	const struct ntp_opts *o = r->o;
-
-	if (ntp_spdk_open(&r->spdk, o->spdk, r->err, sizeof(r->err)))
-		return -1;
-	if (!ntp_spdk_sites(&r->spdk, ntp_required_probe(o)))
-		return snprintf(r->err, sizeof(r->err), "%s: no USDT probe ntprof:%s (is it built "
-				"with ntprof's SPDK patch and --with-usdt?)", o->spdk,
-				ntp_required_probe(o)), -1;
-	if (!r->spdk.npids && !o->wait)
-		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
-				"(or give --wait)", o->spdk), -1;
-	/* before sampling starts: the patch's first reads are then stamped */
-	if (ntp_arrival_points(o)) {
-		r->tstamp_fd = ntp_tstamp_hold(r->err, sizeof(r->err));
-		if (r->tstamp_fd < 0)
-			fprintf(stderr, "ntprof: %s: %s stay empty (counted as gaps)\n", r->err,
-				ntp_arrival_points(o));
-	}
-	return 0;
-}
-
 static int setup(struct rec *r)
 {
 	const struct ntp_opts *o = r->o;
 
 	if (!o->out)
 		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
-	/* SPDK: the program and its processes; the kernel: the driver's
-	 * module and its BTF */
-	if ((o->spdk && setup_spdk(r)) || ntp_bpf_check(o, r->err, sizeof(r->err)))
+	/* what is to be recorded, and that it can be here */
+	if (ntp_bpf_open(&r->bpf, o, r->err, sizeof(r->err)) ||
+	    ntp_bpf_check(&r->bpf, o, r->err, sizeof(r->err)))
 		return -1;
 	/* the database last: a failed start leaves no file behind */
 	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
-	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
+	    ntp_bpf_attach(&r->bpf, o, r->err, sizeof(r->err)) || create_db(r))
 		return -1;
 	if (ntp_links_write(&r->bpf.links, r->db))
 		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
@@ -575,11 +418,11 @@ static void poll_until_stopped(struct rec *r)
 		if (now >= next) {
 			if (end_interval(r, now, 1))
 				break;
-			follow_processes(r, 0);
+			ntp_bpf_follow(&r->bpf, r->o, 1);
 			next += (int64_t)(r->o->interval * NS);
+		} else {
+			ntp_bpf_follow(&r->bpf, r->o, 0);
 		}
-		if (r->npending)
-			retry_pending(r);
 		if (now >= commit) {
 			ntp_db_commit(r->db);
 			commit = now + NS / 2; /* twice a second: kill -9 loses < 1 s */
@@ -594,7 +437,7 @@ static void drain(struct rec *r)
 {
 	struct timespec ts = { 0, 100000000 };
 
-	sampling_off(r);
+	ntp_bpf_sample(&r->bpf, r->o, 0);
 	for (int i = 0; i < 3; i++) {
 		nanosleep(&ts, NULL);
 		ring_buffer__consume(r->rec_rb);
@@ -679,7 +522,6 @@ int ntp_record(const struct ntp_opts *o)
 	int rc = 1;
 
 	r.o = o;
-	r.tstamp_fd = -1;
 	if (!getenv("NTPROF_DEBUG")) /* libbpf's messages, verifier log included */
 		libbpf_set_print(NULL);
 	sigaction(SIGINT, &sa, NULL);
@@ -689,10 +531,8 @@ int ntp_record(const struct ntp_opts *o)
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}
-	if (o->spdk && !r.spdk.npids)
-		wait_for_process(&r);
-	ntp_bpf_set_rate(&r.bpf, o->rate); /* where the BPF programs sample */
-	follow_processes(&r, 1);           /* where the processes do */
+	ntp_bpf_wait(&r.bpf, o, &stop); /* --wait */
+	ntp_bpf_sample(&r.bpf, o, o->rate);
 	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
 	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);
 	fflush(stdout);
@@ -708,7 +548,5 @@ cleanup:
 	ring_buffer__free(r.rec_rb);
 	free(r.held);
 	ntp_bpf_close(&r.bpf);
-	ntp_spdk_close(&r.spdk);
-	ntp_tstamp_release(r.tstamp_fd);
 	return rc;
 }
