@@ -307,7 +307,9 @@ static int end_interval(struct rec *r, int64_t now, int print)
 	count_bpf_lost(r);
 	ntp_bpf_counts(&r->bpf, r->db); /* where the backend counts every command */
 	id = ntp_db_end_interval(r->db, r->interval_start, now);
-	if (id < 0)
+	/* committed before the live queries, which can hold the connection
+	 * for more than a second: a kill -9 during them loses no more */
+	if (id < 0 || ntp_db_commit(r->db))
 		return -1; /* ntp_db_failed() says why; the loop stops */
 	r->querying = 1;
 	r->last_read = now_ns(CLOCK_MONOTONIC);
