@@ -45,6 +45,29 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * The signals that end a recording as Ctrl-C does: sampling off (0 into
+ * every process's variable), the rings drained, the file closed. Every
+ * signal whose default would kill the collector and that a user or a
+ * terminal sends: none leaves the processes sampling for no one.
+ */
+static const int stop_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+};
+
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	/* a closed pipe on stdout: the recording goes on (writes fail
+	 * quietly); a file over RLIMIT_FSIZE: a write error (EFBIG), which
+	 * ends the recording as a full disk does */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+}
+
 /* Everything the loop needs. */
 struct rec {
 	const struct ntp_opts *o;
@@ -60,6 +83,7 @@ struct rec {
 	int64_t last_read;            /* when the ring was last read during a query */
 	uint64_t bad_version;         /* records of another ABI version */
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
+	int64_t wall_start, mono_start; /* when sampling was switched on */
 	int64_t interval_start;
 	int live_header;              /* printed the live header */
 	char err[NTP_ERR_MAX];
@@ -335,8 +359,8 @@ static int create_db(struct rec *r)
 	uname(&u);
 	m.hostname = u.nodename;
 	m.kernel = u.release;
-	m.wall_start = now_ns(CLOCK_REALTIME);
-	m.mono_start = now_ns(CLOCK_MONOTONIC);
+	m.wall_start = r->wall_start;
+	m.mono_start = r->mono_start;
 	ntp_fsid_user();
 	r->db = ntp_db_create(o->out, &m, o->force ? NTP_DB_FORCE : 0, r->err, sizeof(r->err));
 	ntp_fsid_root();
@@ -351,6 +375,9 @@ static int create_db(struct rec *r)
 	}
 	r->interval_start = m.mono_start;
 	sqlite3_progress_handler(ntp_db_handle(r->db), 1000, read_during_query, r);
+	if (ntp_links_write(&r->bpf.links, r->db))
+		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
+				ntp_db_errmsg(r->db)), -1;
 	return 0;
 }
 
@@ -375,14 +402,8 @@ static int setup(struct rec *r)
 	if (ntp_bpf_open(&r->bpf, o, r->err, sizeof(r->err)) ||
 	    ntp_bpf_check(&r->bpf, o, r->err, sizeof(r->err)))
 		return -1;
-	/* the database last: a failed start leaves no file behind */
-	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
-	    ntp_bpf_attach(&r->bpf, o, r->err, sizeof(r->err)) || create_db(r))
-		return -1;
-	if (ntp_links_write(&r->bpf.links, r->db))
-		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
-				ntp_db_errmsg(r->db)), -1;
-	return 0;
+	return ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
+	       ntp_bpf_attach(&r->bpf, o, r->err, sizeof(r->err)) ? -1 : 0;
 }
 
 /*
@@ -439,7 +460,6 @@ static void drain(struct rec *r)
 {
 	struct timespec ts = { 0, 100000000 };
 
-	ntp_bpf_sample(&r->bpf, r->o, 0);
 	for (int i = 0; i < 3; i++) {
 		nanosleep(&ts, NULL);
 		ring_buffer__consume(r->rec_rb);
@@ -517,30 +537,55 @@ static int finish(struct rec *r)
 	return 0;
 }
 
+/*
+ * Find, check, load and attach; wait (--wait); sample, and only then
+ * create the database, whose start is when sampling began: nothing to
+ * sample, or a failed start, leaves no file. Poll until stopped, then
+ * sampling off, drain, close. Returns the exit status: 1 also when nothing
+ * could be sampled, at the start or ever.
+ */
 int ntp_record(const struct ntp_opts *o)
 {
 	static struct rec r; /* large: paths */
-	struct sigaction sa = { .sa_handler = on_signal };
-	int rc = 1;
+	int rc = 1, sampled = 0;
 
 	r.o = o;
 	if (!getenv("NTPROF_DEBUG")) /* libbpf's messages, verifier log included */
 		libbpf_set_print(NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	catch_signals();
 	if (setup(&r)) {
 		fprintf(stderr, "ntprof: %s\n", r.err);
 		goto cleanup;
 	}
-	ntp_bpf_wait(&r.bpf, o, &stop); /* --wait */
-	ntp_bpf_sample(&r.bpf, o, o->rate);
+	if (ntp_bpf_wait(&r.bpf, o, &stop) || stop) { /* --wait */
+		fprintf(stderr, "ntprof: stopped before sampling began: nothing recorded\n");
+		goto cleanup;
+	}
+	r.wall_start = now_ns(CLOCK_REALTIME);
+	r.mono_start = now_ns(CLOCK_MONOTONIC);
+	sampled = ntp_bpf_sample(&r.bpf, o, o->rate);
+	if (sampled <= 0) {
+		fprintf(stderr, "ntprof: nothing could be sampled: nothing recorded\n");
+		goto off;
+	}
+	if (create_db(&r)) {
+		fprintf(stderr, "ntprof: %s\n", r.err);
+		goto off;
+	}
 	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
 	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);
 	fflush(stdout);
 	poll_until_stopped(&r);
+	sampled = ntp_bpf_sample(&r.bpf, o, 0);
 	drain(&r);
 	rc = finish(&r);
+	if (!sampled) {
+		fprintf(stderr, "ntprof: nothing was sampled while recording\n");
+		rc = 1;
+	}
+	goto cleanup;
+off:
+	ntp_bpf_sample(&r.bpf, o, 0);
 cleanup:
 	if (r.db) {
 		ntp_fsid_user();

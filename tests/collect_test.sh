@@ -244,6 +244,18 @@ expect_fail "no process" "no running process of $PERF" \
 	record -t tcp -s 1 --spdk-host "$PERF" -o "$d/e.db"
 expect_fail "probe: no process" "no running process of $PERF" \
 	probe -r host -t tcp --spdk-host "$PERF"
+# A process with the probes but no sampling variable (usdt_batch, waiting
+# for a byte on stdin): it cannot be sampled, and nothing else can, so no
+# recording is made and the collector exits 1.
+sleep 60 | "$out/usdt_batch" >"$d/batch.log" 2>&1 &
+batch=$!
+pids="$pids $batch"
+wait_for "$d/batch.log" "ready" 10 || bad "usdt_batch did not start"
+expect_fail "nothing could be sampled" "cannot sample in process $batch: no ntprof_sample_rate" \
+	record -r target -t tcp -s 1 -d 2 --spdk-target "$out/usdt_batch" -o "$d/e.db"
+grep -q "^ntprof: nothing could be sampled: nothing recorded$" "$d/e.err" && ok ||
+	bad "nothing could be sampled: $(cat "$d/e.err")"
+kill "$batch"
 expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none" -o "$d/e.db"
 # A FIFO (or a device) where a program or a BTF file is named: refused at
 # once, never opened blocking (timeout: 20 s, 124 when it hangs).
@@ -416,6 +428,37 @@ kill -USR1 "$perf"
 wait_exit "$col" 20 && ok || bad "-d: the collector did not stop by itself"
 wait_exit "$perf" 30
 grep -q "records written to" "$d/dur.log" && ok || bad "-d: no 'records written'"
+
+# Every signal that would kill the collector and that a user or a terminal
+# sends ends the recording as Ctrl-C does: the sampling variable back to
+# 0, the file closed with its stop time, exit 0. SIGPIPE (stdout's pipe
+# closed) does not end it.
+echo "== signals"
+# the target's sampling variable, read from its memory
+addr=$("$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" 2>/dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"][0]["sampling_variable"])')
+var() {
+	python3 -c 'import struct, sys
+with open("/proc/%s/mem" % sys.argv[1], "rb") as f:
+    f.seek(int(sys.argv[2], 0)); print(struct.unpack("I", f.read(4))[0])' "$tgt" "$addr"
+}
+for sig in HUP USR1 USR2 ALRM VTALRM PROF QUIT PIPE; do
+	record "sig-$sig" target -s 7 -q || { bad "SIG$sig: the collector did not start"; continue; }
+	expect "SIG$sig: the variable while recording" "$(var)" 7
+	kill "-$sig" "$col"
+	if [ "$sig" = PIPE ]; then
+		sleep 1
+		kill -0 "$col" 2>/dev/null && ok || bad "SIGPIPE ended the recording"
+		expect "SIGPIPE: the variable after it" "$(var)" 7
+		kill -INT "$col"
+	fi
+	wait_exit "$col" 20
+	expect "SIG$sig: exit status" $? 0
+	expect "SIG$sig: the variable after the stop" "$(var)" 0
+	expect "SIG$sig: stop time written" \
+		"$(sqlite3 "$d/sig-$sig.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
+	[ ! -e "$d/sig-$sig.db-wal" ] && ok || bad "SIG$sig: a -wal file is left"
+done
 
 # kill -9: a valid database that misses at most the last second. (-q: no
 # live lines, whose queries at tens of thousands of records an interval
