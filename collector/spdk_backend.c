@@ -12,8 +12,10 @@
  * - Sampling is the processes' own: the patch decides per command, and
  *   this backend writes the rate into every process's variable (and the
  *   flags before it), follows processes that start, finish loading their
- *   libraries or exit, and writes 0 at the end. The patch counts nothing
- *   exactly.
+ *   libraries or exit, and writes 0 at the end. Each process it samples is
+ *   locked against other collectors (lock.h) and written through its
+ *   /proc/PID/mem, opened once: the 0 at the end reaches that process and
+ *   no later one given its pid. The patch counts nothing exactly.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -26,6 +28,7 @@
 
 #include "backend.h"
 #include "json_writer.h"
+#include "lock.h"
 #include "ntp_err.h"
 #include "ntprof_spdk.skel.h"
 #include "proc.h"
@@ -57,12 +60,22 @@ static const struct ntp_hook rdma_hooks[] = {
 	{ 0 },
 };
 
+/* A process sampling: where its variables are, its memory, its lock. */
+struct proc {
+	pid_t pid;
+	uint64_t start;               /* when it started: its lock's key */
+	int mem;                      /* /proc/PID/mem, or -1 */
+	int lock;                     /* lock.h, or -1 */
+	struct ntp_spdk_vars vars;
+};
+
 /* The backend's state (ntp_bpf.state). */
 struct spdk {
 	struct ntprof_spdk_bpf *skel;
 	struct ntp_spdk prog;             /* the program: objects with probes, processes */
-	pid_t pids[NTP_SPDK_MAX_PIDS];    /* processes sampling now */
-	int npids;
+	uint32_t rate, flags;             /* what sampling writes into each process */
+	struct proc procs[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
+	int nprocs;
 	pid_t pending[NTP_SPDK_MAX_PIDS]; /* found, their variable not loaded yet */
 	int64_t pending_since[NTP_SPDK_MAX_PIDS];
 	int npending;
@@ -246,25 +259,82 @@ static int in_list(const pid_t *list, int n, pid_t pid)
 	return 0;
 }
 
-/*
- * Start sampling in process PID: write its flags and rate.
- * Returns 1 when it samples, 0 when it has not loaded the library with the
- * variable yet (a process still starting: try again soon), -1 when it
- * cannot (said on stderr).
- */
-static int start_process(struct spdk *s, const struct ntp_opts *o, pid_t pid)
+static int sampling(const struct spdk *s, pid_t pid)
 {
-	uint64_t addr;
-	int rc;
+	for (int i = 0; i < s->nprocs; i++)
+		if (s->procs[i].pid == pid)
+			return 1;
+	return 0;
+}
 
-	rc = ntp_spdk_set_rate(&s->prog, pid, o->rate, o->no_arrivals ? NTP_FLAG_NO_ARRIVALS : 0,
-			       &addr, s->err, sizeof(s->err));
-	if (rc == 0 && ntp_spdk_has_var(&s->prog))
+static void release(struct proc *p)
+{
+	if (p->mem >= 0)
+		close(p->mem);
+	ntp_lock_release(NTP_LOCK_DIR, p->pid, p->start, p->lock);
+	p->mem = p->lock = -1;
+}
+
+/*
+ * Write the flags, then the rate, into each variable of P. Before the first
+ * write, what they hold: 0, or what a collector that is gone left there
+ * (one killed with -9; a live one would hold the lock), which is taken
+ * over and said.
+ */
+static int write_vars(struct spdk *s, struct proc *p, uint32_t rate, uint32_t flags,
+		      uint32_t prev_rate, uint32_t prev_flags)
+{
+	for (int i = 0; i < p->vars.n; i++) {
+		uint32_t was = prev_rate, fwas = prev_flags;
+
+		if (prev_rate == UINT32_MAX && !ntp_proc_mem_read(p->mem, p->vars.rate[i], &was) &&
+		    was)
+			printf("ntprof: process %d: %s held %u, left by a collector that is gone; "
+			       "taking it over\n", (int)p->pid, NTP_SAMPLE_VAR, was);
+		if (prev_flags == UINT32_MAX && p->vars.flags[i] &&
+		    ntp_proc_mem_read(p->mem, p->vars.flags[i], &fwas))
+			fwas = 0;
+		if (rate && p->vars.flags[i] &&
+		    ntp_proc_mem_write(p->mem, p->pid, p->vars.flags[i], NTP_FLAGS_VAR, fwas, flags,
+				       s->err, sizeof(s->err)))
+			return -1;
+		if (ntp_proc_mem_write(p->mem, p->pid, p->vars.rate[i], NTP_SAMPLE_VAR, was, rate,
+				       s->err, sizeof(s->err)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Start sampling in process PID: find its variables, lock it, open its
+ * memory, write its flags and rate. Returns 1 when it samples, 0 when it
+ * has not loaded the library with the variable yet (a process still
+ * starting: try again soon), -1 when it cannot (said on stderr).
+ */
+static int start_process(struct spdk *s, pid_t pid)
+{
+	struct proc p = { .pid = pid, .mem = -1, .lock = -1 };
+	pid_t holder;
+	int n = ntp_spdk_find_vars(&s->prog, pid, &p.vars, s->err, sizeof(s->err));
+
+	if (n == 0 && ntp_spdk_has_var(&s->prog))
 		return 0;
-	if (rc <= 0) {
+	if (n > 0 && s->nprocs == NTP_SPDK_MAX_PIDS)
+		n = ntp_fail(s->err, sizeof(s->err), "process %d: more than %d processes", (int)pid,
+			     NTP_SPDK_MAX_PIDS);
+	if (n > 0) {
+		p.start = ntp_proc_start_time(pid);
+		p.lock = ntp_lock_take(NTP_LOCK_DIR, pid, p.start, &holder, s->err,
+				       sizeof(s->err));
+	}
+	if (n > 0 && p.lock >= 0)
+		p.mem = ntp_proc_mem_open(pid, s->err, sizeof(s->err));
+	if (p.mem < 0 || write_vars(s, &p, s->rate, s->flags, UINT32_MAX, UINT32_MAX)) {
 		fprintf(stderr, "ntprof: cannot sample in %s\n", s->err);
+		release(&p);
 		return -1;
 	}
+	s->procs[s->nprocs++] = p;
 	return 1;
 }
 
@@ -272,8 +342,6 @@ static void started(struct spdk *s, const struct ntp_opts *o, pid_t pid, int fir
 {
 	if (!first)
 		printf("ntprof: process %d of %s started; sampling it\n", (int)pid, o->spdk);
-	if (s->npids < NTP_SPDK_MAX_PIDS)
-		s->pids[s->npids++] = pid;
 	s->sampled++;
 }
 
@@ -286,7 +354,7 @@ static void retry_pending(struct spdk *s, const struct ntp_opts *o)
 
 	for (int i = 0; i < s->npending; i++) {
 		pid_t pid = s->pending[i];
-		int rc = ntp_proc_alive(pid) ? start_process(s, o, pid) : -1;
+		int rc = ntp_proc_alive(pid) ? start_process(s, pid) : -1;
 
 		if (rc == 1)
 			started(s, o, pid, 0);
@@ -304,27 +372,34 @@ static void retry_pending(struct spdk *s, const struct ntp_opts *o)
 }
 
 /* Switch sampling on in processes that appeared, note those that went (also
- * those that exited and wait for their parent to reap them). */
+ * those that exited and wait for their parent to reap them), and let go of
+ * them. */
 static void follow_processes(struct spdk *s, const struct ntp_opts *o, int first)
 {
-	pid_t was[NTP_SPDK_MAX_PIDS];
-	int nwas = s->npids;
+	int n = 0;
 
 	if (ntp_spdk_find_procs(&s->prog, s->err, sizeof(s->err)) < 0)
 		return;
-	memcpy(was, s->pids, sizeof(was[0]) * (size_t)nwas);
-	s->npids = 0;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct proc *p = &s->procs[i];
+
+		if (in_list(s->prog.pids, s->prog.npids, p->pid) && ntp_proc_alive(p->pid) &&
+		    ntp_proc_start_time(p->pid) == p->start) {
+			s->procs[n++] = *p;
+			continue;
+		}
+		printf("ntprof: process %d of %s exited\n", (int)p->pid, o->spdk);
+		release(p);
+	}
+	s->nprocs = n;
 	for (int i = 0; i < s->prog.npids; i++) {
 		pid_t pid = s->prog.pids[i];
 		int rc;
 
-		if (!ntp_proc_alive(pid) || in_list(s->pending, s->npending, pid))
+		if (!ntp_proc_alive(pid) || in_list(s->pending, s->npending, pid) ||
+		    sampling(s, pid))
 			continue;
-		if (in_list(was, nwas, pid)) {
-			s->pids[s->npids++] = pid;
-			continue;
-		}
-		rc = start_process(s, o, pid);
+		rc = start_process(s, pid);
 		if (rc == 1)
 			started(s, o, pid, first);
 		else if (rc == 0 && s->npending < NTP_SPDK_MAX_PIDS) {
@@ -332,20 +407,20 @@ static void follow_processes(struct spdk *s, const struct ntp_opts *o, int first
 			s->pending[s->npending++] = pid;
 		}
 	}
-	for (int i = 0; i < nwas; i++)
-		if (!in_list(s->pids, s->npids, was[i]))
-			printf("ntprof: process %d of %s exited\n", (int)was[i], o->spdk);
 }
 
+/* 0 into every variable, through the memory opened at the start, then the
+ * processes are let go. */
 static void sampling_off(struct spdk *s)
 {
-	uint64_t addr;
+	for (int i = 0; i < s->nprocs; i++) {
+		struct proc *p = &s->procs[i];
 
-	for (int i = 0; i < s->npids; i++)
-		if (ntp_spdk_set_rate(&s->prog, s->pids[i], 0, 0, &addr, s->err,
-				      sizeof(s->err)) < 0 &&
-		    ntp_proc_alive(s->pids[i]))
+		if (write_vars(s, p, 0, 0, s->rate, s->flags) && ntp_proc_alive(p->pid))
 			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", s->err);
+		release(p);
+	}
+	s->nprocs = 0;
 }
 
 static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
@@ -356,6 +431,8 @@ static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 		sampling_off(s);
 		return s->sampled;
 	}
+	s->rate = n;
+	s->flags = o->no_arrivals ? NTP_FLAG_NO_ARRIVALS : 0;
 	/* before sampling starts: the patch's first reads are then stamped */
 	if (arrivals(o) && s->tstamp_fd < 0) {
 		s->tstamp_fd = ntp_tstamp_hold(s->err, sizeof(s->err));
@@ -364,7 +441,7 @@ static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 				arrivals(o)->points);
 	}
 	follow_processes(s, o, 1);
-	return s->npids + s->npending;
+	return s->nprocs + s->npending;
 }
 
 static void follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
@@ -377,10 +454,14 @@ static void follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
 		retry_pending(s, o);
 }
 
+/* Whatever was reached: a process still held (a start that failed half
+ * way) is let go, as it is. */
 static void close_spdk(struct ntp_bpf *b)
 {
 	struct spdk *s = state(b);
 
+	for (int i = 0; i < s->nprocs; i++)
+		release(&s->procs[i]);
 	ntprof_spdk_bpf__destroy(s->skel);
 	ntp_spdk_close(&s->prog);
 	ntp_tstamp_release(s->tstamp_fd);
@@ -492,12 +573,12 @@ static int print_processes(struct ntp_json *w, struct spdk *s, char *why, size_t
 		printf("running processes:");
 	}
 	for (int i = 0; i < s->prog.npids; i++) {
-		uint64_t addr = 0;
+		struct ntp_spdk_vars v;
 
-		if (ntp_spdk_find_var(&s->prog, s->prog.pids[i], &addr, s->err, sizeof(s->err)) <= 0 &&
+		if (ntp_spdk_find_vars(&s->prog, s->prog.pids[i], &v, s->err, sizeof(s->err)) <= 0 &&
 		    !rc)
 			rc = ntp_fail(why, whylen, "%s", s->err);
-		print_process(w, s->prog.pids[i], addr, i);
+		print_process(w, s->prog.pids[i], v.n > 0 ? v.rate[0] : 0, i);
 	}
 	if (w)
 		ntp_json_end_array(w);

@@ -460,6 +460,30 @@ for sig in HUP USR1 USR2 ALRM VTALRM PROF QUIT PIPE; do
 	[ ! -e "$d/sig-$sig.db-wal" ] && ok || bad "SIG$sig: a -wal file is left"
 done
 
+# A second collector on a process the first one records is refused, and
+# names the first (its rate stays); once the first is killed with -9, a
+# new one takes over, and says so.
+echo "== a second collector on the same process"
+record lock1 target -s 5 -q || bad "lock: the first collector did not start"
+first=$col
+"$COLLECT" record -r target -t tcp -s 7 -i 1 -q -d 2 --spdk-target "$TGT" -o "$d/lock2.db" \
+	>"$d/lock2.log" 2>&1
+expect "lock: the second collector's exit status" $? 1
+grep -q "^ntprof: cannot sample in process $tgt: another collector (pid $first) records it; stop that one first$" \
+	"$d/lock2.log" && ok || bad "lock: the second collector: $(cat "$d/lock2.log")"
+[ ! -e "$d/lock2.db" ] && ok || bad "lock: the second collector made a recording"
+expect "lock: the first one's rate" "$(var)" 5
+kill -9 "$first"
+wait "$first" 2>/dev/null
+expect "lock: the rate a killed collector left" "$(var)" 5
+record lock3 target -s 7 -q -d 2 || bad "lock: no collector could start after the first was killed"
+expect "lock: the new one's rate" "$(var)" 7
+wait_exit "$col" 20
+expect "lock: the new one's exit status" $? 0
+grep -q "^ntprof: process $tgt: ntprof_sample_rate held 5, left by a collector that is gone; taking it over$" \
+	"$d/lock3.log" && ok || bad "lock: the takeover is not said: $(cat "$d/lock3.log")"
+expect "lock: the rate after the new one" "$(var)" 0
+
 # kill -9: a valid database that misses at most the last second. (-q: no
 # live lines, whose queries at tens of thousands of records an interval
 # can take longer than that on a busy machine, and commit only after.)

@@ -2,7 +2,8 @@
 /*
  * collector/proc.c against a live fixture process (tests/proc_target.c):
  * found by its binary, the sampling variable's address resolved through
- * ELF and /proc/PID/maps, written, and the process sees the value.
+ * ELF and /proc/PID/maps, written, and the process sees the value; and
+ * collector/lock.c, one collector per process.
  */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -21,6 +22,7 @@
 #include <cmocka.h>
 #include <elf.h>
 
+#include "lock.h"
 #include "proc.h"
 
 #ifndef OUTPUT
@@ -296,6 +298,108 @@ static void test_program_with_copy(void **state)
 	expect_exit(pid, out, "7\n");
 }
 
+/* A directory for locks, made for the test. */
+static void lock_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/ntprof-lock-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+}
+
+static void rm_lock_dir(const char *dir)
+{
+	assert_int_equal(rmdir(dir), 0); /* empty: every lock file was removed */
+}
+
+/* A second collector on a process is refused and named; the first one's
+ * lock goes with it, and its file too. */
+static void test_lock_second_refused(void **state)
+{
+	char dir[256], err[512], path[512], buf[32];
+	pid_t holder = -1;
+	int fd, fd2, pf;
+	ssize_t n;
+
+	lock_dir(dir, sizeof(dir));
+	fd = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/4242-77.lock", dir);
+	pf = open(path, O_RDONLY);
+	assert_true(pf >= 0);
+	n = read(pf, buf, sizeof(buf) - 1);
+	close(pf);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_int_equal(atoi(buf), getpid());
+	/* flock: another open of the file is another collector, even here */
+	fd2 = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	assert_int_equal(fd2, -1);
+	assert_int_equal(holder, getpid());
+	snprintf(buf, sizeof(buf), "(pid %d)", (int)getpid());
+	assert_non_null(strstr(err, buf));
+	assert_non_null(strstr(err, "process 4242: another collector"));
+	/* another process (start time) with the same pid is another key */
+	fd2 = ntp_lock_take(dir, 4242, 78, &holder, err, sizeof(err));
+	if (fd2 < 0)
+		fail_msg("%s", err);
+	ntp_lock_release(dir, 4242, 78, fd2);
+	ntp_lock_release(dir, 4242, 77, fd);
+	assert_int_equal(access(path, F_OK), -1);
+	fd = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	assert_true(fd >= 0);
+	ntp_lock_release(dir, 4242, 77, fd);
+	rm_lock_dir(dir);
+}
+
+/* A collector killed with -9 holds nothing: the next one takes over at
+ * once, although its file is still there. */
+static void test_lock_killed_holder(void **state)
+{
+	char dir[256], err[512], c;
+	pid_t holder = -1, child;
+	int p[2], fd, st;
+
+	lock_dir(dir, sizeof(dir));
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pid_t h;
+		int cfd = ntp_lock_take(dir, 4243, 1, &h, err, sizeof(err));
+
+		if (write(p[1], cfd >= 0 ? "r" : "e", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(c, 'r');
+	assert_int_equal(ntp_lock_take(dir, 4243, 1, &holder, err, sizeof(err)), -1);
+	assert_int_equal(holder, child);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	fd = ntp_lock_take(dir, 4243, 1, &holder, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("%s", err);
+	ntp_lock_release(dir, 4243, 1, fd);
+	close(p[0]);
+	rm_lock_dir(dir);
+}
+
+/* A directory others may write is no place for locks. */
+static void test_lock_dir_checked(void **state)
+{
+	char dir[256], err[512];
+	pid_t holder;
+
+	lock_dir(dir, sizeof(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(ntp_lock_take(dir, 1, 1, &holder, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not taking locks there"));
+	rm_lock_dir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +411,9 @@ int main(void)
 		cmocka_unit_test(test_victim_private_copy),
 		cmocka_unit_test(test_victim_code_only),
 		cmocka_unit_test(test_program_with_copy),
+		cmocka_unit_test(test_lock_second_refused),
+		cmocka_unit_test(test_lock_killed_holder),
+		cmocka_unit_test(test_lock_dir_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
