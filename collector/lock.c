@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* One collector per process (lock.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -14,6 +15,7 @@
 
 #include "lock.h"
 #include "ntp_err.h"
+#include "proc.h"
 
 /* DIR exists (made 0700 if not), a directory of ours no one else writes. */
 static int lock_dir(const char *dir, char *err, size_t errlen)
@@ -33,6 +35,32 @@ static int lock_dir(const char *dir, char *err, size_t errlen)
 static void lock_path(char *path, size_t len, const char *dir, pid_t pid, uint64_t start)
 {
 	snprintf(path, len, "%s/%d-%" PRIu64 ".lock", dir, (int)pid, start);
+}
+
+/* The files of processes that are gone, left by collectors killed with -9
+ * (no one holds them): removed, so they do not pile up. */
+static void sweep(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	while (d && (e = readdir(d))) {
+		unsigned long long start;
+		int pid, n = 0, fd;
+
+		if (sscanf(e->d_name, "%d-%llu.lock%n", &pid, &start, &n) != 2 ||
+		    e->d_name[n] || ntp_proc_start_time(pid) == (uint64_t)start)
+			continue;
+		lock_path(path, sizeof(path), dir, pid, start);
+		fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB))
+			unlink(path);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
 }
 
 /* The pid the holder of FD wrote: it writes it right after taking the
@@ -66,6 +94,7 @@ int ntp_lock_take(const char *dir, pid_t pid, uint64_t start, pid_t *holder, cha
 	*holder = 0;
 	if (lock_dir(dir, why, sizeof(why)))
 		return ntp_fail(err, errlen, "process %d: cannot lock it: %s", (int)pid, why);
+	sweep(dir);
 	lock_path(path, sizeof(path), dir, pid, start);
 	/* a file its holder removed between our open and our lock is no
 	 * lock: take the one at the path again */

@@ -11,7 +11,8 @@
  * flock() goes with the holder: a collector killed with -9 holds nothing
  * any more, and the next one takes the lock at once (the file stays, with
  * the dead one's pid, until then). A collector that ends removes its
- * files.
+ * files, and one that takes a lock removes those of processes that are
+ * gone and that no one holds.
  */
 #ifndef NTP_LOCK_H
 #define NTP_LOCK_H

@@ -387,6 +387,40 @@ static void test_lock_killed_holder(void **state)
 	rm_lock_dir(dir);
 }
 
+/* The file a killed collector left for a process that is gone is removed
+ * by the next collector that takes any lock; a live process's is kept. */
+static void test_lock_stale_swept(void **state)
+{
+	char dir[256], err[512], dead[512], live[512];
+	pid_t holder, child = fork();
+	uint64_t start;
+	int fd, st;
+
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	lock_dir(dir, sizeof(dir));
+	snprintf(dead, sizeof(dead), "%s/%d-123.lock", dir, (int)child);
+	fd = open(dead, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	start = ntp_proc_start_time(getpid());
+	assert_true(start > 0);
+	snprintf(live, sizeof(live), "%s/%d-%llu.lock", dir, (int)getpid(),
+		 (unsigned long long)start);
+	fd = open(live, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = ntp_lock_take(dir, 4244, 1, &holder, err, sizeof(err));
+	assert_true(fd >= 0);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	ntp_lock_release(dir, 4244, 1, fd);
+	assert_int_equal(unlink(live), 0);
+	rm_lock_dir(dir);
+}
+
 /* A directory others may write is no place for locks. */
 static void test_lock_dir_checked(void **state)
 {
@@ -413,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_program_with_copy),
 		cmocka_unit_test(test_lock_second_refused),
 		cmocka_unit_test(test_lock_killed_holder),
+		cmocka_unit_test(test_lock_stale_swept),
 		cmocka_unit_test(test_lock_dir_checked),
 	};
 
