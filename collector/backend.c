@@ -60,6 +60,17 @@ struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b)
 	return b->be->records(b);
 }
 
+int ntp_bpf_writer_fds(const struct ntp_bpf *b, int *fds)
+{
+	int n = 0;
+
+	fds[n++] = bpf_map__fd(b->be->records(b));
+	fds[n++] = bpf_map__fd(b->be->lost(b));
+	if (b->be->count_map)
+		fds[n++] = bpf_map__fd(b->be->count_map(b));
+	return n;
+}
+
 void ntp_bpf_lost(const struct ntp_bpf *b, uint64_t out[NTP_CAUSE_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus();

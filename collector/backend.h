@@ -58,8 +58,9 @@ struct ntp_backend {
 	 * loading, exit (said on stdout). NULL: nothing to follow */
 	void (*follow)(struct ntp_bpf *b, const struct ntp_opts *o, int interval);
 	/* add the commands counted since the last call to DB's current
-	 * interval; NULL: no exact counts */
+	 * interval, and the map it reads them from; NULL: no exact counts */
 	int (*counts)(struct ntp_bpf *b, struct ntp_db *db);
+	struct bpf_map *(*count_map)(const struct ntp_bpf *b);
 	/* close everything of b->state, whatever was reached */
 	void (*close)(struct ntp_bpf *b);
 	/* its hooks for O (hooks.h, up to a row of zeros), which attach
@@ -99,6 +100,12 @@ int ntp_bpf_attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_
 void ntp_bpf_close(struct ntp_bpf *b);
 
 struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b);
+
+/* The descriptors the writer reads through (priv.h), into FDS: the records
+ * ring, the lost counts (always second), the exact counts' map if the
+ * backend has one. Returns how many, at most NTP_BPF_WRITER_FDS. */
+#define NTP_BPF_WRITER_FDS 3
+int ntp_bpf_writer_fds(const struct ntp_bpf *b, int *fds);
 
 /* The records the BPF programs could not hand over so far, per enum
  * ntp_cause (all CPUs). */

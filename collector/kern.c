@@ -295,6 +295,11 @@ static struct bpf_map *lost(const struct ntp_bpf *b)
 	return ((const struct kern *)b->state)->lost;
 }
 
+static struct bpf_map *count_map(const struct ntp_bpf *b)
+{
+	return ((const struct kern *)b->state)->counts;
+}
+
 static void close_kern(struct ntp_bpf *b)
 {
 	struct kern *k = b->state;
@@ -314,6 +319,7 @@ const struct ntp_backend ntp_kern_backend = {
 	.lost = lost,
 	.sample = sample,
 	.counts = counts,
+	.count_map = count_map,
 	.close = close_kern,
 	.hooks = hooks,
 };

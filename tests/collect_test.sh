@@ -89,6 +89,19 @@ record() {
 	wait_for "$d/$name.log" "profiling as $role" 10
 }
 
+# var: the sampling variable of the running fixture target ($tgt), read
+# from its memory (where probe says it is).
+var() {
+	if [ "$var_of" != "$tgt" ]; then
+		var_addr=$("$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"][0]["sampling_variable"])')
+		var_of=$tgt
+	fi
+	python3 -c 'import struct, sys
+with open("/proc/%s/mem" % sys.argv[1], "rb") as f:
+    f.seek(int(sys.argv[2], 0)); print(struct.unpack("I", f.read(4))[0])' "$tgt" "$var_addr"
+}
+
 # value LOG KEY: the number after KEY= in the fixture's LOG.
 value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
 
@@ -380,6 +393,49 @@ expect "Ctrl-C: stop time written" \
 	"$(sqlite3 "$d/nobody/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
 [ ! -e "$d/nobody/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
 
+# The writer (the SQLite file, the live queries, the output) runs in its
+# own process without privileges: under sudo as the user, all of its ids;
+# as root without sudo as uid 0; no capability (but CAP_BPF, where the
+# kernel wants it to read a map), no_new_privs, and none of the sampler's
+# descriptors: no process's memory, no lock, no BPF program or link.
+echo "== the writer's privileges"
+for who in root nobody; do
+	if [ "$who" = nobody ]; then
+		set -- env SUDO_UID=65534 SUDO_GID=65534
+		uid=65534 o=$d/nobody/priv.db
+	else
+		set -- env
+		uid=0 o=$d/priv.db
+	fi
+	"$@" "$COLLECT" record -r target -t tcp -s 7 -i 1 -q --spdk-target "$TGT" -o "$o" \
+		>"$d/priv.log" 2>&1 &
+	col=$!
+	pids="$pids $col"
+	wait_for "$d/priv.log" "profiling as target" 10 || bad "$who: the collector did not start"
+	w=$(tr -d ' ' <"/proc/$col/task/$col/children")
+	st=/proc/$w/status
+	expect "$who: the writer's name" "$(sed -n 's/^Name:\t//p' "$st")" ntprof-writer
+	expect "$who: the writer's uids" "$(sed -n 's/^Uid:\t//p' "$st" | tr '\t' ' ')" \
+		"$uid $uid $uid $uid"
+	expect "$who: the writer's no_new_privs" "$(sed -n 's/^NoNewPrivs:\t//p' "$st")" 1
+	eff=$(sed -n 's/^CapEff:\t//p' "$st")
+	case $eff in 0000000000000000 | 0000008000000000) ok ;; *) bad "$who: the writer's CapEff: $eff" ;; esac
+	for set in CapPrm CapBnd; do
+		expect "$who: the writer's $set" "$(sed -n "s/^$set:\t//p" "$st")" "$eff"
+	done
+	for set in CapInh CapAmb; do
+		expect "$who: the writer's $set" "$(sed -n "s/^$set:\t//p" "$st")" 0000000000000000
+	done
+	held=$(ls -l "/proc/$w/fd" | grep -E '/mem$|/run/ntprof|bpf-prog|bpf_link|bpf-link|perf_event')
+	expect "$who: what the writer holds of the sampler's" "$held" ""
+	expect "$who: the sampler still samples" "$(var)" 7
+	kill -INT "$col"
+	wait_exit "$col" 20
+	expect "$who: exit status" $? 0
+	expect "$who: the variable after the stop" "$(var)" 0
+	expect "$who: the recording's owner" "$(stat -c %u "$o")" "$uid"
+done
+
 # Under sudo a recording goes only where the user could write: not into
 # a directory of root's, and not through a parent directory swapped for
 # a symlink while it records (nothing there is created or changed).
@@ -434,14 +490,6 @@ grep -q "records written to" "$d/dur.log" && ok || bad "-d: no 'records written'
 # 0, the file closed with its stop time, exit 0. SIGPIPE (stdout's pipe
 # closed) does not end it.
 echo "== signals"
-# the target's sampling variable, read from its memory
-addr=$("$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" 2>/dev/null |
-	python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"][0]["sampling_variable"])')
-var() {
-	python3 -c 'import struct, sys
-with open("/proc/%s/mem" % sys.argv[1], "rb") as f:
-    f.seek(int(sys.argv[2], 0)); print(struct.unpack("I", f.read(4))[0])' "$tgt" "$addr"
-}
 for sig in HUP USR1 USR2 ALRM VTALRM PROF QUIT PIPE; do
 	record "sig-$sig" target -s 7 -q || { bad "SIG$sig: the collector did not start"; continue; }
 	expect "SIG$sig: the variable while recording" "$(var)" 7
