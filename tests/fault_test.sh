@@ -80,6 +80,31 @@ else
 	bad "disk full: cannot mount a tmpfs"
 fi
 
+# A file size limit (RLIMIT_FSIZE, 1 MiB) reached while recording: the
+# write fails (SIGXFSZ is ignored, not fatal) and ends the recording as a
+# full disk does: exit 1, said, the file readable with what it says.
+echo "== file size limit"
+"$FLOOD" 10 20000 >"$d/fsize-flood.log" 2>&1 &
+flood=$!
+pids="$pids $flood"
+wait_for "$d/fsize-flood.log" "ready" 10 || bad "file size limit: the load did not start"
+(ulimit -f 2048 && exec "$COLLECT" record -r target -t tcp -s 1 -i 1 -q --spdk-target "$FLOOD" \
+	-o "$d/fsize.db") >"$d/fsize.out" 2>"$d/fsize.err" &
+col=$!
+pids="$pids $col"
+wait_exit "$col" 60
+expect "file size limit: exit status" $? 1
+# (SQLite says "disk I/O error" for EFBIG)
+grep -q "^ntprof: writing $d/fsize.db failed: " "$d/fsize.err" && ok ||
+	bad "file size limit: no line saying why: $(cat "$d/fsize.err")"
+n=$(sed -n 's/^ntprof: \([0-9]*\) records are in .*$/\1/p' "$d/fsize.err")
+[ "${n:-0}" -gt 0 ] && ok || bad "file size limit: no count of the records stored"
+expect "file size limit: integrity" "$(sqlite3 "$d/fsize.db" 'PRAGMA integrity_check')" ok
+expect "file size limit: records in the file = records it says" \
+	"$(sqlite3 "$d/fsize.db" 'SELECT count(*) FROM cmd')" "${n:-?}"
+kill "$flood" 2>/dev/null
+wait_exit "$flood" 20 >/dev/null
+
 # A file system out of inodes: room for the file (and its -wal) but not
 # for what SQLite makes next. The start fails with exit 1, says why, and
 # leaves nothing behind: no 0-byte file, no -wal.
