@@ -95,7 +95,7 @@ static int whole(const struct ntp_cmd_record *c, uint32_t n)
 	return 1;
 }
 
-/* A batch of the SPDK path: its header, then its records. */
+/* A batch (struct ntp_batch_header), then its records. */
 static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
 {
 	const struct ntp_cmd_record *c = (const void *)(h + 1);
