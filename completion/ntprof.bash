@@ -7,7 +7,8 @@
 # exactly the long options each program's --help names.
 
 _ntprof_commands="probe record report compare plot merge export shell help"
-_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
+_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --summary --per-host
+	--timeline --no-check -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
 	--csv --no-check --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h

@@ -124,6 +124,10 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			flags |= NTP_REPORT_DETAIL;
 		} else if (!strcmp(argv[i], "--all")) {
 			flags |= NTP_REPORT_ALL;
+		} else if (!strcmp(argv[i], "--summary")) {
+			flags |= NTP_REPORT_SUMMARY;
+		} else if (!strcmp(argv[i], "--per-host")) {
+			flags |= NTP_REPORT_PER_HOST;
 		} else if (!strcmp(argv[i], "--timeline")) {
 			if (i + 1 == argc) {
 				err_msg(sh, ".report: --timeline: missing WIDTH");
@@ -132,8 +136,8 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			if (parse_width(sh, "report", argv[++i], &width))
 				return -1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --timeline)",
-				argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --summary,"
+				" --per-host, --timeline)", argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -587,7 +591,7 @@ const struct dot_cmd shell_cmds[] = {
 	{ "percentiles", 2, "[--stages] [GROUP]",
 	  "per group and component (or stage): p50, p99, p99.9 (us)", cmd_percentiles },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 5, "[--detail] [--all] [--timeline WIDTH] [GROUP]",
+	{ "report", 5, "[--detail] [--all] [--summary | --per-host] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },

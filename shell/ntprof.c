@@ -31,14 +31,17 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check] [--timeline WIDTH]\n"
-		"                     HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--summary | --per-host]\n"
+		"                     [--no-check] [--timeline WIDTH] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
 		"More than 10 files are merged first into a temporary file, as ntprof\n"
 		"merge does (merging once saves that work); a merged file reads as the\n"
 		"recordings it holds.\n"
+		"Over more than %d hosts it prints the fleet summary: per operation and\n"
+		"size, the total over every host's commands, then one row per host;\n"
+		"-g and -d print a section per group instead.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
@@ -46,6 +49,9 @@ static void report_usage(FILE *f)
 		"  -j, --json       the report as one JSON document (docs/report-json.md)\n"
 		"      --csv        the report as one CSV table: a row per group and stage\n"
 		"                   (and component, with -d), numbers unrounded\n"
+		"      --summary    the fleet summary, however many hosts (-g: fleet groups\n"
+		"                   whose name contains TEXT)\n"
+		"      --per-host   a section per group, however many hosts\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
 		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
@@ -60,7 +66,8 @@ static void report_usage(FILE *f)
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
 		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
-		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
+		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n",
+		NTP_REPORT_FLEET_HOSTS);
 }
 
 static int do_report(int argc, char **argv)
@@ -73,6 +80,8 @@ static int do_report(int argc, char **argv)
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "per-host", no_argument, NULL, 'H' },
 		{ "timeline", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -91,6 +100,8 @@ static int do_report(int argc, char **argv)
 		case 'a': report |= NTP_REPORT_ALL; break;
 		case 'j': report |= NTP_REPORT_JSON; break;
 		case 'C': report |= NTP_REPORT_CSV; break;
+		case 'S': report |= NTP_REPORT_SUMMARY; break;
+		case 'H': report |= NTP_REPORT_PER_HOST; break;
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
@@ -107,6 +118,15 @@ static int do_report(int argc, char **argv)
 	}
 	if ((report & NTP_REPORT_JSON) && (report & NTP_REPORT_CSV)) {
 		fprintf(stderr, "ntprof report: --json and --csv: one output format at a time\n");
+		return 2;
+	}
+	if ((report & NTP_REPORT_SUMMARY) && (report & NTP_REPORT_PER_HOST)) {
+		fprintf(stderr, "ntprof report: --summary and --per-host: one layout at a time\n");
+		return 2;
+	}
+	if ((report & NTP_REPORT_SUMMARY) && (report & NTP_REPORT_DETAIL)) {
+		fprintf(stderr, "ntprof report: --summary and --detail: the fleet summary has no"
+			" components table (--per-host has)\n");
 		return 2;
 	}
 	/* the time series is a text table after the report: not inside a document */
