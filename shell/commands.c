@@ -542,7 +542,7 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 
 static void help_line(FILE *f, const struct dot_cmd *c)
 {
-	char head[64];
+	char head[128];
 
 	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	/* a long usage gets a line of its own, the help under the others' */

@@ -151,6 +151,10 @@ r = json.load(sys.stdin); print(r["layout"], "fleet" in r, len(r["groups"]))')" 
 expect "--summary -g: the fleet groups named" \
 	"$("$NTPROF" report --summary --csv -g 'read 4' run.ntp | cut -d, -f1 | sort | uniq -c |
 	awk '{ printf "%s %s; ", $1, $2 }')" "1 fleet_latency; 5 fleet_stage; 16 latency; 1 section; 80 stage; "
+# the shell's .report: the same layouts
+expect "shell .report: the summary" "$("$SHELL_BIN" -c '.report' run.ntp | grep -c '^== ')" 1
+expect "shell .report --per-host" \
+	"$("$SHELL_BIN" -c '.report --per-host' run.ntp | grep -c '^== read 4KiB ')" 16
 expect_fail "--summary and --per-host" 2 "^ntprof report: --summary and --per-host: one layout at a time$" \
 	"$NTPROF" report --summary --per-host run.ntp
 expect_fail "--summary and -d" 2 "^ntprof report: --summary and --detail: the fleet summary has no components table" \
