@@ -1,5 +1,7 @@
-# ntprof: NVMe-over-Fabrics profiler. `make` builds everything, `make check`
-# runs every test, `make demo` runs the demo, `make bench` the benchmarks.
+# ntprof: NVMe-over-Fabrics profiler. `make` builds everything, `make deps`
+# installs the Debian packages, `make check` runs every test, `make
+# check-quick` the tier without root or BPF, `make demo` runs the demo,
+# `make bench` the benchmarks.
 # Quiet by default; `make V=1` prints the full commands.
 
 PREFIX ?= /usr/local
@@ -50,20 +52,35 @@ DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
 	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o
+# lib/ as one static archive: each program links only the objects it calls
+# (the collector's summary takes the report, not the plots, merge or compare).
+LIB_A := $(OUTPUT)/libntprof.a
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
 	test_join test_fixture test_kern test_stats test_svg
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
+# The tier a change is checked with first (make check-quick): no root, no
+# BPF toolchain, a couple of minutes. The unit tests that neither load BPF
+# nor take minutes, and the shell's test.
+QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
+
+# The BPF objects are intermediates of the skeletons; kept, so that make
+# does not delete them and build them again on the next run.
+.SECONDARY: $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(wildcard bpf/*.bpf.c))
+
+$(LIB_A): $(SESSION_OBJS) $(DB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(OUTPUT):
 	$(Q)mkdir -p $@
@@ -101,11 +118,11 @@ $(OUTPUT)/sql_embed.o: $(OUTPUT)/sql_embed.c
 # (also built into $(OUTPUT), with the sanitizers, by check-asan)
 SHELL_OBJS := $(OUTPUT)/shell.o $(OUTPUT)/input.o $(OUTPUT)/commands.o $(OUTPUT)/output.o \
 	$(OUTPUT)/terminal.o $(OUTPUT)/runs.o
-ntprof-shell $(OUTPUT)/ntprof-shell: $(SHELL_OBJS) $(SESSION_OBJS) $(LIB_SQL_OBJS)
+ntprof-shell $(OUTPUT)/ntprof-shell: $(SHELL_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lreadline -lm
 
-ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(OUTPUT)/runs.o $(SESSION_OBJS) $(LIB_SQL_OBJS)
+ntprof $(OUTPUT)/ntprof: $(OUTPUT)/ntprof.o $(OUTPUT)/runs.o $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
@@ -220,7 +237,7 @@ COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o record.o writer.
 	tstamp.o fsid.o)
 $(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
 $(OUTPUT)/kern.o: $(KERN_SKELS)
-ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)
+ntprof-collect: $(COLLECT_OBJS) $(LIB_A)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lbpf -lelf -lz -lm
 
@@ -254,21 +271,30 @@ $(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) 
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ $(LIBS_SQL) -lcmocka -lm
 
+# The Debian packages of DEB_PKGS not installed, as a shell command.
+MISSING_DEBS = for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
+		|| echo $$p; done
+
 # Installs what `make` builds only if it is missing: no-op when all is there.
 deps:
-	@missing=$$(for p in $(DEB_PKGS); do \
-		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
-		|| echo $$p; done); \
+	@missing=$$($(MISSING_DEBS)); \
 	if [ -n "$$missing" ]; then \
 		echo "installing:" $$missing; \
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 1; fi; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-check: deps
+# The Debian packages are installed by `make deps` (the README's commands
+# name it); check only says what is missing.
+check:
+	@missing=$$($(MISSING_DEBS)); if [ -n "$$missing" ]; then \
+		echo "make check: not installed:" $$missing "(sudo make deps installs them)" >&2; \
+		exit 1; fi
 	$(MAKE) all
-	$(MAKE) check-unit
-	$(MAKE) check-cli
+	$(MAKE) check-quick-user
+	$(MAKE) check-unit-rest
+	$(MAKE) check-cli-rest
 	$(MAKE) check-plot
 	$(MAKE) check-merge
 	$(MAKE) check-collect
@@ -276,12 +302,32 @@ check: deps
 	$(MAKE) check-vm
 	$(MAKE) check-asan
 
+check-quick: ntprof ntprof-shell tests/ntprof-gen $(addprefix $(OUTPUT)/,$(QUICK_NAMES))
+	@set -e; for t in $(QUICK_NAMES); do echo "== $$t"; $(OUTPUT)/$$t; done
+	@sh tests/shell_test.sh
+
+# check-quick as an ordinary user when check runs as root: it needs no root.
+check-quick-user:
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "== check-quick as nobody (everything it needs is built)"; \
+		setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+			env HOME=/nonexistent TMPDIR=/tmp $(MAKE) --no-print-directory check-quick; \
+	else $(MAKE) --no-print-directory check-quick; fi
+
 check-unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 
 check-cli: all
-	@sh tests/cli.sh
 	@sh tests/shell_test.sh
+	@$(MAKE) --no-print-directory check-cli-rest
+
+# What check runs besides check-quick (which it runs as nobody).
+check-unit-rest: $(TESTS)
+	@set -e; for t in $(filter-out $(QUICK_NAMES),$(TEST_NAMES)); do \
+		echo "== $(OUTPUT)/$$t"; $(OUTPUT)/$$t; done
+
+check-cli-rest: all
+	@sh tests/cli.sh
 	@sh tests/compare_test.sh
 	@python3 tests/tutorial_test.py .
 
@@ -364,7 +410,8 @@ INST_DOCS := $(wildcard docs/*.md)
 # one completion file, found by bash-completion under each command's name
 INST_COMPS := ntprof-shell ntprof-collect
 
-install: all
+# Only what it installs is built: not the tests.
+install: $(INST_BINS) $(OUTPUT)/ntprof_sqlite.so
 	install -d $(BINDIR) $(SQLDIR) $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
 	install -m 755 $(INST_BINS) $(BINDIR)/
 	install -m 644 $(SQL_FILES) $(SQLDIR)/

@@ -85,7 +85,7 @@ struct ntp_session {
 
 /*
  * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a
- * temporary file, removed at close or on SIGINT/SIGTERM), check each is an ntprof database of a known schema
+ * temporary file, removed at close or on SIGINT/SIGTERM; lib/merge.c), check each is an ntprof database of a known schema
  * version, attach them by role, check they go together (roles, -s), create
  * the TEMP views. On error returns -1 with a one-line message naming the
  * file and the problem in err; the session is then closed.
@@ -161,8 +161,10 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 int ntp_remove_on_signal(const char *file, const char *dir);
 void ntp_remove_forget(int remove);
 
-/* The same session over a batch of PATHS whose hosts are named after
- * HOST_BASE hosts before them (host5, ...): ntp_merge's batches. */
+/* The same session over at most NTP_MAX_DBS PATHS, attached as they are
+ * and never merged (lib/open.c alone), whose hosts are named after
+ * HOST_BASE hosts before them (host5, ...): ntp_merge's batches, and the
+ * collector's summary, which does not link the merge. */
 int ntp_session_open_batch(struct ntp_session *s, int n, char *const *paths, int host_base,
 			   int flags, char *err, size_t errlen);
 

@@ -476,7 +476,14 @@ static int cmd_mode(struct ntp_session *s, struct shell *sh, int argc, char **ar
 			sh->out.mode = (enum ntp_mode)i;
 			return 0;
 		}
-	err_msg(sh, ".mode: unknown mode '%s' (table, csv, json, line, jsonl)", argv[1]);
+	{
+		char names[64] = "";
+
+		for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", mode_names[i]);
+		err_msg(sh, ".mode: unknown mode '%s' (%s)", argv[1], names);
+	}
 	return -1;
 }
 
@@ -581,7 +588,7 @@ const struct dot_cmd shell_cmds[] = {
 	{ "hist", 2, "[GROUP] [NAME]", "log2 histogram of a component or stage (e2e)", cmd_hist },
 	{ "match", 0, "", "how host and target records were paired; clock offsets",
 	  cmd_match },
-	{ "mode", 1, "[table|csv|json|line]", "how query results are printed", cmd_mode },
+	{ "mode", 1, "[table|csv|json|line|jsonl]", "how query results are printed", cmd_mode },
 	{ "once", 1, "FILE", "send the next command's output to FILE", cmd_once },
 	{ "output", 1, "[FILE]", "send output to FILE, or back to stdout", cmd_output },
 	{ "percentiles", 2, "[--stages] [GROUP]",

@@ -514,5 +514,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	argv[1] = (char *)c->name; /* "rec" runs ntprof-collect record */
+	/* --version among a command's own options, as ntprof-collect and
+	 * ntprof-shell take it: the version, exit 0 */
+	if (c->func != do_collect && c->func != do_shell) {
+		for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+			if (!strcmp(argv[i], "--version")) {
+				printf("ntprof %s\n", NTP_VERSION);
+				return 0;
+			}
+		}
+	}
 	return c->func(argc - 1, argv + 1);
 }

@@ -384,6 +384,30 @@ man_has_options ntprof-shell.1 "$SHELL_BIN"
 man_has_options ntprof-report.1 "$NTPROF" report
 man_has_options ntprof-compare.1 "$NTPROF" compare
 man_has_options ntprof-merge.1 "$NTPROF" merge
+man_has_options ntprof-plot.1 "$NTPROF" plot
+# The refusal of an old file in ntprof-report(1) names this schema version.
+v=$(sed -n 's/^#define NTP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$top/lib/ntp_schema.h")
+grep -q "this ntprof reads version $v\$" "$top/man/ntprof-report.1" && ok ||
+	bad "man/ntprof-report.1: its old.db example does not say version $v"
+
+# Every command takes --version among its options: the version, exit 0.
+for c in report compare plot merge; do
+	v=$("$NTPROF" $c -p --version 2>&1) && [ "$v" = "$("$NTPROF" --version)" ] && ok ||
+		bad "ntprof $c --version: '$v'"
+done
+
+# The collector links only the part of lib/ it calls (a static archive):
+# not the plots, their SVG, the merge or compare.
+nm "$top/ntprof-collect" > collect.nm 2>&1 &&
+	! grep -Eq ' T (ntp_plot|ntp_merge|ntp_compare|svg_)' collect.nm && ok ||
+	bad "ntprof-collect links $(grep -Eo ' T (ntp_plot|ntp_merge|ntp_compare|svg_)[a-z_]*' collect.nm | tr '\n' ' ')"
+# make install builds no test, and check-quick no BPF object.
+make -s -n -C "$top" install OUTPUT="$dir/o" DESTDIR="$dir/none" > install.n 2>&1
+grep -q 'ntprof_sqlite.so' install.n && ! grep -Eq 'test_|ntprof-gen|fixture' install.n && ok ||
+	bad "make install would build: $(grep -Eo '[a-z_/.-]*(test_|ntprof-gen|fixture)[a-z_.]*' install.n | sort -u | tr '\n' ' ')"
+make -s -n -C "$top" check-quick OUTPUT="$dir/o" > quick.n 2>&1
+grep -q 'test_native' quick.n && ! grep -Eq 'target bpf|bpftool' quick.n && ok ||
+	bad "make check-quick would build BPF objects (or nothing): $(grep -c bpf quick.n)"
 
 # The SQL stored in every database is pinned to the schema version: ntprof
 # refuses a database whose stored SQL differs from its own, so changing any

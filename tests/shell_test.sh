@@ -220,6 +220,24 @@ expect_out "CREATE VIEW ntp_offset" ".schema"
 expect_out ".report [--detail] [--all] [--timeline WIDTH] [GROUP]" ".help"
 expect_out "ATTACH" ".sql"
 
+# Every name .mode takes (its error lists them from the one table) is one
+# .mode takes, and one .help names.
+run -c '.mode nosuch' "$H"
+modes=$(sed -n "s/.*unknown mode 'nosuch' (\(.*\))$/\1/p" "$d/err" | tr -d ',')
+[ -n "$modes" ] && ok || bad ".mode nosuch: no list of modes: $(cat "$d/err")"
+run -c '.help mode' "$H"
+for m in $modes; do
+	"$BIN" -c ".mode $m" "$H" > /dev/null 2>&1 && grep -q "[[|]$m[]|]" "$d/out" && ok ||
+		bad ".mode $m: not taken, or not in '.help mode': $(cat "$d/out")"
+done
+# Every dot-command .help lists is in the man page and in docs/shell.md.
+run -c .help "$H"
+for c in $(sed -n 's/^\.\([a-z]*\).*/\1/p' "$d/out"); do
+	grep -Eq "^\.B[IR]* \"?\.$c\b|^\.BR \.[a-z]+ \", \" \.$c\b" man/ntprof-shell.1 && ok ||
+		bad ".$c: in .help, not in man/ntprof-shell.1"
+	grep -q "\`\.$c\b" docs/shell.md && ok || bad ".$c: in .help, not in docs/shell.md"
+done
+
 # ---- a script on standard input ----
 
 run_in '.mode csv\n-- a comment\nSELECT 1 AS a,\n  2 AS b\n;\nSELECT 3 AS c; SELECT 4 AS d;\n' "$H" "$T"
