@@ -386,7 +386,7 @@ man_has_options ntprof-compare.1 "$NTPROF" compare
 man_has_options ntprof-merge.1 "$NTPROF" merge
 man_has_options ntprof-plot.1 "$NTPROF" plot
 # The refusal of an old file in ntprof-report(1) names this schema version.
-v=$(sed -n 's/^#define NTP_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$top/lib/ntp_schema.h")
+v=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql")
 grep -q "this ntprof reads version $v\$" "$top/man/ntprof-report.1" && ok ||
 	bad "man/ntprof-report.1: its old.db example does not say version $v"
 
@@ -416,7 +416,7 @@ ver=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql"
 { echo "version $ver"; (cd "$top" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
 	sql/host_views.sql sql/target.sql sql/target_views.sql sql/views.sql); } > pin.txt
 if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
-	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql and NTP_SCHEMA_VERSION in lib/ntp_schema.h, then regenerate tests/schema.sha256"
+	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql, then regenerate tests/schema.sha256"
 	diff "$top/tests/schema.sha256" pin.txt >&2
 fi
 
