@@ -3,9 +3,10 @@
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
 -- them), but one scan per group and no sort: ntp_dist(x1, ..., xN) returns
--- [[n, sum, p50, p99, p999], ...] for its N arguments, percentiles exact
--- nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and the
--- mean is sum / n, which is what avg() computes.
+-- [[n, sum, p50, p99, p999, p90], ...] for its N arguments, percentiles
+-- exact nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and
+-- the mean is sum / n, which is what avg() computes. Further down, views of
+-- stats.sql and compare.sql get forms over ntp_dist too.
 
 -- (its cache is then this view's rows: report.sql's faster builder is for
 -- the portable view)
