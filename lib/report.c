@@ -227,9 +227,11 @@ static int print_stages(struct rep *r, const struct group *g)
 	int rc, w = 0;
 
 	if (r->w)
-		return json_rows(r, "stages", "SELECT ord, stage, label, mean_ns, share, avg_qd"
-				 " FROM ntp_report_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord",
-				 g, JSON_ARRAY);
+		return json_rows(r, "stages", "SELECT s.ord, s.stage, s.label, s.mean_ns, s.share,"
+				 " s.avg_qd, p.n, p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns"
+				 " FROM ntp_report_stage AS s LEFT JOIN ntp_report_stage_stats AS p"
+				 " ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage"
+				 " WHERE s.hdb = ?1 AND s.grp = ?2 ORDER BY s.ord", g, JSON_ARRAY);
 	st = prepare_group_query(r->db, "SELECT label, mean_us, share, avg_qd, bar,"
 				 " max(length(label)) OVER () FROM _ntp_text_stage"
 				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
@@ -557,6 +559,12 @@ static int report_raw(struct rep *r, int flags, const char *group)
 		return -1;
 	if (!n) {
 		snprintf(r->err, r->errlen, group ? "no group matches '%s'" : "no commands", group);
+		free_groups(g, n);
+		return -1;
+	}
+	/* the stages' percentiles of the JSON and the CSV, computed once */
+	if (flags & (NTP_REPORT_JSON | NTP_REPORT_CSV) &&
+	    ntp_session_cache(r->s, "ntp_report_stage_stats", r->err, r->errlen)) {
 		free_groups(g, n);
 		return -1;
 	}

@@ -253,28 +253,32 @@ SELECT
   v.ord AS ord,                -- stage or path order; NULL for latency
   v.name AS name,              -- stage.name or component.name
   v.label AS label,            -- as the report prints it
-  v.n AS n,                    -- commands (latency, component)
+  v.n AS n,                    -- commands it is over
   v.mean_ns AS mean_ns,        -- mean ns per command
   v.share AS share,            -- of the mean latency (stage)
   v.avg_qd AS avg_qd,          -- commands in it by Little's law (stage)
   v.l AS l,                    -- the same for a component
-  v.p50_ns AS p50_ns,          -- median ns (latency, component)
+  v.p50_ns AS p50_ns,          -- median ns
   v.p99_ns AS p99_ns,          -- 99th percentile ns
-  v.p999_ns AS p999_ns         -- 99.9th percentile ns
+  v.p999_ns AS p999_ns,        -- 99.9th percentile ns
+  v.p90_ns AS p90_ns           -- 90th percentile ns (stage)
 FROM (
   SELECT 1 AS sec, 'latency' AS section, c.hdb, c.grp, NULL AS ord, c.component AS name,
     k.label, c.n, c.mean_ns, NULL AS share, NULL AS avg_qd, NULL AS l,
-    c.p50_ns, c.p99_ns, c.p999_ns
+    c.p50_ns, c.p99_ns, c.p999_ns, NULL AS p90_ns
   FROM ntp_report_component_stats AS c
   JOIN component AS k ON k.name = c.component
   WHERE c.component = 'e2e'
   UNION ALL
-  SELECT 2, 'stage', hdb, grp, ord, stage, label, NULL, mean_ns, share, avg_qd, NULL,
-    NULL, NULL, NULL
-  FROM ntp_report_stage
+  -- the stage's percentiles over the commands that have it (stats.sql)
+  SELECT 2, 'stage', s.hdb, s.grp, s.ord, s.stage, s.label, p.n, s.mean_ns, s.share,
+    s.avg_qd, NULL, p.p50_ns, p.p99_ns, p.p999_ns, p.p90_ns
+  FROM ntp_report_stage AS s
+  LEFT JOIN ntp_report_stage_stats AS p
+    ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage
   UNION ALL
   SELECT 3, 'component', hdb, grp, ord, component, label, n, mean_ns, NULL, NULL, l,
-    p50_ns, p99_ns, p999_ns
+    p50_ns, p99_ns, p999_ns, NULL
   FROM ntp_report_components
 ) AS v
 JOIN ntp_report_group AS g ON g.hdb = v.hdb AND g.grp = v.grp

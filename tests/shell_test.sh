@@ -182,18 +182,24 @@ for s in "dt_s" "storage_us" "distribution" "fraction" "p90_us" \
 	expect_out "$s" "statistics commands"
 done
 
-# .percentiles --stages computes ntp_report_stage_stats once, by its builder
-# (stats.sql): the view's rows before and after are the same, on a joined
-# recording and on one with writes, R2T, sampling and lost target records
-for set in "$H $T" "$L $LT"; do
+# ntp_report_stage_stats three ways, the same rows: the portable view, its
+# faster builder (stats.sql; --portable's .percentiles --stages computes it
+# once by it) and native.sql's form over ntp_dist (the default session's,
+# which .percentiles --stages caches), on a joined recording, a host's
+# alone, and one with writes, R2T, sampling and lost target records
+for set in "$H $T" "$SOLO" "$L $LT"; do
 	# shellcheck disable=SC2086
-	run -csv -c '.once '"$d/stage-view.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
+	run --portable -csv -c '.once '"$d/stage-view.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
 		-c '.once /dev/null' -c '.percentiles --stages' \
 		-c '.once '"$d/stage-cache.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
 		-c "SELECT count(*) FROM sqlite_temp_schema WHERE name = '_ntp_report_stage_stats_cache';" $set
-	if [ "$rc" -eq 0 ] && [ "$(wc -l < "$d/stage-view.csv")" -ge 6 ] &&
-	   cmp -s "$d/stage-view.csv" "$d/stage-cache.csv" && [ "$(tail -1 "$d/out" | tr -d '\r')" = 1 ]
-	then ok; else bad ".percentiles --stages: the cached stage statistics differ ($set)"; fi
+	# shellcheck disable=SC2086
+	"$BIN" -csv -c '.percentiles --stages' -c '.once '"$d/stage-native.csv" \
+		-c 'SELECT * FROM ntp_report_stage_stats;' $set > /dev/null 2>&1
+	if [ "$rc" -eq 0 ] && [ "$(wc -l < "$d/stage-view.csv")" -ge 5 ] &&
+	   cmp -s "$d/stage-view.csv" "$d/stage-cache.csv" &&
+	   cmp -s "$d/stage-view.csv" "$d/stage-native.csv" && [ "$(tail -1 "$d/out" | tr -d '\r')" = 1 ]
+	then ok; else bad ".percentiles --stages: the stage statistics differ ($set)"; fi
 done
 
 run -c '.timeline 1x' "$H"
