@@ -157,11 +157,11 @@ $(OUTPUT)/slow_audit.so: tests/slow_audit.c | $(OUTPUT)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -fPIC -shared $< -o $@
 
-$(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/proc_target \
-		$(OUTPUT)/proc_target_lib
+$(OUTPUT)/test_proc: $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o $(OUTPUT)/lock.o \
+		$(OUTPUT)/proc_target $(OUTPUT)/proc_target_lib
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o -o $@ \
-		-lcmocka -lelf
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(OUTPUT)/test_proc.o $(OUTPUT)/proc.o \
+		$(OUTPUT)/lock.o -o $@ -lcmocka -lelf
 
 # BPF: vmlinux.h from the running kernel's BTF, then %.bpf.c -> .bpf.o ->
 # skeleton, as libbpf-tools do.
@@ -215,8 +215,9 @@ $(OUTPUT)/test_spdk_bpf: $(OUTPUT)/test_spdk_bpf.o $(OUTPUT)/usdt_batch
 # The collector: libbpf, the database writer, and the report for its summary.
 # The commands, the backends' table, one file per backend, and what they
 # sit on.
-COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o record.o backend.o \
-	spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o usdt.o tstamp.o fsid.o)
+COLLECT_OBJS := $(addprefix $(OUTPUT)/,collect.o opts.o probe.o record.o writer.o priv.o \
+	backend.o spdk_backend.o kern.o kern_hooks.o links.o hooks.o spdk.o proc.o lock.o usdt.o \
+	tstamp.o fsid.o)
 $(OUTPUT)/spdk_backend.o: $(OUTPUT)/ntprof_spdk.skel.h
 $(OUTPUT)/kern.o: $(KERN_SKELS)
 ntprof-collect: $(COLLECT_OBJS) $(DB_OBJS) $(SESSION_OBJS)

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "collect.h"
+#include "fsid.h"
+#include "ntp_err.h"
 
 struct cmd {
 	const char *name;
@@ -33,6 +35,7 @@ static const struct cmd *find(const char *name)
 int main(int argc, char **argv)
 {
 	struct ntp_opts o = NTP_OPTS_INIT;
+	char err[NTP_ERR_MAX];
 	const struct cmd *c = &cmds[1]; /* no command: record */
 
 	ntp_opts_command_line(&o, argc, argv);
@@ -51,6 +54,11 @@ int main(int argc, char **argv)
 	if (c->wants_output && !o.out) {
 		ntp_opts_bad("%s", "no output: give -o FILE.db");
 		return 2;
+	}
+	/* under sudo: the user's groups, and the named files read as them */
+	if (ntp_fsid_init(err, sizeof(err)) || ntp_opts_open_inputs(&o, err, sizeof(err))) {
+		fprintf(stderr, "ntprof: %s\n", err);
+		return 1;
 	}
 	return c->func(&o);
 }

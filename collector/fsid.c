@@ -4,12 +4,14 @@
  * writes (fsid.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsid.h"
@@ -77,4 +79,36 @@ void ntp_fsid_root(void)
 long ntp_fsid_uid(void)
 {
 	return active ? (long)user_uid : -1;
+}
+
+long ntp_fsid_gid(void)
+{
+	return active ? (long)user_gid : -1;
+}
+
+int ntp_fsid_open_input(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, e;
+
+	ntp_fsid_user();
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	e = errno;
+	ntp_fsid_root();
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		if (active) {
+			size_t n = strlen(err);
+
+			snprintf(err + n, errlen - n, " (read as user %ld, who ran sudo)",
+				 (long)user_uid);
+		}
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -1;
+	}
+	return fd;
 }

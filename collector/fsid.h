@@ -21,7 +21,17 @@ int ntp_fsid_init(char *err, size_t errlen);
 void ntp_fsid_user(void);
 void ntp_fsid_root(void);
 
-/* The user files are written as, or -1 (not under sudo). */
+/* The user files are written as, or -1 (not under sudo); their group. */
 long ntp_fsid_uid(void);
+long ntp_fsid_gid(void);
+
+/*
+ * Open PATH, a file named on the command line (a program, a BTF file), to
+ * read it with the user's file-system identity: what they may not see,
+ * root does not look at for them, and the message is the same whether or
+ * not it exists there. Without blocking (a FIFO, a device): a regular file
+ * only. Returns the descriptor, or -1 with ERR set.
+ */
+int ntp_fsid_open_input(const char *path, char *err, size_t errlen);
 
 #endif

@@ -120,8 +120,8 @@ enum ntp_fn_hooks ntp_function_hooks(void)
 const char *ntp_flavour_name(enum ntp_flavour f)
 {
 	static const char *const names[] = {
-		[NTP_FENTRY] = "fentry", [NTP_KPROBE] = "kprobe",
-		[NTP_TP_BTF] = "tp_btf", [NTP_RAW_TP] = "raw_tp",
+		[NTP_FENTRY] = "fentry", [NTP_KPROBE] = "kprobe", [NTP_TP_BTF] = "tp_btf",
+		[NTP_RAW_TP] = "raw_tp", [NTP_USDT] = "usdt", [NTP_SOCKOPT] = "sockopt",
 	};
 
 	return names[f];
@@ -161,9 +161,14 @@ static const char *rejection(const struct ntp_hook *h)
 
 enum ntp_flavour ntp_hook_flavour(const struct ntp_hook *h)
 {
+	int fentry_ok;
+	enum ntp_flavour f;
+
+	if (h->kind != NTP_HOOK_KERNEL) /* one flavour each */
+		return h->kind == NTP_HOOK_USDT ? NTP_USDT : NTP_SOCKOPT;
 	/* tracepoints need no probe: tp_btf goes where the BTF is */
-	int fentry_ok = tracepoint_name(h) || ntp_function_hooks() == NTP_FN_FENTRY;
-	enum ntp_flavour f = ntp_hook_choose(h, ntp_module_btf(h->module), fentry_ok);
+	fentry_ok = tracepoint_name(h) || ntp_function_hooks() == NTP_FN_FENTRY;
+	f = ntp_hook_choose(h, ntp_module_btf(h->module), fentry_ok);
 
 	if (rejection(h))
 		return f == NTP_TP_BTF ? NTP_RAW_TP : f == NTP_FENTRY ? NTP_KPROBE : f;
@@ -268,6 +273,7 @@ const char *ntp_hook_prog(const struct ntp_hook *h)
 {
 	static const char *const suffix[] = {
 		[NTP_FENTRY] = "", [NTP_KPROBE] = "_kp", [NTP_TP_BTF] = "", [NTP_RAW_TP] = "_raw",
+		[NTP_USDT] = "", [NTP_SOCKOPT] = "",
 	};
 	static char name[64];
 
@@ -321,7 +327,7 @@ int ntp_hooks_choose(struct bpf_object *obj, const struct ntp_hook *table, int r
 	bpf_object__for_each_program(p, obj)
 		bpf_program__set_autoload(p, false);
 	for (const struct ntp_hook *h = table; h->prog; h++) {
-		if (h->role != role)
+		if (h->role != role || h->kind != NTP_HOOK_KERNEL)
 			continue;
 		if (!ntp_hook_ok(h, custom, why, sizeof(why))) {
 			if (h->required)
@@ -344,7 +350,7 @@ int ntp_hooks_attach(struct bpf_object *obj, const struct ntp_hook *table, int r
 		const char *prog = ntp_hook_prog(h);
 		struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
 
-		if (h->role != role || !p || !bpf_program__autoload(p))
+		if (h->role != role || h->kind != NTP_HOOK_KERNEL || !p || !bpf_program__autoload(p))
 			continue;
 		if (ntp_links_add(links, bpf_program__attach(p)))
 			return ntp_fail(err, errlen, "failed to attach %s to %s: %s", prog,

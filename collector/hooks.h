@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The hooks of the kernel backends and how each is taken here. A hook is
- * one row of a backend's table (kern_hooks.c): a program of its BPF object
- * that has a twin, the same body in another flavour. Feature probes, never
- * kernel version checks, choose the flavour, and the choice drives
+ * The hooks of the backends and how each is taken here. A hook is one row
+ * of a backend's table (kern_hooks.c, spdk_backend.c): what takes a
+ * stage's points, for which role, attached to what. `probe` lists the
+ * rows, the `hook` table of a recording says which were taken.
+ *
+ * A kernel hook is a program of the backend's BPF object that has a twin,
+ * the same body in another flavour. Feature probes, never kernel version
+ * checks, choose the flavour, and the choice drives
  * bpf_program__set_autoload(): only the chosen twin of each hook the
  * kernel has is loaded.
  *
@@ -11,6 +15,11 @@
  *               kprobe (PROG_kp) elsewhere, with the --btf file for CO-RE;
  *   tracepoint: tp_btf (PROG)   where its module has BTF,
  *               raw_tp (PROG_raw) elsewhere.
+ *
+ * A USDT hook is a program attached to a user-space probe (target
+ * provider:name) in the program a backend records; a sockopt hook takes
+ * its points from a socket option of that program's own (target: how),
+ * with no program of ntprof's. Their backend says whether they are there.
  */
 #ifndef NTP_HOOKS_H
 #define NTP_HOOKS_H
@@ -20,19 +29,26 @@
 struct bpf_object;
 struct ntp_links;
 
+/* What a hook is attached to (the kernel's, 0, in the kernel tables). */
+enum ntp_hook_kind { NTP_HOOK_KERNEL, NTP_HOOK_USDT, NTP_HOOK_SOCKOPT };
+
 struct ntp_hook {
-	const char *prog;     /* the fentry or tp_btf program; its twin adds _kp or _raw
-			       * (NULL: the end of a table) */
+	const char *prog;     /* the program (kernel: the fentry or tp_btf one, whose
+			       * twin adds _kp or _raw; sockopt: the option), NULL:
+			       * the end of a table */
 	int role;             /* enum ntp_role */
-	const char *target;   /* function, or tracepoint as system:name */
-	const char *module;   /* whose BTF has it: "vmlinux", "nvme_tcp", ... */
+	const char *target;   /* function, tracepoint as system:name, USDT probe as
+			       * provider:name, or what the option is read by */
+	const char *module;   /* kernel: whose BTF has it ("vmlinux", "nvme_tcp"), else "" */
 	const char *points;   /* the stage points it records */
-	int required;         /* 0: attached where the kernel has it */
+	int required;         /* 0: attached where there is one; its points may stay empty */
+	int kind;             /* enum ntp_hook_kind */
 };
 
-enum ntp_flavour { NTP_FENTRY, NTP_KPROBE, NTP_TP_BTF, NTP_RAW_TP };
+enum ntp_flavour { NTP_FENTRY, NTP_KPROBE, NTP_TP_BTF, NTP_RAW_TP, NTP_USDT, NTP_SOCKOPT };
 
-/* "fentry", "kprobe", "tp_btf", "raw_tp": the hook table's kind. */
+/* "fentry", "kprobe", "tp_btf", "raw_tp", "usdt", "sockopt": the hook
+ * table's kind. */
 const char *ntp_flavour_name(enum ntp_flavour f);
 
 /* The one function every kernel has, and the kernel backend hooks anyway,
@@ -55,8 +71,8 @@ int ntp_probe_fentry(const char *func);
 /* MODULE ("vmlinux" or a module) has BTF in /sys/kernel/btf. */
 int ntp_module_btf(const char *module);
 
-/* How H is taken, as a pure function of what the kernel has: whether its
- * module has BTF, whether fentry may attach. */
+/* How the kernel hook H is taken, as a pure function of what the kernel
+ * has: whether its module has BTF, whether fentry may attach. */
 enum ntp_flavour ntp_hook_choose(const struct ntp_hook *h, int module_btf, int fentry_ok);
 
 /* How H is taken here, and that flavour's program name. */
@@ -82,13 +98,14 @@ int ntp_hooks_log_end(int failed, char *prog, size_t plen, char *why, size_t wle
 /* The same from a log LOG, for the tests. */
 int ntp_load_log_rejected(const char *log, char *prog, size_t plen, char *why, size_t wlen);
 
-/* Whether the kernel has H in its flavour here (types from /sys/kernel/btf,
- * or from the --btf file CUSTOM, may be NULL): 1 yes, 0 no (WHY says why). */
+/* Whether the kernel has the kernel hook H in its flavour here (types from
+ * /sys/kernel/btf, or from the --btf file CUSTOM, may be NULL): 1 yes, 0
+ * no (WHY says why). */
 int ntp_hook_ok(const struct ntp_hook *h, const char *custom, char *why, size_t whylen);
 
-/* In OBJ, autoload the chosen twin of each of ROLE's hooks in TABLE (up
- * to a row whose prog is NULL) that the kernel has, and nothing else. A
- * required one missing: -1 with ERR set. */
+/* In OBJ, autoload the chosen twin of each of ROLE's kernel hooks in
+ * TABLE (up to a row whose prog is NULL) that the kernel has, and nothing
+ * else. A required one missing: -1 with ERR set. */
 int ntp_hooks_choose(struct bpf_object *obj, const struct ntp_hook *table, int role,
 		     const char *custom, char *err, size_t errlen);
 

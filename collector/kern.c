@@ -48,12 +48,14 @@ static const struct ntp_hook *hooks(const struct ntp_opts *o)
 	return ntp_kern_hooks_of(o->transport);
 }
 
+/* The last row of the backends' table: whatever the rows before take
+ * not, it records, or says what it cannot. */
 static int takes(const struct ntp_opts *o)
 {
-	return !o->spdk;
+	return 1;
 }
 
-static int check(const struct ntp_opts *o, char *err, size_t errlen)
+static int check(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
 	const char *mod = driver_module(o);
 	char path[PATH_MAX];
@@ -62,8 +64,6 @@ static int check(const struct ntp_opts *o, char *err, size_t errlen)
 	if (access(path, F_OK))
 		return ntp_fail(err, errlen, "module %s is not loaded: modprobe %s%s", mod, mod,
 				o->role == T ? " and configure the target" : " and connect");
-	if (o->btf && access(o->btf, R_OK))
-		return ntp_fail(err, errlen, "--btf %s: %s", o->btf, strerror(errno));
 	for (const struct ntp_hook *h = hooks(o); h->prog; h++) {
 		if (h->role == o->role && !ntp_module_btf(h->module) && !o->btf)
 			return ntp_fail(err, errlen, "no BTF for %s in /sys/kernel/btf (a kernel "
@@ -219,20 +219,20 @@ static int load(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t e
 	}
 }
 
-static int attach(struct ntp_bpf *b, const struct ntp_opts *o, const struct ntp_spdk *spdk,
-		  char *err, size_t errlen)
+static int attach(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
 	struct kern *k = b->state;
 
-	return ntp_hooks_attach(k->obj, hooks(o), o->role, &b->links, err,
-				errlen);
+	return ntp_hooks_attach(k->obj, hooks(o), o->role, &b->links, err, errlen);
 }
 
-static void set_rate(struct ntp_bpf *b, uint32_t n)
+/* The programs decide from the SQE, with the rate in their .bss. */
+static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 {
 	struct kern *k = b->state;
 
 	*k->sample_n = n;
+	return 1;
 }
 
 static uint64_t *seen_of(struct kern *kn, const struct ntp_count_key *k)
@@ -295,6 +295,11 @@ static struct bpf_map *lost(const struct ntp_bpf *b)
 	return ((const struct kern *)b->state)->lost;
 }
 
+static struct bpf_map *count_map(const struct ntp_bpf *b)
+{
+	return ((const struct kern *)b->state)->counts;
+}
+
 static void close_kern(struct ntp_bpf *b)
 {
 	struct kern *k = b->state;
@@ -312,8 +317,9 @@ const struct ntp_backend ntp_kern_backend = {
 	.attach = attach,
 	.records = records,
 	.lost = lost,
-	.set_rate = set_rate,
+	.sample = sample,
 	.counts = counts,
+	.count_map = count_map,
 	.close = close_kern,
 	.hooks = hooks,
 };

@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <bpf/libbpf.h>
 
+#include "fsid.h"
 #include "ntp_version.h"
 #include "ntprof_abi.h"
 #include "opts.h"
@@ -27,8 +29,8 @@ void ntp_usage(FILE *f)
 		"`probe` says what ntprof can hook on this machine for the configuration and\n"
 		"whether it loads. `record` samples one command in N, records each sampled\n"
 		"command's stage timestamps into a new SQLite database and prints a live line\n"
-		"per group every interval; Ctrl-C (or SIGTERM, or -d) stops it, and it then\n"
-		"prints the summary. Run it as root.\n"
+		"per group every interval; Ctrl-C (or SIGTERM, SIGHUP, ..., or -d) stops it,\n"
+		"and it then prints the summary. Run it as root.\n"
 		"  -r, --role host|target   which side this machine is (default: from --spdk-*)\n"
 		"  -t, --transport tcp|rdma the fabric (default tcp)\n"
 		"  -s, --sample N           sample one command in N (default 100; 1: all)\n"
@@ -66,15 +68,6 @@ const char *ntp_config_name(const struct ntp_opts *o)
 	return name;
 }
 
-const char *ntp_required_probe(const struct ntp_opts *o)
-{
-	int rdma = !strcmp(o->transport, "rdma");
-
-	if (o->role == NTP_ROLE_TARGET)
-		return rdma ? "nvmf_rdma_done" : "nvmf_tcp_done";
-	return rdma ? "nvme_rdma_done" : "nvme_tcp_done";
-}
-
 int ntp_opts_bad(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "ntprof-collect: ");
@@ -105,6 +98,28 @@ static int parse_u32(const char *s, uint32_t *out, const char *opt)
 	if (errno || end == s || *end || *s == '-' || v < 1 || v > 0xffffffffUL)
 		return ntp_opts_bad("%s wants a whole number >= 1", opt);
 	*out = (uint32_t)v;
+	return 0;
+}
+
+int ntp_opts_open_inputs(struct ntp_opts *o, char *err, size_t errlen)
+{
+	static char btf[64];
+	int fd;
+
+	if (o->spdk) {
+		fd = ntp_fsid_open_input(o->spdk, err, errlen);
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	if (o->btf) {
+		fd = ntp_fsid_open_input(o->btf, err, errlen);
+		if (fd < 0)
+			return -1;
+		/* the file the user could open, whatever the path names later */
+		snprintf(btf, sizeof(btf), "/proc/self/fd/%d", fd);
+		o->btf = btf;
+	}
 	return 0;
 }
 

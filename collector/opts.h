@@ -35,6 +35,14 @@ struct ntp_opts {
  * on stderr what is wrong: a usage error. */
 int ntp_opts_parse(struct ntp_opts *o, int argc, char **argv);
 
+/*
+ * Open the files the options name (--spdk-target/--spdk-host, --btf) as
+ * the user who ran sudo would (fsid.h), without blocking: each must be a
+ * regular file they may read. --btf is kept open and read through that
+ * descriptor from then on (o->btf names it). Returns 0, or -1 with ERR set.
+ */
+int ntp_opts_open_inputs(struct ntp_opts *o, char *err, size_t errlen);
+
 /* Keep ARGV, as typed, in o->command_line. */
 void ntp_opts_command_line(struct ntp_opts *o, int argc, char **argv);
 
@@ -46,8 +54,5 @@ void ntp_usage(FILE *f);
 
 /* The configuration name: spdk_tcp_target, kernel_tcp_host, ... */
 const char *ntp_config_name(const struct ntp_opts *o);
-
-/* The USDT probe the configuration requires: nvmf_tcp_done, ... */
-const char *ntp_required_probe(const struct ntp_opts *o);
 
 #endif

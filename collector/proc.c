@@ -2,6 +2,13 @@
 /*
  * Finding the processes of an SPDK binary and the address of its sampling
  * variable in each, and writing that variable. See proc.h.
+ *
+ * A file is found in a process by where the load put its code: the
+ * mapping with execute permission of the file's executable PT_LOAD segment
+ * at that segment's file offset gives the load bias, and the file's build
+ * ID must then be in the process's memory at its place for that bias. A
+ * mapping of the file made any other way (read-only, or a private writable
+ * copy) is not a load, and the process is not the program's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,70 +27,239 @@
 #include "ntp_err.h"
 #include "proc.h"
 
-/* One line of /proc/PID/maps that maps a file. */
-struct mapping {
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+/* One line of /proc/PID/maps, anonymous ones included. */
+struct map_line {
 	uint64_t start, end, offset, inode;
+	unsigned int major, minor;
+	char perms[5];
 	char path[PATH_MAX];
 };
 
-static int parse_map(const char *line, struct mapping *m)
+static int parse_line(const char *line, struct map_line *m)
 {
 	int n = 0;
 
 	m->path[0] = 0;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*4s %" SCNx64 " %*x:%*x %" SCNu64 " %n",
-		   &m->start, &m->end, &m->offset, &m->inode, &n) < 4 || !m->inode)
+	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
+		   &m->end, m->perms, &m->offset, &m->major, &m->minor, &m->inode, &n) < 7)
 		return -1;
 	snprintf(m->path, sizeof(m->path), "%s", line + n);
 	m->path[strcspn(m->path, "\n")] = 0;
 	return 0;
 }
 
-/* Does process PID map the file REAL (a resolved path) with inode INO? */
-static int maps_file(pid_t pid, const char *real, ino_t ino)
+static FILE *open_maps(pid_t pid)
 {
-	char name[64], line[PATH_MAX + 128];
-	struct mapping m;
+	char name[64];
+
+	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
+	return fopen(name, "re");
+}
+
+/* An ELF file as it must be found in a process: its identity, the segment
+ * that holds its code, and its build ID. */
+struct object {
+	int fd;
+	Elf *elf;               /* NULL: not an ELF file */
+	struct stat st;
+	char real[PATH_MAX];
+	GElf_Phdr text;         /* its first executable PT_LOAD segment */
+	int has_text;
+	uint64_t id_vaddr;      /* where the build ID lies, relative to the bias */
+	unsigned char id[64];
+	size_t id_len;          /* 0: the file has none */
+};
+
+static uint64_t page_size(void)
+{
+	return (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The NT_GNU_BUILD_ID note of O's PT_NOTE segments, and its address. */
+static void find_build_id(struct object *o, size_t nph)
+{
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off, next;
+
+		if (!gelf_getphdr(o->elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(o->elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) && nh.n_descsz > 0 &&
+			    nh.n_descsz <= sizeof(o->id)) {
+				memcpy(o->id, (char *)d->d_buf + desc_off, nh.n_descsz);
+				o->id_len = nh.n_descsz;
+				o->id_vaddr = ph.p_vaddr + desc_off;
+				return;
+			}
+			off = next;
+		}
+	}
+}
+
+/* Open PATH: -1 with ERR set when it cannot be read. Not an ELF file is not
+ * an error (nothing loads it; a process can still run it). */
+static int obj_open(const char *path, struct object *o, char *err, size_t errlen)
+{
+	size_t nph;
+
+	memset(o, 0, sizeof(*o));
+	if (elf_version(EV_CURRENT) == EV_NONE || !realpath(path, o->real))
+		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
+	o->fd = open(o->real, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (o->fd < 0 || fstat(o->fd, &o->st)) {
+		ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		if (o->fd >= 0)
+			close(o->fd);
+		return -1;
+	}
+	o->elf = elf_begin(o->fd, ELF_C_READ, NULL);
+	if (o->elf && elf_kind(o->elf) != ELF_K_ELF) {
+		elf_end(o->elf);
+		o->elf = NULL;
+	}
+	if (!o->elf || elf_getphdrnum(o->elf, &nph))
+		return 0;
+	for (size_t i = 0; i < nph && !o->has_text; i++)
+		o->has_text = gelf_getphdr(o->elf, (int)i, &o->text) && o->text.p_type == PT_LOAD &&
+			      (o->text.p_flags & PF_X);
+	find_build_id(o, nph);
+	return 0;
+}
+
+static void obj_close(struct object *o)
+{
+	elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	o->elf = NULL;
+	o->fd = -1;
+}
+
+/* Is M a mapping of O? On overlayfs (containers, the test guests) the
+ * maps show the lower file's device, not the overlay's that stat() gives:
+ * then the inode and the path must both agree. */
+static int of_file(const struct map_line *m, const struct object *o)
+{
+	if (m->inode != (uint64_t)o->st.st_ino)
+		return 0;
+	return (m->major == major(o->st.st_dev) && m->minor == minor(o->st.st_dev)) ||
+	       !strcmp(m->path, o->real);
+}
+
+/* Does PID's executable file have O's identity? */
+static int runs(pid_t pid, const struct object *o)
+{
+	char exe[64];
+	struct stat st;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+	return !stat(exe, &st) && st.st_dev == o->st.st_dev && st.st_ino == o->st.st_ino;
+}
+
+/* Read LEN bytes at ADDR of PID. */
+static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char name[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", (int)pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * The load bias of O in PID: from the mapping with execute permission of
+ * its code segment at that segment's page-aligned file offset, which must
+ * then hold O's build ID where the file has it. 0, or -1 with ERR set.
+ */
+static int obj_bias(pid_t pid, const struct object *o, uint64_t *bias, char *err, size_t errlen)
+{
+	uint64_t mask = ~(page_size() - 1);
+	char line[PATH_MAX + 128];
+	unsigned char id[sizeof(o->id)];
+	struct map_line m;
 	int found = 0;
 	FILE *f;
 
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !parse_map(line, &m) && m.inode == (uint64_t)ino && !strcmp(m.path, real);
-	fclose(f);
+	if (!o->elf || !o->has_text)
+		return ntp_fail(err, errlen, "%s: not an ELF file with code", o->real);
+	f = open_maps(pid);
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !parse_line(line, &m) && m.perms[2] == 'x' && of_file(&m, o) &&
+			m.offset == (o->text.p_offset & mask);
+	if (f)
+		fclose(f);
+	if (!found)
+		return ntp_fail(err, errlen, "process %d does not map %s as a loaded program or "
+				"library", (int)pid, o->real);
+	*bias = m.start - (o->text.p_vaddr & mask);
+	if (o->id_len && (read_mem(pid, *bias + o->id_vaddr, id, o->id_len) ||
+			  memcmp(id, o->id, o->id_len)))
+		return ntp_fail(err, errlen, "process %d: its mapping of %s does not hold the "
+				"file's build ID where the load puts it: not loaded, only mapped",
+				(int)pid, o->real);
+	return 0;
+}
+
+/* Does PID map O's code executable at all? (cheap: before obj_bias) */
+static int maps_code(pid_t pid, const struct object *o)
+{
+	char line[PATH_MAX + 128];
+	struct map_line m;
+	int found = 0;
+	FILE *f = open_maps(pid);
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !parse_line(line, &m) && m.perms[2] == 'x' && of_file(&m, o);
+	if (f)
+		fclose(f);
 	return found;
 }
 
 int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen)
 {
-	char real[PATH_MAX], exe[64];
-	struct stat want, st;
+	char why[NTP_ERR_MAX];
+	struct object o;
 	struct dirent *e;
+	uint64_t bias;
 	int n = 0;
 	DIR *d;
 
-	if (stat(path, &want) || !realpath(path, real))
-		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
+	if (obj_open(path, &o, err, errlen))
+		return -1;
 	d = opendir("/proc");
-	if (!d)
+	if (!d) {
+		obj_close(&o);
 		return ntp_fail(err, errlen, "/proc: %s", strerror(errno));
+	}
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
 
 		if (pid <= 0)
 			continue;
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-		if ((!stat(exe, &st) && st.st_dev == want.st_dev && st.st_ino == want.st_ino) ||
-		    maps_file(pid, real, want.st_ino)) {
+		if (runs(pid, &o) ||
+		    (maps_code(pid, &o) && !obj_bias(pid, &o, &bias, why, sizeof(why)))) {
 			if (n < max)
 				pids[n] = pid;
 			n++;
 		}
 	}
 	closedir(d);
+	obj_close(&o);
 	return n;
 }
 
@@ -112,185 +288,7 @@ static int find_symbol(Elf *elf, const char *name, GElf_Sym *out)
 	return -1;
 }
 
-/* The first PT_LOAD segment (lowest address): the one mapped at offset 0. */
-static int first_segment(Elf *elf, GElf_Phdr *out)
-{
-	GElf_Phdr ph;
-	int found = 0;
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-		    (!found || ph.p_vaddr < out->p_vaddr)) {
-			*out = ph;
-			found = 1;
-		}
-	return found ? 0 : -1;
-}
-
-/* The lowest mapping of REAL at file offset OFF in PID. Several mappings can
- * share an offset (RELRO remaps a page), so it must be the exact offset of
- * the first segment, taken in address order. */
-static int find_mapping(pid_t pid, const char *real, uint64_t off, struct mapping *out)
-{
-	char name[64], line[PATH_MAX + 128];
-	int found = 0;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return -1;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !parse_map(line, out) && !strcmp(out->path, real) && out->offset == off;
-	fclose(f);
-	return found ? 0 : -1;
-}
-
-int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *addr, char *err,
-		    size_t errlen)
-{
-	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-	char real[PATH_MAX];
-	struct mapping m;
-	GElf_Phdr ph = { 0 };
-	GElf_Sym sym;
-	Elf *elf = NULL;
-	int fd, rc = -1;
-
-	if (elf_version(EV_CURRENT) == EV_NONE || !realpath(path, real))
-		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
-	fd = open(real, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		ntp_fail(err, errlen, "%s: not an ELF file", path);
-	else if (find_symbol(elf, name, &sym))
-		ntp_fail(err, errlen, "%s: no symbol %s (is it built with ntprof's SPDK patch?)",
-		     path, name);
-	else if (first_segment(elf, &ph))
-		ntp_fail(err, errlen, "%s: no loadable segment", path);
-	/* the load bias: where the first segment's page landed, less its address */
-	else if (find_mapping(pid, real, ph.p_offset & ~(page - 1), &m))
-		ntp_fail(err, errlen, "process %d does not map %s", (int)pid, real);
-	else {
-		*addr = m.start - (ph.p_vaddr & ~(page - 1)) + sym.st_value;
-		rc = 0;
-	}
-	elf_end(elf);
-	close(fd);
-	return rc;
-}
-
-int ntp_elf_defines(const char *path, const char *name)
-{
-	GElf_Sym sym;
-	Elf *elf;
-	int fd, found = 0;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	found = elf && elf_kind(elf) == ELF_K_ELF && !find_symbol(elf, name, &sym);
-	elf_end(elf);
-	close(fd);
-	return found;
-}
-
-int ntp_proc_alive(pid_t pid)
-{
-	char name[64], buf[512], *paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
-	fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "pid (comm) S ...": the state follows the last ')', comm may hold any */
-	paren = strrchr(buf, ')');
-	return paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X';
-}
-
-/* One line of /proc/PID/maps, anonymous ones included. */
-struct map_line {
-	uint64_t start, end, offset, inode;
-	unsigned int major, minor;
-	char perms[5];
-	char path[PATH_MAX];
-};
-
-static int parse_line(const char *line, struct map_line *m)
-{
-	int n = 0;
-
-	m->path[0] = 0;
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n", &m->start,
-		   &m->end, m->perms, &m->offset, &m->major, &m->minor, &m->inode, &n) < 7)
-		return -1;
-	snprintf(m->path, sizeof(m->path), "%s", line + n);
-	m->path[strcspn(m->path, "\n")] = 0;
-	return 0;
-}
-
-/* The file a mapping must be of: its stat and its resolved path. */
-struct mapped_file {
-	struct stat st;
-	char real[PATH_MAX];
-};
-
-/* Is M a private writable mapping of F? On overlayfs (containers, the test
- * guests) the maps show the lower file's device, not the overlay's that
- * stat() gives: then the inode and the path must both agree. */
-static int writable_of(const struct map_line *m, const struct mapped_file *f)
-{
-	if (strcmp(m->perms, "rw-p") || m->inode != (uint64_t)f->st.st_ino)
-		return 0;
-	return (m->major == major(f->st.st_dev) && m->minor == minor(f->st.st_dev)) ||
-	       !strcmp(m->path, f->real);
-}
-
-/* Does [A, A + 4) of PID lie in a private writable mapping of the file F,
- * or in the anonymous mapping that continues one (the segment's .bss)? */
-static int var_mapped(pid_t pid, const struct mapped_file *st, uint64_t a)
-{
-	char name[64], line[PATH_MAX + 128];
-	struct map_line m, prev = { 0 };
-	int ok = 0, have_prev = 0;
-	FILE *f;
-
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	f = fopen(name, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (parse_line(line, &m))
-			continue;
-		if (a >= m.start && a + 4 <= m.end) {
-			ok = writable_of(&m, st) ||
-			     (!m.inode && !strcmp(m.perms, "rw-p") && have_prev &&
-			      writable_of(&prev, st) && prev.end == m.start);
-			break;
-		}
-		prev = m;
-		have_prev = 1;
-	}
-	fclose(f);
-	return ok;
-}
-
-/* The writable PT_LOAD segment of ELF that holds VADDR. */
+/* The writable PT_LOAD segment of ELF that holds [VADDR, VADDR + 4). */
 static int writable_segment(Elf *elf, uint64_t vaddr, GElf_Phdr *out)
 {
 	size_t n;
@@ -305,68 +303,202 @@ static int writable_segment(Elf *elf, uint64_t vaddr, GElf_Phdr *out)
 	return -1;
 }
 
-/* Where NAME of PATH is in PID, every check of ntp_proc_write_var but the
- * value made. */
-static int locate_var(pid_t pid, const char *path, const char *name, uint64_t *addr,
-		      char *err, size_t errlen)
+/* Is M the private writable mapping of O's segment SEG as loaded with
+ * BIAS: its file offsets land at the addresses the load gives them? */
+static int own_mapping(const struct map_line *m, const struct object *o, uint64_t bias,
+		       const GElf_Phdr *seg)
 {
-	struct mapped_file mf;
+	return !strcmp(m->perms, "rw-p") && of_file(m, o) &&
+	       m->start - m->offset == bias + seg->p_vaddr - seg->p_offset;
+}
+
+/* Does [A, A + 4) of PID lie in O's segment SEG as loaded with BIAS: in its
+ * own mapping of the file, or in the zero-filled rest of the segment (its
+ * .bss) in the anonymous mapping that continues that one? */
+static int in_own_segment(pid_t pid, const struct object *o, uint64_t bias,
+			  const GElf_Phdr *seg, uint64_t a)
+{
+	char line[PATH_MAX + 128];
+	struct map_line m, prev = { 0 };
+	int ok = 0, have_prev = 0;
+	FILE *f = open_maps(pid);
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (parse_line(line, &m))
+			continue;
+		if (a >= m.start && a + 4 <= m.end) {
+			ok = own_mapping(&m, o, bias, seg) ||
+			     (!m.inode && !strcmp(m.perms, "rw-p") && have_prev &&
+			      prev.end == m.start && own_mapping(&prev, o, bias, seg) &&
+			      a >= bias + seg->p_vaddr + seg->p_filesz);
+			break;
+		}
+		prev = m;
+		have_prev = 1;
+	}
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+/* Where NAME of PATH is in PID; with WRITABLE, every check of
+ * ntp_proc_locate_var. */
+static int locate(pid_t pid, const char *path, const char *name, int writable, uint64_t *addr,
+		  char *err, size_t errlen)
+{
+	struct object o;
 	GElf_Phdr seg;
 	GElf_Sym sym;
-	Elf *elf = NULL;
-	int fd, rc = -1;
+	uint64_t bias;
+	int rc = -1;
 
-	if (ntp_proc_symbol(pid, path, name, addr, err, errlen))
+	if (obj_open(path, &o, err, errlen))
 		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &mf.st) || !realpath(path, mf.real)) {
-		if (fd >= 0)
-			close(fd);
-		return ntp_fail(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf || find_symbol(elf, name, &sym) || sym.st_size != 4 ||
-	    writable_segment(elf, sym.st_value, &seg))
+	if (!o.elf)
+		ntp_fail(err, errlen, "%s: not an ELF file", path);
+	else if (find_symbol(o.elf, name, &sym))
+		ntp_fail(err, errlen, "%s: no symbol %s (is it built with ntprof's SPDK patch?)",
+			 path, name);
+	else if (obj_bias(pid, &o, &bias, err, errlen))
+		;
+	else if (!writable)
+		rc = 0;
+	else if (sym.st_size != 4 || writable_segment(o.elf, sym.st_value, &seg))
 		ntp_fail(err, errlen, "%s: %s is not a 4-byte variable in a writable segment",
 			 path, name);
-	else if (!var_mapped(pid, &mf, *addr))
-		ntp_fail(err, errlen, "process %d: %#" PRIx64 " is not in a writable mapping of "
-			 "%s: not writing there", (int)pid, *addr, path);
+	else if (!in_own_segment(pid, &o, bias, &seg, bias + sym.st_value))
+		ntp_fail(err, errlen, "process %d: %#" PRIx64 " is not in the writable segment "
+			 "of %s as loaded: not writing there", (int)pid, bias + sym.st_value, path);
 	else
 		rc = 0;
-	elf_end(elf);
-	close(fd);
+	if (!rc || !writable)
+		*addr = o.elf && !rc ? bias + sym.st_value : 0;
+	obj_close(&o);
 	return rc;
 }
 
-int ntp_proc_write_var(pid_t pid, const char *path, const char *name, uint32_t prev,
-		       uint32_t value, char *err, size_t errlen)
+int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *addr, char *err,
+		    size_t errlen)
 {
-	char mem[64];
-	uint32_t now;
-	uint64_t addr;
+	return locate(pid, path, name, 0, addr, err, errlen);
+}
+
+int ntp_proc_locate_var(pid_t pid, const char *path, const char *name, uint64_t *addr,
+			char *err, size_t errlen)
+{
+	return locate(pid, path, name, 1, addr, err, errlen);
+}
+
+int ntp_elf_defines(const char *path, const char *name)
+{
+	GElf_Sym sym;
+	Elf *elf;
+	int fd, found = 0;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	found = elf && elf_kind(elf) == ELF_K_ELF && !find_symbol(elf, name, &sym);
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* The fields of /proc/PID/stat after "pid (comm) ", in BUF: the comm may
+ * hold any character, so they start after its last ')'. */
+static const char *stat_fields(pid_t pid, char *buf, size_t len)
+{
+	char name[64], *paren;
 	ssize_t n;
 	int fd;
 
-	if (locate_var(pid, path, name, &addr, err, errlen))
-		return -1;
+	snprintf(name, sizeof(name), "/proc/%d/stat", (int)pid);
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren + 2 : NULL;
+}
+
+int ntp_proc_alive(pid_t pid)
+{
+	char buf[1024];
+	const char *f = stat_fields(pid, buf, sizeof(buf));
+
+	return f && *f != 'Z' && *f != 'X';
+}
+
+uint64_t ntp_proc_start_time(pid_t pid)
+{
+	char buf[1024];
+	const char *f = stat_fields(pid, buf, sizeof(buf));
+	unsigned long long t = 0;
+
+	/* the state is field 3; the start time field 22 */
+	for (int i = 3; f && i < 22; i++)
+		f = (f = strchr(f, ' ')) ? f + 1 : NULL;
+	if (!f || sscanf(f, "%llu", &t) != 1)
+		return 0;
+	return t;
+}
+
+int ntp_proc_mem_open(pid_t pid, char *err, size_t errlen)
+{
+	char mem[64];
+	int fd;
+
 	snprintf(mem, sizeof(mem), "/proc/%d/mem", (int)pid);
 	fd = open(mem, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return ntp_fail(err, errlen, "process %d: cannot open its memory: %s", (int)pid,
 				strerror(errno));
-	n = pread(fd, &now, sizeof(now), (off_t)addr);
-	if (n == (ssize_t)sizeof(now) && now != 0 && now != prev && now != value) {
-		close(fd);
-		return ntp_fail(err, errlen, "process %d: %s holds %u, not 0 or ntprof's: another "
-				"collector records it, or one was killed (restart the process)",
-				(int)pid, name, now);
+	return fd;
+}
+
+int ntp_proc_mem_read(int mem, uint64_t addr, uint32_t *value)
+{
+	return pread(mem, value, sizeof(*value), (off_t)addr) == (ssize_t)sizeof(*value) ? 0 : -1;
+}
+
+int ntp_proc_mem_write(int mem, pid_t pid, uint64_t addr, const char *name, uint32_t prev,
+		       uint32_t value, char *err, size_t errlen)
+{
+	uint32_t now;
+	ssize_t n = -1;
+
+	if (ntp_proc_mem_read(mem, addr, &now) == 0) {
+		if (now != 0 && now != prev && now != value)
+			return ntp_fail(err, errlen, "process %d: %s holds %u, not 0 or ntprof's: "
+					"another collector records it, or one was killed (restart "
+					"the process)", (int)pid, name, now);
+		n = pwrite(mem, &value, sizeof(value), (off_t)addr);
 	}
-	if (n == (ssize_t)sizeof(now))
-		n = pwrite(fd, &value, sizeof(value), (off_t)addr);
-	close(fd);
 	if (n != (ssize_t)sizeof(value))
 		return ntp_fail(err, errlen, "process %d: cannot write %s at %#" PRIx64 ": %s",
 				(int)pid, name, addr, n < 0 ? strerror(errno) : "short");
 	return 0;
+}
+
+int ntp_proc_write_var(pid_t pid, const char *path, const char *name, uint32_t prev,
+		       uint32_t value, char *err, size_t errlen)
+{
+	uint64_t addr;
+	int fd, rc;
+
+	if (ntp_proc_locate_var(pid, path, name, &addr, err, errlen))
+		return -1;
+	fd = ntp_proc_mem_open(pid, err, errlen);
+	if (fd < 0)
+		return -1;
+	rc = ntp_proc_mem_write(fd, pid, addr, name, prev, value, err, errlen);
+	close(fd);
+	return rc;
 }

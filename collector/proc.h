@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SPDK processes and their sampling variable. The collector writes N into
- * the patch's variable in every running process of the named binary (or of
- * a program that maps the named shared library), and 0 when it stops. It
- * writes nothing else, and only at the variable's ELF symbol address in a
- * process that really maps that file.
+ * the patch's variable in every process that runs the named binary (or has
+ * the named shared library loaded), and 0 when it stops. It writes nothing
+ * else, and only where the variable really is: in a process whose
+ * executable is the file, or that maps the file's code executable with the
+ * file's build ID at the place the load gives it, at the variable's ELF
+ * symbol address, inside the file's own writable segment as the load placed
+ * it. A process that only maps the file (a viewer, a private writable copy
+ * made without running it) is never found, and never written.
  */
 #ifndef NTP_PROC_H
 #define NTP_PROC_H
@@ -19,20 +23,32 @@
 #define NTP_FLAGS_VAR "ntprof_sample_flags"
 
 /*
- * Processes whose executable is PATH or that map PATH (a shared library),
- * compared by device and inode, not by name. Fills PIDS (up to MAX) and
- * returns how many there are (possibly more than MAX), or -1 with ERR set
- * when PATH cannot be read.
+ * Processes that run PATH (their executable is the file, by device and
+ * inode) or have it loaded as a library (an executable mapping of the file
+ * whose build ID, read from the process, is the file's). Fills PIDS (up to
+ * MAX) and returns how many there are (possibly more than MAX), or -1 with
+ * ERR set when PATH cannot be read.
  */
 int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen);
 
 /*
- * The address of symbol NAME of file PATH in process PID: the symbol's file
- * offset through the ELF program headers, then the mapping of that offset
- * in /proc/PID/maps. Returns 0, or -1 with ERR set.
+ * The address of symbol NAME of file PATH in process PID: the load bias of
+ * the file's executable mapping (checked as ntp_proc_find checks it) plus
+ * the symbol's value. Returns 0, or -1 with ERR set.
  */
 int ntp_proc_symbol(pid_t pid, const char *path, const char *name, uint64_t *addr, char *err,
 		    size_t errlen);
+
+/*
+ * The same for a variable to write: NAME must be a 4-byte object in a
+ * writable PT_LOAD segment of PATH, and its address in PID inside that
+ * segment as the load placed it: a private writable mapping of the file
+ * at the segment's file offset for the bias, or the zero-filled rest of the
+ * segment (.bss) in the anonymous mapping right after it. Returns 0, or -1
+ * with a one-line ERR.
+ */
+int ntp_proc_locate_var(pid_t pid, const char *path, const char *name, uint64_t *addr,
+			char *err, size_t errlen);
 
 /* 1 if the ELF file PATH defines symbol NAME (.symtab or .dynsym). */
 int ntp_elf_defines(const char *path, const char *name);
@@ -41,16 +57,31 @@ int ntp_elf_defines(const char *path, const char *name);
  * reaped by its parent, has). */
 int ntp_proc_alive(pid_t pid);
 
+/* When PID started (clock ticks after boot, /proc/PID/stat): with the pid,
+ * it names one process, never a later one given the same pid. 0 if gone. */
+uint64_t ntp_proc_start_time(pid_t pid);
+
 /*
- * Write the 32-bit VALUE into variable NAME of file PATH in process PID
- * (/proc/PID/mem, which writes even where the process could not), only
- * where the variable really is: the symbol lies in a writable loadable
- * segment of PATH, and its address in the process in a private writable
- * mapping of that file (same device and inode), or in the zero-filled rest
- * of that segment right after it (.bss). The variable must hold 0, PREV
- * (what this collector wrote before) or VALUE already: anything else is
- * not ntprof's to change. Returns 0, or -1 with a one-line ERR.
+ * /proc/PID/mem, open for reading and writing (it writes even where the
+ * process could not): the descriptor reaches that process only, never a
+ * later one with its pid, and works on without privileges. Returns it, or
+ * -1 with ERR set.
  */
+int ntp_proc_mem_open(pid_t pid, char *err, size_t errlen);
+
+/* Read the 32-bit variable at ADDR through MEM: 0, or -1. */
+int ntp_proc_mem_read(int mem, uint64_t addr, uint32_t *value);
+
+/*
+ * Write the 32-bit VALUE at ADDR (variable NAME of process PID) through
+ * MEM. The variable must hold 0, PREV (what this collector wrote before) or
+ * VALUE already: anything else is not ntprof's to change. Returns 0, or -1
+ * with a one-line ERR.
+ */
+int ntp_proc_mem_write(int mem, pid_t pid, uint64_t addr, const char *name, uint32_t prev,
+		       uint32_t value, char *err, size_t errlen);
+
+/* ntp_proc_locate_var, ntp_proc_mem_open and ntp_proc_mem_write in one. */
 int ntp_proc_write_var(pid_t pid, const char *path, const char *name, uint32_t prev,
 		       uint32_t value, char *err, size_t errlen);
 

@@ -1,27 +1,24 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * `ntprof-collect record`: a straight line. Find the SPDK program and its
- * processes, load and attach, create the database, switch sampling on in
- * each process, then poll the ring buffers into the database, ending an
- * interval (and printing the live lines) every -i seconds, until Ctrl-C,
- * SIGTERM or -d. Then switch sampling off, drain the rings, close the
- * database with its stop time and print the summary.
- *
- * Nothing that reached user space is dropped: records go into the
- * database's open transaction, which is committed twice a second
- * (so `kill -9` loses at most the last second), and a stop drains the
- * ring first. What BPF could not hand over is counted per interval and
- * cause as lost, the points stored records lack as gaps, and both are
- * printed.
+ * `ntprof-collect record`: a straight line through the backend. Find what
+ * is to be recorded (an SPDK program and its processes, or a kernel
+ * driver), load and attach, wait for it (--wait), switch sampling on; then
+ * fork the writer (writer.c), which drops every privilege (priv.h) and
+ * reads the ring into the database, while this process, the sampler, keeps
+ * root to follow what it records, until a stop signal, -d or the writer
+ * asks; then switch sampling off, let the writer drain and close, and exit
+ * with its status.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,13 +26,8 @@
 #include "collect.h"
 #include "fsid.h"
 #include "ntp_err.h"
-#include "ntp_db.h"
-#include "ntp_session.h"
-#include "ntp_sql.h"
-#include "proc.h"
-#include "spdk.h"
-#include "ntprof_abi.h"
-#include "tstamp.h"
+#include "priv.h"
+#include "writer.h"
 
 #define NS 1000000000LL
 
@@ -47,32 +39,29 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* Everything the loop needs. */
-struct rec {
-	const struct ntp_opts *o;
-	struct ntp_spdk spdk;
-	struct ntp_bpf bpf;
-	struct ntp_db *db;
-	struct ring_buffer *rec_rb;   /* command and device records */
-	int tstamp_fd;                /* holds receive timestamps on (tstamp.h), or -1 */
-	uint64_t records;             /* commands in the file when it was closed */
-	uint64_t unstored;            /* commands that came after a write error */
-	int querying;                 /* in a live query: the ring is read into held */
-	int holding;                  /* on_record keeps records in held, for later */
-	char *held;                   /* records read during a query: u32 length, data */
-	size_t held_len, held_cap;
-	int64_t last_read;            /* when the ring was last read during a query */
-	uint64_t bad_version;         /* records of another ABI version */
-	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
-	int64_t interval_start;
-	int live_header;              /* printed the live header */
-	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes sampling now */
-	int npids;
-	pid_t pending[NTP_SPDK_MAX_PIDS]; /* found, their variable not loaded yet */
-	int64_t pending_since[NTP_SPDK_MAX_PIDS];
-	int npending;
-	char err[NTP_ERR_MAX];
+/*
+ * The signals that end a recording as Ctrl-C does: sampling off (0 into
+ * every process's variable), the rings drained, the file closed. Every
+ * signal whose default would kill the collector and that a user or a
+ * terminal sends: none leaves the processes sampling for no one. The
+ * writer ignores them: the sampler tells it when sampling is off.
+ */
+static const int stop_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
 };
+
+static void catch_signals(void (*handler)(int))
+{
+	struct sigaction sa = { .sa_handler = handler };
+
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	/* a closed pipe on stdout: the recording goes on (writes fail
+	 * quietly); a file over RLIMIT_FSIZE: a write error (EFBIG), which
+	 * ends the recording as a full disk does */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+}
 
 static int64_t now_ns(clockid_t clk)
 {
@@ -82,633 +71,160 @@ static int64_t now_ns(clockid_t clk)
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
-/* A record that cannot be stored is counted as lost, with its cause. */
-static void reject(struct rec *r, int cause)
+/* Open, check, load and attach what O records: 0, or -1 with ERR set. */
+static int setup(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen)
 {
-	r->bad_version += cause == NTP_CAUSE_ABI_VERSION;
-	ntp_db_add_lost(r->db, cause, 1);
-}
-
-static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
-{
-	if (c->kind != NTP_KIND_CMD || c->version != NTP_ABI_VERSION) {
-		reject(r, NTP_CAUSE_ABI_VERSION);
-		return 0;
-	}
-	if (ntp_db_add_cmd(r->db, c)) {
-		if (ntp_db_failed(r->db))
-			r->unstored++;
-		else
-			reject(r, NTP_CAUSE_NO_DEVICE); /* its device record was lost */
-	}
-	return 0;
-}
-
-/* All N records are commands of this ABI. */
-static int whole(const struct ntp_cmd_record *c, uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (c[i].kind != NTP_KIND_CMD || c[i].version != NTP_ABI_VERSION)
-			return 0;
-	return 1;
-}
-
-/* A batch of the SPDK path: its header, then its records. */
-static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
-{
-	const struct ntp_cmd_record *c = (const void *)(h + 1);
-	size_t n = (len - sizeof(*h)) / sizeof(*c);
-
-	if (h->version != NTP_ABI_VERSION || len != sizeof(*h) + (size_t)h->n * sizeof(*c)) {
-		for (size_t i = 0; i < (n ? n : 1); i++)
-			reject(r, NTP_CAUSE_ABI_VERSION);
-		return 0;
-	}
-	if (whole(c, h->n) && ntp_db_add_cmds(r->db, c, (int)h->n) == 0)
-		return 0;
-	for (uint32_t i = 0; i < h->n; i++) /* one by one, each with its fate */
-		on_cmd(r, &c[i]);
-	return 0;
-}
-
-/* Keep a record read during a live query, to store it after: the query
- * holds the connection, and the ring must not wait for it. */
-static int hold(struct rec *r, const void *data, size_t len)
-{
-	uint32_t n = (uint32_t)len;
-
-	if (r->held_len + sizeof(n) + len > r->held_cap) {
-		size_t cap = (r->held_cap ? r->held_cap * 2 : 1 << 20) + len;
-		char *p = realloc(r->held, cap);
-
-		if (!p) { /* counted like a full ring: never dropped unsaid */
-			ntp_db_add_lost(r->db, NTP_CAUSE_RING_FULL, 1);
-			return 0;
-		}
-		r->held = p;
-		r->held_cap = cap;
-	}
-	memcpy(r->held + r->held_len, &n, sizeof(n));
-	memcpy(r->held + r->held_len + sizeof(n), data, len);
-	r->held_len += sizeof(n) + len;
-	return 0;
-}
-
-static int on_record(void *ctx, void *data, size_t len)
-{
-	struct rec *r = ctx;
-	const struct ntp_device_record *d = data;
-
-	if (r->holding)
-		return hold(r, data, len);
-
-	if (ntp_db_failed(r->db)) { /* the file takes no more: count what comes */
-		if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
-			r->unstored += ((const struct ntp_batch_header *)data)->n;
-		else
-			r->unstored += len == sizeof(struct ntp_cmd_record);
-		return 0;
-	}
-	if (len == sizeof(struct ntp_cmd_record))
-		return on_cmd(r, data);
-	if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
-		return on_batch(r, data, len);
-	if (len == sizeof(*d) && d->kind == NTP_KIND_DEVICE && d->version == NTP_ABI_VERSION) {
-		if (ntp_db_add_device(r->db, d))
-			fprintf(stderr, "ntprof: failed to store device %.32s: %s\n", d->name,
-				ntp_db_errmsg(r->db));
-		return 0;
-	}
-	reject(r, NTP_CAUSE_ABI_VERSION);
-	return 0;
-}
-
-static int in_list(const pid_t *list, int n, pid_t pid)
-{
-	for (int i = 0; i < n; i++)
-		if (list[i] == pid)
-			return 1;
-	return 0;
-}
-
-/*
- * Start sampling in process PID: write its flags and rate.
- * Returns 1 when it samples, 0 when it has not loaded the library with the
- * variable yet (a process still starting: try again soon), -1 when it
- * cannot (said on stderr).
- */
-static int start_sampling(struct rec *r, pid_t pid)
-{
-	uint64_t addr;
-	int rc;
-
-	rc = ntp_spdk_set_rate(&r->spdk, pid, r->o->rate,
-			       r->o->no_arrivals ? NTP_FLAG_NO_ARRIVALS : 0, &addr, r->err,
-			       sizeof(r->err));
-	if (rc == 0 && ntp_spdk_has_var(&r->spdk))
-		return 0;
-	if (rc <= 0) {
-		fprintf(stderr, "ntprof: cannot sample in %s\n", r->err);
-		return -1;
-	}
-	return 1;
-}
-
-static void sampling_started(struct rec *r, pid_t pid, int first)
-{
-	if (!first)
-		printf("ntprof: process %d of %s started; sampling it\n", (int)pid, r->o->spdk);
-	if (r->npids < NTP_SPDK_MAX_PIDS)
-		r->pids[r->npids++] = pid;
-}
-
-/* The processes still loading their libraries, tried at every poll (20 ms):
- * sampling starts as soon as the variable is there. */
-static void retry_pending(struct rec *r)
-{
-	int64_t now = now_ns(CLOCK_MONOTONIC);
-	int n = 0;
-
-	for (int i = 0; i < r->npending; i++) {
-		pid_t pid = r->pending[i];
-		int rc = ntp_proc_alive(pid) ? start_sampling(r, pid) : -1;
-
-		if (rc == 1)
-			sampling_started(r, pid, 0);
-		if (rc != 0)
-			continue;
-		if (now - r->pending_since[i] > 2 * NS && r->pending_since[i] > 0) {
-			printf("ntprof: process %d of %s has not loaded the library with the "
-			       "sampling variable yet; waiting for it\n", (int)pid, r->o->spdk);
-			r->pending_since[i] = -1; /* said once */
-		}
-		r->pending_since[n] = r->pending_since[i];
-		r->pending[n++] = pid;
-	}
-	r->npending = n;
-}
-
-/* Switch sampling on in processes that appeared, note those that went (also
- * those that exited and wait for their parent to reap them). */
-static void follow_processes(struct rec *r, int first)
-{
-	pid_t was[NTP_SPDK_MAX_PIDS];
-	int nwas = r->npids;
-
-	if (!r->o->spdk) /* the kernel's drivers: no processes */
-		return;
-	if (ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) < 0)
-		return;
-	memcpy(was, r->pids, sizeof(was[0]) * (size_t)nwas);
-	r->npids = 0;
-	for (int i = 0; i < r->spdk.npids; i++) {
-		pid_t pid = r->spdk.pids[i];
-		int rc;
-
-		if (!ntp_proc_alive(pid) || in_list(r->pending, r->npending, pid))
-			continue;
-		if (in_list(was, nwas, pid)) {
-			r->pids[r->npids++] = pid;
-			continue;
-		}
-		rc = start_sampling(r, pid);
-		if (rc == 1)
-			sampling_started(r, pid, first);
-		else if (rc == 0 && r->npending < NTP_SPDK_MAX_PIDS) {
-			r->pending_since[r->npending] = now_ns(CLOCK_MONOTONIC);
-			r->pending[r->npending++] = pid;
-		}
-	}
-	for (int i = 0; i < nwas; i++)
-		if (!in_list(r->pids, r->npids, was[i]))
-			printf("ntprof: process %d of %s exited\n", (int)was[i], r->o->spdk);
-}
-
-static void sampling_off(struct rec *r)
-{
-	uint64_t addr;
-
-	ntp_bpf_set_rate(&r->bpf, 0);
-	for (int i = 0; i < r->npids; i++)
-		if (ntp_spdk_set_rate(&r->spdk, r->pids[i], 0, 0, &addr, r->err,
-				      sizeof(r->err)) < 0 &&
-		    ntp_proc_alive(r->pids[i]))
-			fprintf(stderr, "ntprof: cannot switch sampling off in %s\n", r->err);
-}
-
-static void live_header(struct rec *r)
-{
-	printf("every %g s, per group: sampled commands, rate, latency, and each stage's share of "
-	       "the mean\n", r->o->interval);
-	if (r->o->role == NTP_ROLE_HOST)
-		printf("(*: network and target together; the target's side is not recorded)\n");
-	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "", "", "", "", "", "", "host",
-	       "", "", "target", "");
-	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "time", "group", "n", "cmds/s",
-	       "mean us", "p99 us", "block", "driver", "network", "driver", "storage");
-	r->live_header = 1;
-}
-
-/* Query SQL (sql/live*.sql) for interval ID on the writer's connection:
- * NULL, or a statement to step through and finalize. */
-static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
-{
-	sqlite3 *db = ntp_db_handle(r->db);
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "ntprof: live view: %s\n", sqlite3_errmsg(db));
-		return NULL;
-	}
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":interval"), id);
-	return st;
-}
-
-/* A group name for the terminal: device names come from the drivers and
- * SPDK's memory, and no control character of theirs reaches the screen. */
-static const char *printable(char *buf, size_t n, const unsigned char *s)
-{
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-	return ntp_clean_text(buf);
-}
-
-/* The live lines of interval ID: sql/live.sql. */
-static void live_lines(struct rec *r, int64_t id)
-{
-	sqlite3_stmt *st = interval_query(r, ntp_sql_live, id);
-	char name[256];
-
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		if (!r->live_header)
-			live_header(r);
-		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
-		       sqlite3_column_text(st, 0), printable(name, sizeof(name), sqlite3_column_text(st, 1)),
-		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-		       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
-		       sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
-		       sqlite3_column_text(st, 8), sqlite3_column_text(st, 9),
-		       sqlite3_column_text(st, 10));
-	}
-	sqlite3_finalize(st);
-}
-
-/* What the interval ID lost and lacks, each with its cause: one line per
- * row of sql/live_gaps.sql. */
-static void gap_lines(struct rec *r, int64_t id)
-{
-	sqlite3_stmt *st = interval_query(r, ntp_sql_live_gaps, id);
-
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *point = (const char *)sqlite3_column_text(st, 0);
-
-		if (point)
-			printf("ntprof: %lld records lack %s in this interval: %s\n",
-			       (long long)sqlite3_column_int64(st, 1), point, sqlite3_column_text(st, 2));
-		else
-			printf("ntprof: %lld records lost in this interval: %s\n",
-			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
-	}
-	sqlite3_finalize(st);
-}
-
-/* The records BPF could not hand over since the last interval, per cause. */
-static void count_bpf_lost(struct rec *r)
-{
-	uint64_t lost[NTP_CAUSE_MAX];
-
-	ntp_bpf_lost(&r->bpf, lost);
-	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
-		if (lost[c] > r->lost_seen[c])
-			ntp_db_add_lost(r->db, c, lost[c] - r->lost_seen[c]);
-		r->lost_seen[c] = lost[c];
-	}
-}
-
-/* Close the interval ending now: its counts, then its live lines and what
- * it lost or lacks. */
-/*
- * SQLite's progress handler during the live queries, which take most of a
- * second at tens of thousands of commands an interval: every 5 ms it reads
- * the ring into memory (on_record holds what it reads), so the ring does
- * not fill while the connection is busy. Returns 0: go on.
- */
-static int read_during_query(void *ctx)
-{
-	struct rec *r = ctx;
-	int64_t now;
-
-	if (!r->querying || r->holding)
-		return 0;
-	now = now_ns(CLOCK_MONOTONIC);
-	if (now - r->last_read < 5000000)
-		return 0;
-	r->last_read = now;
-	r->holding = 1;
-	ring_buffer__consume(r->rec_rb);
-	r->holding = 0;
-	return 0;
-}
-
-/* Store what was held during a query, in the order it was read. */
-static void store_held(struct rec *r)
-{
-	for (size_t at = 0; at < r->held_len;) {
-		uint32_t n;
-
-		memcpy(&n, r->held + at, sizeof(n));
-		on_record(r, r->held + at + sizeof(n), n);
-		at += sizeof(n) + n;
-	}
-	r->held_len = 0;
-}
-
-static int end_interval(struct rec *r, int64_t now, int print)
-{
-	int64_t id;
-
-	count_bpf_lost(r);
-	ntp_bpf_counts(&r->bpf, r->db); /* where the backend counts every command */
-	id = ntp_db_end_interval(r->db, r->interval_start, now);
-	if (id < 0)
-		return -1; /* ntp_db_failed() says why; the loop stops */
-	r->querying = 1;
-	r->last_read = now_ns(CLOCK_MONOTONIC);
-	if (print && !r->o->quiet)
-		live_lines(r, id);
-	gap_lines(r, id);
-	r->querying = 0;
-	store_held(r);
-	fflush(stdout);
-	r->interval_start = now;
-	return 0;
-}
-
-static int create_db(struct rec *r)
-{
-	const struct ntp_opts *o = r->o;
-	struct utsname u;
-	struct ntp_meta m = {
-		.role = o->role, .driver = r->bpf.be->driver, .transport = o->transport,
-		.sample_rate = o->rate, .command_line = o->command_line,
-	};
-
-	uname(&u);
-	m.hostname = u.nodename;
-	m.kernel = u.release;
-	m.wall_start = now_ns(CLOCK_REALTIME);
-	m.mono_start = now_ns(CLOCK_MONOTONIC);
-	ntp_fsid_user();
-	r->db = ntp_db_create(o->out, &m, o->force ? NTP_DB_FORCE : 0, r->err, sizeof(r->err));
-	ntp_fsid_root();
-	if (!r->db) {
-		if (ntp_fsid_uid() >= 0) {
-			size_t n = strlen(r->err);
-
-			snprintf(r->err + n, sizeof(r->err) - n, " (written as user %ld, who ran sudo)",
-				 ntp_fsid_uid());
-		}
-		return -1;
-	}
-	r->interval_start = m.mono_start;
-	sqlite3_progress_handler(ntp_db_handle(r->db), 1000, read_during_query, r);
-	return 0;
-}
-
-static int open_ring(struct rec *r)
-{
-	r->rec_rb = ring_buffer__new(bpf_map__fd(ntp_bpf_records(&r->bpf)), on_record, r, NULL);
-	if (!r->rec_rb) {
-		snprintf(r->err, sizeof(r->err), "failed to open the ring buffer: %s",
-			 strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* --wait: everything is loaded and attached (to the file: pid -1), so look
- * for a process every 20 ms (an SPDK program needs far longer than that to
- * start its first I/O) until one runs or we are stopped. */
-static int wait_for_process(struct rec *r)
-{
-	printf("ntprof: waiting for a process of %s; Ctrl-C to give up\n", r->o->spdk);
-	fflush(stdout);
-	while (!stop && ntp_spdk_find_procs(&r->spdk, r->err, sizeof(r->err)) == 0)
-		usleep(20000);
-	return r->spdk.npids ? 0 : -1;
-}
-
-static int setup_spdk(struct rec *r)
-{
-	const struct ntp_opts *o = r->o;
-
-	if (ntp_spdk_open(&r->spdk, o->spdk, r->err, sizeof(r->err)))
-		return -1;
-	if (!ntp_spdk_sites(&r->spdk, ntp_required_probe(o)))
-		return snprintf(r->err, sizeof(r->err), "%s: no USDT probe ntprof:%s (is it built "
-				"with ntprof's SPDK patch and --with-usdt?)", o->spdk,
-				ntp_required_probe(o)), -1;
-	if (!r->spdk.npids && !o->wait)
-		return snprintf(r->err, sizeof(r->err), "no running process of %s: start it first "
-				"(or give --wait)", o->spdk), -1;
-	/* before sampling starts: the patch's first reads are then stamped */
-	if (ntp_arrival_points(o)) {
-		r->tstamp_fd = ntp_tstamp_hold(r->err, sizeof(r->err));
-		if (r->tstamp_fd < 0)
-			fprintf(stderr, "ntprof: %s: %s stay empty (counted as gaps)\n", r->err,
-				ntp_arrival_points(o));
-	}
-	return 0;
-}
-
-static int setup(struct rec *r)
-{
-	const struct ntp_opts *o = r->o;
-
 	if (!o->out)
-		return snprintf(r->err, sizeof(r->err), "no output: give -o FILE.db"), -1;
-	/* SPDK: the program and its processes; the kernel: the driver's
-	 * module and its BTF */
-	if ((o->spdk && setup_spdk(r)) || ntp_bpf_check(o, r->err, sizeof(r->err)))
-		return -1;
-	/* the database last: a failed start leaves no file behind */
-	if (ntp_bpf_load(&r->bpf, o, r->err, sizeof(r->err)) || open_ring(r) ||
-	    ntp_bpf_attach(&r->bpf, o, &r->spdk, r->err, sizeof(r->err)) || create_db(r))
-		return -1;
-	if (ntp_links_write(&r->bpf.links, r->db))
-		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
-				ntp_db_errmsg(r->db)), -1;
-	return 0;
+		return ntp_fail(err, errlen, "no output: give -o FILE.db");
+	return ntp_bpf_open(b, o, err, errlen) || ntp_bpf_check(b, o, err, errlen) ||
+	       ntp_bpf_load(b, o, err, errlen) || ntp_bpf_attach(b, o, err, errlen) ? -1 : 0;
 }
 
 /*
- * Read the rings every 20 ms, or at once again when the last read took a
- * quarter of the ring: a batch every 20 ms costs the collector little CPU,
- * which on a small machine is the profiled program's. (Waiting in epoll
- * would not sleep: a ring with any data in it is always readable.)
+ * The writer's process: it dies with the sampler (a kill -9 of the
+ * collector ends both, as one), ignores the stop signals, keeps the maps
+ * it reads and its channel, and drops every privilege. Never returns.
  */
-static void pace(const struct rec *r, int consumed)
+static void writer(struct ntp_bpf *b, const struct ntp_opts *o, int chan, pid_t sampler,
+		   int64_t wall_start, int64_t mono_start)
 {
-	long ring = (r->o->ring_kb ? (long)r->o->ring_kb : 16384) * 1024;
-	struct timespec ts = { 0, 20000000 };
+	int keep[NTP_BPF_WRITER_FDS + 1], n, kept_bpf;
+	char err[NTP_ERR_MAX];
 
-	if ((long)consumed * (long)(sizeof(struct ntp_cmd_record) + 8) < ring / 4)
-		nanosleep(&ts, NULL); /* a signal ends it early */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) || getppid() != sampler)
+		_exit(1);
+	catch_signals(SIG_IGN);
+	prctl(PR_SET_NAME, "ntprof-writer", 0, 0, 0);
+	n = ntp_bpf_writer_fds(b, keep);
+	keep[n++] = chan;
+	if (ntp_priv_drop(keep, n, ntp_fsid_uid(), ntp_fsid_gid(), keep[1], &kept_bpf, err,
+			  sizeof(err))) {
+		fprintf(stderr, "ntprof: %s\n", err);
+		_exit(1);
+	}
+	n = ntp_writer_run(b, o, chan, wall_start, mono_start);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(n);
 }
 
-static void poll_until_stopped(struct rec *r)
+/*
+ * The sampler's loop while the writer records: follow what is recorded
+ * (every 20 ms, and every -i seconds for new processes) until a stop
+ * signal, -d, or a word from the writer ('S', or its end closed); 'R'
+ * says the recording began. Returns 0, or -1 if it never began.
+ */
+static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int chan,
+				int64_t start)
 {
-	int64_t start = r->interval_start, next = start + (int64_t)(r->o->interval * NS);
-	int64_t end = r->o->duration > 0 ? start + (int64_t)(r->o->duration * NS) : 0;
-	int64_t commit = start + NS / 2;
+	int64_t next = start + (int64_t)(o->interval * NS);
+	int64_t end = o->duration > 0 ? start + (int64_t)(o->duration * NS) : 0;
+	int began = 0;
 
-	while (!stop && !ntp_db_failed(r->db)) {
+	while (!stop) {
+		struct pollfd p = { .fd = chan, .events = POLLIN };
 		int64_t now;
-		int rc = ring_buffer__consume(r->rec_rb);
+		char c;
 
-		if (rc < 0 && rc != -EINTR) {
-			fprintf(stderr, "ntprof: failed to read the ring buffer: %s\n", strerror(-rc));
-			break;
+		if (poll(&p, 1, 20) > 0) {
+			if (recv(chan, &c, 1, MSG_DONTWAIT) <= 0 || c != 'R')
+				break; /* the writer asks to stop, or ended */
+			printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
+			       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host",
+			       o->rate);
+			fflush(stdout);
+			began = 1;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 		if (end && now >= end)
 			break;
-		if (now >= next) {
-			if (end_interval(r, now, 1))
-				break;
-			follow_processes(r, 0);
-			next += (int64_t)(r->o->interval * NS);
-		}
-		if (r->npending)
-			retry_pending(r);
-		if (now >= commit) {
-			ntp_db_commit(r->db);
-			commit = now + NS / 2; /* twice a second: kill -9 loses < 1 s */
-		}
-		pace(r, rc);
+		ntp_bpf_follow(b, o, now >= next);
+		fflush(stdout); /* what it noted, among the writer's lines */
+		if (now >= next)
+			next += (int64_t)(o->interval * NS);
 	}
+	return began ? 0 : -1;
 }
 
-/* Sampling off, then what is still on the way: the patch hands its
- * batches over within a few milliseconds, so a short wait drains them. */
-static void drain(struct rec *r)
+/* The writer's exit status, once it has drained and closed. */
+static int writer_status(pid_t pid)
 {
-	struct timespec ts = { 0, 100000000 };
+	int st;
 
-	sampling_off(r);
-	for (int i = 0; i < 3; i++) {
-		nanosleep(&ts, NULL);
-		ring_buffer__consume(r->rec_rb);
-	}
-	ring_buffer__consume(r->rec_rb);
-}
-
-static void summary(struct rec *r)
-{
-	struct ntp_session s;
-	char *paths[1] = { (char *)r->o->out };
-	char err[NTP_ERR_MAX];
-
-	printf("ntprof: %llu records written to %s\n", (unsigned long long)r->records, r->o->out);
-	if (r->bad_version)
-		printf("ntprof: %llu records of another ABI version were not stored: rebuild SPDK "
-		       "with this ntprof's patch\n", (unsigned long long)r->bad_version);
-	if (r->o->role == NTP_ROLE_TARGET) {
-		printf("records: %llu target\n", (unsigned long long)r->records);
-		printf("report: ntprof report HOST.ntp %s (the host's recording, same -s)\n",
-		       r->o->out);
-		return;
-	}
-	if (!r->records)
-		return;
-	if (ntp_session_open(&s, 1, paths, 0, err, sizeof(err)) ||
-	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
-		fprintf(stderr, "ntprof: %s\n", err);
-	ntp_session_close(&s);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	fprintf(stderr, "ntprof: the writer died of signal %d\n", WTERMSIG(st));
+	return 1;
 }
 
 /*
- * Close the file. After a write error (a full disk) it keeps what was
- * committed before: say why, how much is in it and how much is not, and
- * whether the -wal must travel with it. Returns the exit status.
+ * Find, check, load and attach; wait (--wait); sample, and only then
+ * start the writer, which creates the database, whose start is when
+ * sampling began: nothing to sample, or a failed start, leaves no file.
+ * Follow until stopped, then sampling off, and the writer drains and
+ * closes. Returns the exit status: 1 also when nothing could be sampled,
+ * at the start or ever.
  */
-static int finish(struct rec *r)
-{
-	const char *out = r->o->out;
-	const char *why;
-	uint64_t unstored;
-	int closed;
-
-	if (!ntp_db_failed(r->db))
-		end_interval(r, now_ns(CLOCK_MONOTONIC), 0);
-	why = ntp_db_failed(r->db);
-	if (!why)
-		ntp_db_commit(r->db);
-	why = ntp_db_failed(r->db);
-	r->records = ntp_db_stored(r->db);
-	unstored = r->unstored + ntp_db_unstored(r->db);
-	ntp_fsid_user(); /* the WAL is folded back and removed as the user */
-	if (why) /* no stop time: the file reads as cut short */
-		closed = ntp_db_close(r->db, 0, 0);
-	else
-		closed = ntp_db_close(r->db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC));
-	ntp_fsid_root();
-	r->db = NULL;
-	if (why) {
-		fprintf(stderr, "ntprof: writing %s failed: %s\n", out, why);
-		fprintf(stderr, "ntprof: %llu records are in %s; %llu records after its last "
-			"commit were not stored\n", (unsigned long long)r->records, out,
-			(unsigned long long)unstored);
-	}
-	if (closed == NTP_DB_WAL_LEFT)
-		fprintf(stderr, "ntprof: %s-wal holds part of the recording: keep it beside %s "
-			"(copy both)\n", out, out);
-	if (closed < 0)
-		fprintf(stderr, "ntprof: failed to close %s\n", out);
-	if (why || closed < 0)
-		return 1;
-	ntp_fsid_user(); /* the report reads the file as the user could */
-	summary(r);
-	ntp_fsid_root();
-	return 0;
-}
-
 int ntp_record(const struct ntp_opts *o)
 {
-	static struct rec r; /* large: paths */
-	struct sigaction sa = { .sa_handler = on_signal };
-	int rc = 1;
+	struct ntp_bpf b = { 0 };
+	char err[NTP_ERR_MAX];
+	int64_t wall_start, mono_start;
+	int rc = 1, sampled, chan[2] = { -1, -1 };
+	pid_t pid, self = getpid();
 
-	r.o = o;
-	r.tstamp_fd = -1;
 	if (!getenv("NTPROF_DEBUG")) /* libbpf's messages, verifier log included */
 		libbpf_set_print(NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	if (ntp_fsid_init(r.err, sizeof(r.err)) || setup(&r)) {
-		fprintf(stderr, "ntprof: %s\n", r.err);
+	catch_signals(on_signal);
+	if (setup(&b, o, err, sizeof(err))) {
+		fprintf(stderr, "ntprof: %s\n", err);
 		goto cleanup;
 	}
-	if (o->spdk && !r.spdk.npids)
-		wait_for_process(&r);
-	ntp_bpf_set_rate(&r.bpf, o->rate); /* where the BPF programs sample */
-	follow_processes(&r, 1);           /* where the processes do */
-	printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
-	       "Ctrl-C to stop\n", o->role == NTP_ROLE_TARGET ? "target" : "host", o->rate);
-	fflush(stdout);
-	poll_until_stopped(&r);
-	drain(&r);
-	rc = finish(&r);
-cleanup:
-	if (r.db) {
-		ntp_fsid_user();
-		ntp_db_close(r.db, 0, 0);
-		ntp_fsid_root();
+	if (ntp_bpf_wait(&b, o, &stop) || stop) { /* --wait */
+		fprintf(stderr, "ntprof: stopped before sampling began: nothing recorded\n");
+		goto cleanup;
 	}
-	ring_buffer__free(r.rec_rb);
-	free(r.held);
-	ntp_bpf_close(&r.bpf);
-	ntp_spdk_close(&r.spdk);
-	ntp_tstamp_release(r.tstamp_fd);
+	wall_start = now_ns(CLOCK_REALTIME);
+	mono_start = now_ns(CLOCK_MONOTONIC);
+	if (ntp_bpf_sample(&b, o, o->rate) <= 0) {
+		fprintf(stderr, "ntprof: nothing could be sampled: nothing recorded\n");
+		goto off;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan)) {
+		fprintf(stderr, "ntprof: failed to make the writer's channel: %s\n", strerror(errno));
+		goto off;
+	}
+	fflush(stdout); /* nothing of ours printed twice */
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "ntprof: failed to start the writer: %s\n", strerror(errno));
+		goto off;
+	}
+	if (pid == 0) {
+		close(chan[0]);
+		writer(&b, o, chan[1], self, wall_start, mono_start);
+	}
+	close(chan[1]);
+	chan[1] = -1;
+	follow_until_stopped(&b, o, chan[0], mono_start);
+	sampled = ntp_bpf_sample(&b, o, 0);
+	send(chan[0], "O", 1, MSG_NOSIGNAL);
+	rc = writer_status(pid);
+	if (!sampled) {
+		fprintf(stderr, "ntprof: nothing was sampled while recording\n");
+		rc = 1;
+	}
+	goto cleanup;
+off:
+	ntp_bpf_sample(&b, o, 0);
+cleanup:
+	for (int i = 0; i < 2; i++)
+		if (chan[i] >= 0)
+			close(chan[i]);
+	ntp_bpf_close(&b);
 	return rc;
 }

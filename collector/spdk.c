@@ -100,7 +100,7 @@ static void add_needed(struct walk *w, const char *path)
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	Elf *elf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return;
@@ -264,42 +264,38 @@ static void add_mapped_spdk(char (*c)[PATH_MAX], int *n, int max, pid_t pid)
 		fclose(f);
 }
 
-/* Find (and with RATE, write) the sampling variables of PID; the flags go
- * first, so the patch never samples under the wrong ones. */
-static int visit_vars(const struct ntp_spdk *s, pid_t pid, const uint32_t *rate, uint32_t flags,
-		      uint64_t *addr, char *err, size_t errlen)
+int ntp_spdk_find_vars(const struct ntp_spdk *s, pid_t pid, struct ntp_spdk_vars *v, char *err,
+		       size_t errlen)
 {
 	char cand[NTP_SPDK_MAX_OBJS + 32][PATH_MAX];
-	int n = 0, written = 0, max = NTP_SPDK_MAX_OBJS + 32;
+	int n = 0, max = NTP_SPDK_MAX_OBJS + 32;
 
-	*addr = 0;
+	memset(v, 0, sizeof(*v));
 	add_candidate(cand, &n, max, s->binary); /* a static build has it here */
 	for (int i = 0; i < s->nobjs; i++)
 		add_candidate(cand, &n, max, s->objs[i].path);
 	add_mapped_spdk(cand, &n, max, pid);
-	for (int i = 0; i < n; i++) {
-		uint64_t a, fa;
+	for (int i = 0; i < n && v->n < NTP_SPDK_MAX_VARS; i++) {
+		uint64_t a;
 
 		if (ntp_proc_symbol(pid, cand[i], NTP_SAMPLE_VAR, &a, err, errlen))
-			continue; /* not defined there, or not mapped by PID */
-		/* the values before are 0, or what this collector wrote */
-		if (rate && !ntp_proc_symbol(pid, cand[i], NTP_FLAGS_VAR, &fa, err, errlen) &&
-		    ntp_proc_write_var(pid, cand[i], NTP_FLAGS_VAR, s->flags, flags, err, errlen))
+			continue; /* not defined there, or not loaded by PID */
+		if (ntp_proc_locate_var(pid, cand[i], NTP_SAMPLE_VAR, &v->rate[v->n], err, errlen))
 			return -1;
-		if (rate && ntp_proc_write_var(pid, cand[i], NTP_SAMPLE_VAR, s->rate, *rate, err,
-					       errlen))
+		if (ntp_proc_symbol(pid, cand[i], NTP_FLAGS_VAR, &a, err, errlen))
+			v->flags[v->n] = 0; /* a patch without flags */
+		else if (ntp_proc_locate_var(pid, cand[i], NTP_FLAGS_VAR, &v->flags[v->n], err,
+					     errlen))
 			return -1;
-		if (!*addr)
-			*addr = a;
-		written++;
+		v->n++;
 	}
-	if (!written && ntp_spdk_has_var(s))
+	if (!v->n && ntp_spdk_has_var(s))
 		ntp_fail(err, errlen, "process %d has not loaded the library with %s yet",
 			 (int)pid, NTP_SAMPLE_VAR);
-	else if (!written)
+	else if (!v->n)
 		ntp_fail(err, errlen, "process %d: no %s in %s or its libraries (is it built with "
 			 "ntprof's SPDK patch?)", (int)pid, NTP_SAMPLE_VAR, s->binary);
-	return written;
+	return v->n;
 }
 
 int ntp_spdk_has_var(const struct ntp_spdk *s)
@@ -310,20 +306,4 @@ int ntp_spdk_has_var(const struct ntp_spdk *s)
 		if (ntp_elf_defines(s->objs[i].path, NTP_SAMPLE_VAR))
 			return 1;
 	return 0;
-}
-
-int ntp_spdk_set_rate(struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
-		      uint64_t *addr, char *err, size_t errlen)
-{
-	if (rate) {
-		s->rate = rate;
-		s->flags = flags;
-	}
-	return visit_vars(s, pid, &rate, flags, addr, err, errlen);
-}
-
-int ntp_spdk_find_var(const struct ntp_spdk *s, pid_t pid, uint64_t *addr, char *err,
-		      size_t errlen)
-{
-	return visit_vars(s, pid, NULL, 0, addr, err, errlen);
 }

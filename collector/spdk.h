@@ -17,6 +17,7 @@
 
 #define NTP_SPDK_MAX_OBJS 8
 #define NTP_SPDK_MAX_PIDS 64
+#define NTP_SPDK_MAX_VARS 8
 
 struct ntp_spdk_obj {
 	char path[PATH_MAX];         /* real path */
@@ -30,7 +31,14 @@ struct ntp_spdk {
 	int nobjs;
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes running it (ntp_spdk_find_procs) */
 	int npids;
-	uint32_t rate, flags;       /* what ntp_spdk_set_rate writes when it turns sampling on */
+};
+
+/* The sampling variables of one process: one per object of the program
+ * that defines it (a static build: the binary; a shared one: a library). */
+struct ntp_spdk_vars {
+	int n;
+	uint64_t rate[NTP_SPDK_MAX_VARS];  /* its ntprof_sample_rate */
+	uint64_t flags[NTP_SPDK_MAX_VARS]; /* its ntprof_sample_flags beside it, 0: none */
 };
 
 /* The probe names of the patch, in the order `probe` lists them: per side,
@@ -56,21 +64,18 @@ int ntp_spdk_sites(const struct ntp_spdk *s, const char *name);
 int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen);
 
 /*
- * Write RATE into the sampling variable of PID, in every object of the
- * program (or the binary itself) that defines it, and before it (when RATE
- * is not 0) FLAGS into the flags variable next to it, where there is one.
- * *ADDR gets the first address written. Returns the number of variables
- * written (0: none found, with ERR set), or -1 on a write error.
+ * The sampling variables of PID in every object of the program that
+ * defines one and that PID has loaded (the binary, the objects with
+ * probes, the libspdk_*.so it maps), each checked where it is
+ * (ntp_proc_locate_var). Returns how many (0: none, with ERR saying
+ * whether the build lacks it or PID has not loaded it yet), or -1 when
+ * one is not where the load put it.
  */
-int ntp_spdk_set_rate(struct ntp_spdk *s, pid_t pid, uint32_t rate, uint32_t flags,
-		      uint64_t *addr, char *err, size_t errlen);
+int ntp_spdk_find_vars(const struct ntp_spdk *s, pid_t pid, struct ntp_spdk_vars *v, char *err,
+		       size_t errlen);
 
 /* 1 if the binary or one of the objects with probes defines the sampling
  * variable: a process without it has then only not loaded it yet. */
 int ntp_spdk_has_var(const struct ntp_spdk *s);
-
-/* The same without writing: where the first variable of PID is. */
-int ntp_spdk_find_var(const struct ntp_spdk *s, pid_t pid, uint64_t *addr, char *err,
-		      size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ntp_err.h"
@@ -111,13 +112,19 @@ int ntp_usdt_read(const char *path, struct ntp_usdt_site **sites, char *err, siz
 	size_t shstrndx;
 	int fd, n = 0, rc = -1;
 	Elf *elf = NULL;
+	struct stat st;
 
 	*sites = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return ntp_fail(err, errlen, "%s: libelf: %s", path, elf_errmsg(-1));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO or a device does not hold the collector up */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return ntp_fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ntp_fail(err, errlen, "%s: not a regular file", path);
+	}
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx)) {
 		ntp_fail(err, errlen, "%s: not an ELF file", path);

@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "ntp_db.h"
@@ -284,6 +286,39 @@ static int load_needs(struct ntp_db *db, const struct ntp_meta *m)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* After a failed start: remove PATH, which create_file made, and what
+ * SQLite made beside it, so nothing is left behind (a file system out of
+ * inodes takes the file and its -wal, then refuses the -shm). */
+static void remove_files(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char name[PATH_MAX + 16];
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", path, suffix[i]);
+		unlink(name);
+	}
+}
+
+/* Why a file beside PATH could not be made, when its file system says so
+ * (SQLite's "unable to open database file" does not): "" otherwise. */
+static const char *full_fs(const char *path)
+{
+	char dir[PATH_MAX];
+	struct statvfs fs;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (strrchr(dir, '/'))
+		*(strrchr(dir, '/') == dir ? dir + 1 : strrchr(dir, '/')) = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (statvfs(dir, &fs))
+		return "";
+	if (fs.f_files && !fs.f_favail)
+		return " (its file system has no free inodes)";
+	return fs.f_bavail ? "" : " (its file system is full)";
+}
+
 struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int flags,
 			     char *err, size_t errlen)
 {
@@ -294,6 +329,7 @@ struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int 
 	db = calloc(1, sizeof(*db));
 	if (!db) {
 		snprintf(err, errlen, "%s: out of memory", path);
+		remove_files(path);
 		return NULL;
 	}
 	db->role = meta->role;
@@ -305,9 +341,10 @@ struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int 
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK ||
 	    write_schema(db, meta) || prepare_all(db) || load_needs(db, meta)) {
-		snprintf(err, errlen, "%s: cannot write the database: %s", path,
-			 ntp_db_errmsg(db));
+		snprintf(err, errlen, "%s: cannot write the database: %s%s", path,
+			 ntp_db_errmsg(db), full_fs(path));
 		ntp_db_close(db, 0, 0);
+		remove_files(path);
 		return NULL;
 	}
 	/* Lose at most the last commit on a crash; WAL keeps the file valid. */

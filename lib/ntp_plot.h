@@ -17,8 +17,9 @@ struct ntp_plot_opts {
 
 /*
  * Write the plots of the session's runs (sql/plot.sql) into o->dir:
- * stages.svg, cdf-N.svg per plotted group, timeline.svg and index.html,
- * which holds them all. A file there that ntprof plot did not write is not
+ * stages.svg, cdf-F.svg per operation and size (figure F: the runs'
+ * groups of it side by side), timeline.svg and index.html, which holds them
+ * all. A file there that ntprof plot did not write is not
  * overwritten (an error, before anything is written). Each file written is
  * named on LIST, one a line. Returns 0, or -1 with err set.
  */

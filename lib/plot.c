@@ -2,13 +2,17 @@
 /*
  * ntprof plot: the runs of a session drawn as SVG (svg.h), every number
  * from sql/plot.sql's views; this file only lays them out. stages.svg holds
- * a stacked bar of the stages' means per group and run, cdf-N.svg the
- * components' latency CDFs of plotted group N, timeline.svg the rate, the
- * latency and the stages' shares over time, and index.html all of them,
- * inlined: one file, no script, nothing fetched.
+ * a stacked bar of the stages' means per group and run, cdf-F.svg the
+ * components' latency CDFs of the groups of one operation and size (figure
+ * F), a small panel per component with every run's line in it,
+ * timeline.svg the rate, the latency and the stages' shares over time, and
+ * index.html all of them, inlined: one file, no script, nothing fetched.
+ * A stage has one colour in every plot (ntp_plot_colour), a run one line
+ * style (ntp_plot_line), and the legends name both.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,14 +25,25 @@
 #define MAX_FILES (NTP_MAX_DBS * 64 + 3)
 #define WIDTH 960     /* px, every plot */
 #define LEFT 240      /* the bars' labels */
-#define RIGHT 330     /* the legends of the CDF and the time series */
 #define TOP 44        /* under the title */
 #define BAR_H 20      /* one bar */
+#define ROW 18        /* a legend's or a note's line */
+#define COLS 3        /* CDF panels a row */
+#define CELL_W 310    /* a CDF panel's cell */
+#define CELL_H 186
+#define CDF_H 110     /* its plot area's height */
+#define SERIES_H 120  /* a time series panel's plot area's height */
+#define SERIES_GAP 62 /* under it: its time axis */
+#define MAX_KEYS 32   /* a legend's entries */
+#define MAX_LABELS 4  /* an entry's labels */
+#define MAX_NOTES 8   /* a plot's notes' lines */
+#define P99_OPACITY 0.45 /* the p99 latency's line: end to end's colour, lighter */
 
-/* A plotted group (ntp_plot_group), its title as the plots print it. */
+/* A plotted group (ntp_plot_group): its figure, run and how it is drawn. */
 struct pgroup {
-	int n;
-	char title[192];
+	int n, figure, run_ord;
+	char *run, *name, *title;
+	char *line, *dash;           /* its run's line style and stroke-dasharray */
 };
 
 /* A file to write: its name in the directory and its text. */
@@ -38,11 +53,24 @@ struct pfile {
 	size_t len;
 };
 
+/* A row of the plot views as the plots read them: the plotted group, the
+ * order and name of its item (stage or component), its label and colour,
+ * a second name (SUB: the CDF's stage, a bar's own label), then up to eight
+ * numbers (SEG_, CDF_, TS_ say which). */
+struct row {
+	int n, ord;
+	char key[32], label[96], colour[16], sub[32];
+	double v[8];
+};
+
 struct plot {
 	struct ntp_session *s;
 	const struct ntp_plot_opts *o;
 	struct pgroup *g;
 	int ng;
+	struct row *st;               /* ntp_plot_stage: the stages' labels */
+	int nst;
+	char e2e[16];                 /* end to end's colour (ntp_plot_colour) */
 	struct pfile file[MAX_FILES];
 	int nfiles;
 	FILE *f;      /* the file being laid out (open_memstream) */
@@ -65,23 +93,31 @@ static sqlite3_stmt *query(struct plot *p, const char *sql)
 
 	if (sqlite3_prepare_v2(p->s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return NULL;
-	if (p->o->group)
+	if (p->o->group && sqlite3_bind_parameter_count(st))
 		sqlite3_bind_text(st, 1, p->o->group, -1, SQLITE_STATIC);
 	return st;
 }
 
-/* The index of plotted group N in p->g, or -1. */
-static int group_at(const struct plot *p, int n)
+/* The plotted group N, or NULL. */
+static const struct pgroup *group_at(const struct plot *p, int n)
 {
 	for (int i = 0; i < p->ng; i++)
 		if (p->g[i].n == n)
-			return i;
-	return -1;
+			return &p->g[i];
+	return NULL;
+}
+
+static int figure_of(const struct plot *p, int n)
+{
+	const struct pgroup *g = group_at(p, n);
+
+	return g ? g->figure : 0;
 }
 
 static int load_groups(struct plot *p)
 {
-	sqlite3_stmt *st = query(p, "SELECT g.n, g.name, g.run FROM ntp_plot_group AS x" PLOTTED
+	sqlite3_stmt *st = query(p, "SELECT g.n, g.figure, g.run_ord, g.run, g.name, g.title,"
+				 " g.line, g.dash FROM ntp_plot_group AS x" PLOTTED
 				 " ORDER BY g.n");
 	int rc;
 
@@ -95,10 +131,15 @@ static int load_groups(struct plot *p)
 		p->g = g;
 		g += p->ng++;
 		g->n = sqlite3_column_int(st, 0);
-		if (p->s->nruns > 1)
-			snprintf(g->title, sizeof(g->title), "%s (%s)", col(st, 1), col(st, 2));
-		else
-			snprintf(g->title, sizeof(g->title), "%s", col(st, 1));
+		g->figure = sqlite3_column_int(st, 1);
+		g->run_ord = sqlite3_column_int(st, 2);
+		g->run = strdup(col(st, 3));
+		g->name = strdup(col(st, 4));
+		g->title = strdup(col(st, 5));
+		g->line = strdup(col(st, 6));
+		g->dash = strdup(col(st, 7));
+		if (!g->run || !g->name || !g->title || !g->line || !g->dash)
+			break;
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -125,36 +166,15 @@ static int file_end(struct plot *p)
 	return rc ? -1 : 0;
 }
 
-/* A legend entry at X, Y: a swatch (a bar's, or a line's with DASH) and its
- * label. */
-static void legend(FILE *f, double x, double y, const char *colour, const char *dash,
-		   const char *label)
-{
-	if (dash)
-		fprintf(f, "<line class=\"legend-swatch\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\""
-			" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"/>\n",
-			x, y - 4, x + 18, y - 4, colour, dash);
-	else
-		fprintf(f, "<rect class=\"legend-swatch\" x=\"%.1f\" y=\"%.1f\" width=\"12\""
-			" height=\"12\" fill=\"%s\"/>\n", x, y - 10, colour);
-	svg_text(f, x + 24, y, "start", "legend-label", "%s", label);
-}
+/* SEG_: ntp_plot_stage's numbers (and a stacked chart's); CDF_:
+ * ntp_plot_cdf's; TS_: ntp_plot_series' and ntp_plot_series_stage's. */
+enum { SEG_VALUE, SEG_START, SEG_END, SEG_TOTAL };
+enum { CDF_US, CDF_FRACTION, CDF_MIN, CDF_MAX, CDF_LO, CDF_HI, CDF_LOG };
+enum { TS_T, TS_RATE, TS_MEAN, TS_P99 };
+enum { TS_SHARE = 1 };
 
-/* A row of the plot views as the plots read them: the plotted group, the
- * order and name of its item (stage or component) and its label, then up to
- * four numbers (SEG_, CDF_, TS_ say which). */
-struct row {
-	int n, ord;
-	char key[32], label[96];
-	double v[4];
-};
-
-enum { SEG_MEAN, SEG_START, SEG_END, SEG_TOTAL };  /* ntp_plot_stage */
-enum { CDF_US, CDF_FRACTION, CDF_MIN, CDF_MAX };   /* ntp_plot_cdf */
-enum { TS_T, TS_RATE, TS_MEAN, TS_P99 };           /* ntp_plot_series */
-enum { TS_SHARE = 1 };                             /* ntp_plot_series_stage */
-
-/* The rows of SQL (n, ord, key, label, numbers...) into *OUT (free it). */
+/* The rows of SQL (n, ord, key, label, colour, sub, numbers...) into *OUT
+ * (free it). */
 static int load(struct plot *p, const char *sql, struct row **out, int *nout)
 {
 	sqlite3_stmt *st = query(p, sql);
@@ -177,8 +197,10 @@ static int load(struct plot *p, const char *sql, struct row **out, int *nout)
 		w->ord = sqlite3_column_int(st, 1);
 		snprintf(w->key, sizeof(w->key), "%s", col(st, 2));
 		snprintf(w->label, sizeof(w->label), "%s", col(st, 3));
-		for (int k = 0; k < 4 && 4 + k < sqlite3_column_count(st); k++)
-			w->v[k] = sqlite3_column_double(st, 4 + k);
+		snprintf(w->colour, sizeof(w->colour), "%s", col(st, 4));
+		snprintf(w->sub, sizeof(w->sub), "%s", col(st, 5));
+		for (int k = 0; k < 8 && 6 + k < sqlite3_column_count(st); k++)
+			w->v[k] = sqlite3_column_double(st, 6 + k);
 	}
 	sqlite3_finalize(st);
 	*out = v;
@@ -186,275 +208,607 @@ static int load(struct plot *p, const char *sql, struct row **out, int *nout)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* ---- stages.svg ---- */
+/* ---- legends and notes ---- */
 
-/* One stacked bar per plotted group, at row Y. */
-static void draw_stack(struct plot *p, const struct svg_axis *x, const struct row *v, int nv,
-		       int gi, double y)
+/* A legend's swatch: a bar's (DASH NULL) or a line's, with data-KEY="VALUE"
+ * for each pair of KV (up to two; NULL ends them). */
+struct swatch {
+	const char *colour, *dash;
+	double opacity;
+	const char *kv[4];
+};
+
+/* A legend entry at X, Y: swatch W, and its label, LABEL printf'd. */
+__attribute__((format(printf, 5, 6)))
+static void legend(FILE *f, double x, double y, const struct swatch *w, const char *fmt, ...)
 {
-	FILE *f = p->f;
-	int first = 1;
+	char label[512];
+	va_list ap;
 
-	for (int i = 0; i < nv; i++) {
-		if (v[i].n != p->g[gi].n)
-			continue;
-		if (first) {
-			fprintf(f, "<g class=\"stack\" data-n=\"%d\" data-total-us=\"%.3f\""
-				" data-group=\"", v[i].n, v[i].v[SEG_TOTAL]);
-			svg_esc(f, p->g[gi].title);
-			fputs("\">\n", f);
-			svg_text(f, LEFT - 8, y + BAR_H - 5, "end", "bar-label", "%s",
-				 p->g[gi].title);
-			first = 0;
-		}
-		fprintf(f, "<rect class=\"bar\" data-stage=\"");
-		svg_esc(f, v[i].key);
-		fprintf(f, "\" data-us=\"%.3f\" data-start-us=\"%.3f\" x=\"%.2f\" y=\"%.1f\""
-			" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", v[i].v[SEG_MEAN],
-			v[i].v[SEG_START], svg_px(x, v[i].v[SEG_START]), y,
-			svg_px(x, v[i].v[SEG_END]) - svg_px(x, v[i].v[SEG_START]), BAR_H,
-			svg_colour(v[i].ord));
-		svg_escf(f, "%s: %.2f us", v[i].label, v[i].v[SEG_MEAN]);
-		fputs("</title></rect>\n", f);
+	if (w->dash)
+		fputs("<line class=\"legend-swatch\"", f);
+	else
+		fputs("<rect class=\"legend-swatch\"", f);
+	for (int i = 0; i < 4 && w->kv[i]; i += 2) {
+		fprintf(f, " data-%s=\"", w->kv[i]);
+		svg_esc(f, w->kv[i + 1]);
+		fputc('"', f);
 	}
-	if (!first)
-		fputs("</g>\n", f);
+	if (w->dash)
+		fprintf(f, " x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\""
+			" stroke-opacity=\"%.2f\" stroke-width=\"2\" stroke-dasharray=\"%s\"/>\n",
+			x, y - 4, x + 28, y - 4, w->colour, w->opacity, w->dash);
+	else
+		fprintf(f, " x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n",
+			x, y - 10, w->colour);
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof(label), fmt, ap);
+	va_end(ap);
+	svg_text(f, x + (w->dash ? 34 : 18), y, "start", "legend-label", "%s", label);
 }
 
-/* The first row of V with order ORD, or -1: each stage once, in path
- * order, for the legends. */
-static int first_of(const struct row *v, int nv, int ord)
+/* The stages a plot colours, each once, in path order: a legend. A stage
+ * that the drivers of the runs label differently has each label on a line
+ * of its own. */
+struct keys {
+	int n;
+	struct {
+		int ord, nl;
+		char stage[32], colour[16], label[MAX_LABELS][96];
+	} k[MAX_KEYS];
+};
+
+/* Stage STAGE (order ORD) in COLOUR, labelled LABEL. */
+static void keys_add(struct keys *ks, int ord, const char *stage, const char *colour,
+		     const char *label)
 {
-	for (int i = 0; i < nv; i++)
-		if (v[i].ord == ord)
-			return i;
-	return -1;
+	int i, l;
+
+	for (i = 0; i < ks->n && strcmp(ks->k[i].stage, stage); i++)
+		;
+	if (i == ks->n) {
+		if (ks->n == MAX_KEYS)
+			return;
+		/* in path order */
+		for (i = ks->n++; i > 0 && ks->k[i - 1].ord > ord; i--)
+			ks->k[i] = ks->k[i - 1];
+		ks->k[i].ord = ord;
+		ks->k[i].nl = 0;
+		snprintf(ks->k[i].stage, sizeof(ks->k[i].stage), "%s", stage);
+		snprintf(ks->k[i].colour, sizeof(ks->k[i].colour), "%s", colour);
+	}
+	for (l = 0; l < ks->k[i].nl && strcmp(ks->k[i].label[l], label); l++)
+		;
+	if (l == ks->k[i].nl && l < MAX_LABELS)
+		snprintf(ks->k[i].label[ks->k[i].nl++], sizeof(ks->k[i].label[0]), "%s", label);
 }
 
-#define MAX_ORD 64 /* stage orders are below (vocab.sql: 1 to 9) */
+/* The lines of legend KS in COLS columns: each row as high as its entry
+ * of the most labels. */
+static int keys_rows(const struct keys *ks, int cols)
+{
+	int rows = 0;
 
-/* The stages in the bars, each once, in path order: the legend. */
-static void stage_legend(FILE *f, const struct row *v, int nv, double y)
+	for (int i = 0; i < ks->n; i += cols) {
+		int h = 0;
+
+		for (int j = i; j < ks->n && j < i + cols; j++)
+			h = ks->k[j].nl > h ? ks->k[j].nl : h;
+		rows += h;
+	}
+	return rows;
+}
+
+/* The legend KS from X, Y in COLS columns of COLW px. */
+static void draw_keys(FILE *f, const struct keys *ks, double x, double y, int cols, double colw)
+{
+	for (int i = 0; i < ks->n; i += cols) {
+		int h = 0;
+
+		for (int j = i; j < ks->n && j < i + cols; j++) {
+			double cx = x + (j - i) * colw;
+
+			legend(f, cx, y, &(struct swatch){ .colour = ks->k[j].colour,
+							   .kv = { "stage", ks->k[j].stage } },
+			       "%s", ks->k[j].label[0]);
+			for (int l = 1; l < ks->k[j].nl; l++)
+				svg_text(f, cx + 18, y + l * ROW, "start", "legend-label", "%s",
+					 ks->k[j].label[l]);
+			h = ks->k[j].nl > h ? ks->k[j].nl : h;
+		}
+		y += h * ROW;
+	}
+}
+
+/* Stage STAGE's label in group N's report: ntp_plot_stage's; end to end's
+ * ('e2e'), or a stage ntp_plot_stage has not, its name. */
+static const char *stage_label(const struct plot *p, int n, const char *stage)
+{
+	for (int i = 0; i < p->nst; i++)
+		if (p->st[i].n == n && !strcmp(p->st[i].key, stage))
+			return p->st[i].label;
+	return strcmp(stage, "e2e") ? stage : "end to end";
+}
+
+/* Stage STAGE's order (ntp_plot_stage's); end to end after the stages. */
+static int stage_ord(const struct plot *p, int n, const char *stage)
+{
+	for (int i = 0; i < p->nst; i++)
+		if (p->st[i].n == n && !strcmp(p->st[i].key, stage))
+			return p->st[i].ord;
+	return 1000;
+}
+
+/* Figure FIG's (0: any figure's) group of run RUN_ORD, or NULL. */
+static const struct pgroup *run_in(const struct plot *p, int fig, int run_ord)
+{
+	for (int i = 0; i < p->ng; i++)
+		if (p->g[i].run_ord == run_ord && (!fig || p->g[i].figure == fig))
+			return &p->g[i];
+	return NULL;
+}
+
+/* The runs' line styles in figure FIG (0: every figure), each named with
+ * its run, from X, Y in COLS columns of COLW px; returns how many. */
+static int draw_runs(struct plot *p, int fig, double x, double y, int cols, double colw)
 {
 	int shown = 0;
 
-	for (int ord = 0, i; ord < MAX_ORD; ord++)
-		if ((i = first_of(v, nv, ord)) >= 0) {
-			legend(f, LEFT + (shown % 2) * 340, y + (shown / 2) * 18, svg_colour(ord),
-			       NULL, v[i].label);
-			shown++;
-		}
+	for (int r = 0; r < NTP_MAX_DBS; r++) {
+		const struct pgroup *g = run_in(p, fig, r);
+
+		if (!g)
+			continue;
+		if (p->f)
+			legend(p->f, x + (shown % cols) * colw, y + (shown / cols) * ROW,
+			       &(struct swatch){ .colour = p->e2e, .opacity = 1, .dash = g->dash,
+						 .kv = { "run", g->run, "line", g->line } },
+			       "%s (%s)", g->run, g->line);
+		shown++;
+	}
+	return shown;
+}
+
+/* The legend under a figure's title: the line style of each run in
+ * figure FIG (0: every figure), with LATENCY the mean and p99 latency's
+ * lines, then the stages' colours KS. Without a file (p->f NULL) only
+ * measured: returns the pixel row under it. */
+static double top_legend(struct plot *p, int fig, int latency, const struct keys *ks)
+{
+	double y = TOP;
+
+	if (p->f)
+		fputs("<g class=\"legend runs\">\n", p->f);
+	y += (draw_runs(p, fig, 20, y, 4, 230) + 3) / 4 * ROW;
+	if (p->f && latency) {
+		fputs("</g>\n<g class=\"legend latency\">\n", p->f);
+		legend(p->f, 20, y, &(struct swatch){ .colour = p->e2e, .opacity = 1, .dash = "none",
+						      .kv = { "series", "mean" } }, "mean latency");
+		legend(p->f, 250, y, &(struct swatch){ .colour = p->e2e, .opacity = P99_OPACITY,
+						       .dash = "none", .kv = { "series", "p99" } },
+		       "p99 latency");
+	}
+	y += latency ? ROW : 0;
+	if (p->f) {
+		fputs("</g>\n<g class=\"legend stages\">\n", p->f);
+		draw_keys(p->f, ks, 20, y, 3, 310);
+		fputs("</g>\n", p->f);
+	}
+	return y + keys_rows(ks, 3) * ROW;
+}
+
+/* A plot's notes: what it leaves out or draws where it does not belong,
+ * in lines of at most about 140 characters. */
+struct notes {
+	int n;
+	char line[MAX_NOTES][192];
+};
+
+__attribute__((format(printf, 2, 3)))
+static void note(struct notes *nt, const char *fmt, ...)
+{
+	char buf[1024], *s = buf;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	while (*s && nt->n < MAX_NOTES) {
+		size_t len = strlen(s), cut = len;
+
+		/* at the last blank before 140 characters */
+		if (len > 140)
+			for (cut = 140; cut > 40 && s[cut] != ' '; cut--)
+				;
+		snprintf(nt->line[nt->n++], sizeof(nt->line[0]), "%s%.*s", s == buf ? "" : "  ",
+			 (int)cut, s);
+		s += cut;
+		s += *s == ' ';
+	}
+}
+
+static void draw_notes(FILE *f, const struct notes *nt, double y)
+{
+	for (int i = 0; i < nt->n; i++)
+		svg_text(f, 20, y + i * ROW, "start", "note", "%s", nt->line[i]);
+}
+
+/* A panel's plot area, where its data is drawn: an unpainted rectangle
+ * that a reader (or a test) can find. */
+static void area(FILE *f, const struct svg_axis *x, const struct svg_axis *y)
+{
+	fprintf(f, "<rect class=\"area\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\""
+		" fill=\"none\"/>\n", x->px0, y->px1, x->px1 - x->px0, y->px0 - y->px1);
+}
+
+/* ---- stacked bars: stages.svg ---- */
+
+/* A chart of stacked bars, a segment per stage in its colour: a bar per
+ * plotted group and SUB of its SQL's rows (n, ord, stage, label, colour,
+ * sub, value, start, end, total; in bar order, then path order). */
+struct stack_chart {
+	const char *file;    /* stages.svg */
+	const char *kind;    /* the SVG's class */
+	const char *title;
+	const char *axis;    /* the x axis' title */
+	const char *sql;
+};
+
+static const struct stack_chart stages_chart = {
+	.file = "stages.svg",
+	.kind = "stages",
+	.title = "Where the latency goes: mean time per stage",
+	.axis = "mean time per command (us)",
+	.sql = "SELECT x.n, x.ord, x.stage, x.label, x.colour, '', x.mean_us, x.start_us,"
+	       " x.end_us, x.total_us FROM ntp_plot_stage AS x" PLOTTED " ORDER BY x.n, x.ord",
+};
+
+/* The bar of V[I]'s group and sub at row Y; returns past its rows. */
+static int draw_stack(struct plot *p, const struct svg_axis *x, const struct row *v, int nv,
+		      int i, double y)
+{
+	const struct pgroup *g = group_at(p, v[i].n);
+	const char *title = g ? g->title : "", *sep = v[i].sub[0] ? " " : "";
+	FILE *f = p->f;
+	int j;
+
+	fprintf(f, "<g class=\"stack\" data-n=\"%d\" data-figure=\"%d\" data-total-us=\"%.3f\""
+		" data-group=\"", v[i].n, g ? g->figure : 0, v[i].v[SEG_TOTAL]);
+	svg_esc(f, title);
+	svg_esc(f, sep);
+	svg_esc(f, v[i].sub);
+	fputs("\" data-bar=\"", f);
+	svg_esc(f, v[i].sub);
+	fputs("\">\n", f);
+	svg_text(f, LEFT - 8, y + BAR_H - 5, "end", "bar-label", "%s%s%s", title, sep, v[i].sub);
+	for (j = i; j < nv && v[j].n == v[i].n && !strcmp(v[j].sub, v[i].sub); j++) {
+		fprintf(f, "<rect class=\"bar\" data-stage=\"");
+		svg_esc(f, v[j].key);
+		fprintf(f, "\" data-us=\"%.3f\" data-start-us=\"%.3f\" x=\"%.2f\" y=\"%.1f\""
+			" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", v[j].v[SEG_VALUE],
+			v[j].v[SEG_START], svg_px(x, v[j].v[SEG_START]), y,
+			svg_px(x, v[j].v[SEG_END]) - svg_px(x, v[j].v[SEG_START]), BAR_H,
+			v[j].colour);
+		svg_escf(f, "%s: %.2f us", v[j].label, v[j].v[SEG_VALUE]);
+		fputs("</title></rect>\n", f);
+	}
+	fputs("</g>\n", f);
+	return j;
+}
+
+static int stack_svg(struct plot *p, const struct stack_chart *c)
+{
+	struct row *v = NULL;
+	struct svg_axis x = { .px0 = LEFT, .px1 = WIDTH - 40 }, y;
+	struct keys ks = { 0 };
+	double max = 0;
+	int nv, nbars = 0, h;
+
+	if (load(p, c->sql, &v, &nv)) {
+		free(v);
+		return -1;
+	}
+	for (int i = 0; i < nv; i++) {
+		max = v[i].v[SEG_TOTAL] > max ? v[i].v[SEG_TOTAL] : max;
+		nbars += !i || v[i].n != v[i - 1].n || strcmp(v[i].sub, v[i - 1].sub);
+		keys_add(&ks, v[i].ord, v[i].key, v[i].colour, v[i].label);
+	}
+	svg_axis_fit(&x, 0, max, 8, 0);
+	y = (struct svg_axis){ .px0 = TOP + nbars * (BAR_H + 6), .px1 = TOP };
+	h = (int)y.px0 + 60 + keys_rows(&ks, 2) * ROW + 20;
+	if (file_begin(p, c->file)) {
+		free(v);
+		return -1;
+	}
+	svg_begin(p->f, c->kind, WIDTH, h, c->title);
+	fputs("<g class=\"panel\" data-panel=\"bars\">\n", p->f);
+	area(p->f, &x, &y);
+	for (int i = 0, b = 0; i < nv; b++)
+		i = draw_stack(p, &x, v, nv, i, TOP + b * (BAR_H + 6));
+	svg_axis_x(p->f, &x, y.px0 + 4, c->axis);
+	fputs("</g>\n", p->f);
+	draw_keys(p->f, &ks, LEFT, y.px0 + 64, 2, 340);
+	svg_end(p->f);
+	free(v);
+	return file_end(p);
 }
 
 static int stages_svg(struct plot *p)
 {
-	struct row *v = NULL;
-	struct svg_axis x = { .px0 = LEFT, .px1 = WIDTH - 40 };
-	double max = 0, y = TOP;
-	int nv, nstages = 0, h;
-
-	if (load(p, "SELECT x.n, x.ord, x.stage, x.label, x.mean_us, x.start_us, x.end_us,"
-		 " x.total_us FROM ntp_plot_stage AS x" PLOTTED " ORDER BY x.n, x.ord", &v, &nv)) {
-		free(v);
-		return -1;
-	}
-	for (int i = 0; i < nv; i++)
-		max = v[i].v[SEG_TOTAL] > max ? v[i].v[SEG_TOTAL] : max;
-	for (int ord = 0; ord < MAX_ORD; ord++)
-		nstages += first_of(v, nv, ord) >= 0;
-	svg_axis_fit(&x, 0, max, 8, 0);
-	h = TOP + p->ng * (BAR_H + 6) + 60 + (nstages + 1) / 2 * 18 + 20;
-	if (file_begin(p, "stages.svg")) {
-		free(v);
-		return -1;
-	}
-	svg_begin(p->f, "stages", WIDTH, h, "Where the latency goes: mean time per stage");
-	for (int gi = 0; gi < p->ng; gi++, y += BAR_H + 6)
-		draw_stack(p, &x, v, nv, gi, y);
-	svg_axis_x(p->f, &x, y + 4, "mean time per command (us)");
-	stage_legend(p->f, v, nv, y + 64);
-	svg_end(p->f);
-	free(v);
-	return file_end(p);
+	return stack_svg(p, &stages_chart);
 }
 
-/* ---- cdf-N.svg ---- */
+/* ---- cdf-F.svg ---- */
 
-/* The lines of group N's components, from V[I] on; returns past them. */
-static int cdf_lines(FILE *f, const struct svg_axis *x, const struct svg_axis *y,
-		     const struct row *v, int nv, int i)
+/* The line of V[I]'s group and component: the CDF's steps in its stage's
+ * colour and its run's line style. Returns past its rows. */
+static int cdf_line(struct plot *p, const struct svg_axis *x, const struct svg_axis *y,
+		    const struct row *v, int nv, int i)
 {
-	int n = v[i].n, k = 0;
+	const struct pgroup *g = group_at(p, v[i].n);
+	FILE *f = p->f;
+	int j;
 
-	while (i < nv && v[i].n == n) {
-		int j = i;
-
-		fputs("<polyline class=\"cdf\" data-component=\"", f);
-		svg_esc(f, v[i].key);
-		fprintf(f, "\" data-max-us=\"%.3f\" stroke=\"%s\" stroke-dasharray=\"%s\""
-			" points=\"%.2f,%.2f", v[i].v[CDF_MAX], svg_colour(k),
-			k < 10 ? "none" : "4 2", svg_px(x, v[i].v[CDF_US]), svg_px(y, 0));
-		/* steps: up at each value to its fraction, across to the next */
-		for (; j < nv && v[j].n == n && !strcmp(v[j].key, v[i].key); j++)
-			fprintf(f, " %.2f,%.2f %.2f,%.2f", svg_px(x, v[j].v[CDF_US]),
-				svg_px(y, j > i ? v[j - 1].v[CDF_FRACTION] : 0),
-				svg_px(x, v[j].v[CDF_US]), svg_px(y, v[j].v[CDF_FRACTION]));
-		fputs("\"/>\n", f);
-		legend(f, WIDTH - RIGHT + 20, TOP + 10 + k * 18, svg_colour(k),
-		       k < 10 ? "none" : "4 2", v[i].label);
-		k++;
-		i = j;
-	}
-	return i;
+	fprintf(f, "<polyline class=\"cdf\" data-n=\"%d\" data-component=\"", v[i].n);
+	svg_esc(f, v[i].key);
+	fputs("\" data-stage=\"", f);
+	svg_esc(f, v[i].sub);
+	fputs("\" data-run=\"", f);
+	svg_esc(f, g ? g->run : "");
+	fprintf(f, "\" data-min-us=\"%.3f\" data-max-us=\"%.3f\" stroke=\"%s\""
+		" stroke-dasharray=\"%s\" points=\"%.2f,%.2f", v[i].v[CDF_MIN], v[i].v[CDF_MAX],
+		v[i].colour, g ? g->dash : "none", svg_px(x, v[i].v[CDF_US]), svg_px(y, 0));
+	/* steps: up at each value to its fraction, across to the next */
+	for (j = i; j < nv && v[j].n == v[i].n && !strcmp(v[j].key, v[i].key); j++)
+		fprintf(f, " %.2f,%.2f %.2f,%.2f", svg_px(x, v[j].v[CDF_US]),
+			svg_px(y, j > i ? v[j - 1].v[CDF_FRACTION] : 0),
+			svg_px(x, v[j].v[CDF_US]), svg_px(y, v[j].v[CDF_FRACTION]));
+	fputs("\"><title>", f);
+	svg_escf(f, "%s: %s", g ? g->run : "", v[i].label);
+	fputs("</title></polyline>\n", f);
+	return j;
 }
 
-static int cdf_svg(struct plot *p, const struct row *v, int nv, int i)
+/* Component V[I]'s panel, every run's line in it, in the cell at CX, CY;
+ * returns past its rows. */
+static int cdf_panel(struct plot *p, const struct row *v, int nv, int i, double cx, double cy,
+		     int first_col)
 {
-	struct svg_axis x = { .px0 = 80, .px1 = WIDTH - RIGHT };
-	struct svg_axis y = { .px0 = 400, .px1 = TOP + 10 };
-	int gi = group_at(p, v[i].n);
-	double lo = v[i].v[CDF_MIN], hi = v[i].v[CDF_MAX];
+	struct svg_axis x = { .px0 = cx + 60, .px1 = cx + CELL_W - 26 };
+	struct svg_axis y = { .px0 = cy + 22 + CDF_H, .px1 = cy + 22 };
+	int fig = figure_of(p, v[i].n), j = i;
+
+	/* the panel's range, the same for every run's line (ntp_plot_cdf) */
+	svg_axis_fit(&x, v[i].v[CDF_LO], v[i].v[CDF_HI], 5, v[i].v[CDF_LOG] != 0);
+	svg_axis_fit(&y, 0, 1, 2, 0);
+	fputs("<g class=\"panel cdf-panel\" data-component=\"", p->f);
+	svg_esc(p->f, v[i].key);
+	fputs("\">\n", p->f);
+	area(p->f, &x, &y);
+	svg_text(p->f, x.px0, cy + 12, "start", "panel-title", "%s", v[i].label);
+	svg_axis_x(p->f, &x, y.px0 + 4, x.log ? "us (log scale)" : "us");
+	svg_axis_y(p->f, &y, x.px0 - 4, first_col ? "fraction at or below" : "");
+	while (j < nv && figure_of(p, v[j].n) == fig && !strcmp(v[j].key, v[i].key))
+		j = cdf_line(p, &x, &y, v, nv, j);
+	fputs("</g>\n", p->f);
+	return j;
+}
+
+/* Figure FIG's notes: the components left out (ntp_plot_zero's rows Z),
+ * and the lines with values at or below 0 on a log axis (V[I..END)). */
+static void cdf_notes(struct plot *p, int fig, const struct row *v, int i, int end,
+		      const struct row *z, int nz, struct notes *nt)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int k = 0; k < nz; k++) {
+		const struct pgroup *g = group_at(p, z[k].n);
+
+		if (!g || g->figure != fig || (k && z[k - 1].n == z[k].n))
+			continue;
+		if (!(f = open_memstream(&text, &len)))
+			return;
+		for (int m = k; m < nz && z[m].n == z[k].n; m++)
+			fprintf(f, "%s%s", m > k ? ", " : "", z[m].label);
+		fclose(f);
+		note(nt, "Not drawn, 0 in every command%s%s: %s.", p->s->nruns > 1 ? " of " : "",
+		     p->s->nruns > 1 ? g->run : "", text);
+		free(text);
+		text = NULL;
+	}
+	if (!(f = open_memstream(&text, &len)))
+		return;
+	for (int k = i, shown = 0; k < end; k++) {
+		const struct pgroup *g = group_at(p, v[k].n);
+
+		if (v[k].v[CDF_LOG] == 0 || v[k].v[CDF_MIN] > 0 ||
+		    (k > i && v[k - 1].n == v[k].n && !strcmp(v[k - 1].key, v[k].key)))
+			continue;
+		fprintf(f, "%s%s", shown++ ? ", " : "", v[k].label);
+		if (p->s->nruns > 1)
+			fprintf(f, " (%s)", g ? g->run : "");
+	}
+	fclose(f);
+	if (text && text[0])
+		note(nt, "Values at or below 0 are drawn at the left edge of the log axis: %s.",
+		     text);
+	free(text);
+}
+
+/* The figure of V[I]'s group: a panel per component; returns past its
+ * rows. */
+static int cdf_svg(struct plot *p, const struct row *v, int nv, int i, const struct row *z,
+		   int nz)
+{
+	int fig = figure_of(p, v[i].n), end, npanels = 0, h;
+	struct notes nt = { 0 };
+	struct keys ks = { 0 };
 	char name[32], title[256];
+	const struct pgroup *g = group_at(p, v[i].n);
+	double y0;
 
-	for (int j = i; j < nv && v[j].n == v[i].n; j++) {
-		lo = v[j].v[CDF_MIN] < lo ? v[j].v[CDF_MIN] : lo;
-		hi = v[j].v[CDF_MAX] > hi ? v[j].v[CDF_MAX] : hi;
+	for (end = i; end < nv && figure_of(p, v[end].n) == fig; end++) {
+		npanels += end == i || strcmp(v[end].key, v[end - 1].key);
+		keys_add(&ks, stage_ord(p, v[end].n, v[end].sub), v[end].sub, v[end].colour,
+			 stage_label(p, v[end].n, v[end].sub));
 	}
-	/* log when every value is positive: the components span decades */
-	svg_axis_fit(&x, lo, hi, 8, lo > 0);
-	svg_axis_fit(&y, 0, 1, 5, 0);
-	snprintf(name, sizeof(name), "cdf-%d.svg", v[i].n);
-	snprintf(title, sizeof(title), "Latency CDF per component: %s",
-		 gi >= 0 ? p->g[gi].title : "");
+	cdf_notes(p, fig, v, i, end, z, nz, &nt);
+	y0 = top_legend(p, fig, 0, &ks) + 10;
+	h = (int)y0 + (npanels + COLS - 1) / COLS * CELL_H + nt.n * ROW + 16;
+	snprintf(name, sizeof(name), "cdf-%d.svg", fig);
+	snprintf(title, sizeof(title), "Latency CDF per component: %s", g ? g->name : "");
 	if (file_begin(p, name))
 		return -1;
-	svg_begin(p->f, "cdf", WIDTH, 460, title);
-	fprintf(p->f, "<g class=\"panel\" data-n=\"%d\">\n", v[i].n);
-	svg_axis_x(p->f, &x, y.px0 + 4, x.log ? "time (us, log scale)" : "time (us)");
-	svg_axis_y(p->f, &y, x.px0 - 4, "fraction of commands at or below");
-	cdf_lines(p->f, &x, &y, v, nv, i);
-	fputs("</g>\n", p->f);
+	svg_begin(p->f, "cdf", WIDTH, h, title);
+	top_legend(p, fig, 0, &ks);
+	for (int k = 0, j = i; j < end; k++)
+		j = cdf_panel(p, v, nv, j, 10 + (k % COLS) * CELL_W, y0 + (k / COLS) * CELL_H,
+			      k % COLS == 0);
+	draw_notes(p->f, &nt, y0 + (npanels + COLS - 1) / COLS * CELL_H + 6);
 	svg_end(p->f);
-	return file_end(p);
+	return file_end(p) ? -1 : end;
 }
 
 static int cdf_svgs(struct plot *p)
 {
-	struct row *v = NULL;
-	int nv, rc = 0;
+	struct row *v = NULL, *z = NULL;
+	int nv, nz, rc = 0;
 
-	if (load(p, "SELECT x.n, x.ord, x.component, x.label, x.us, x.fraction, x.min_us,"
-		 " x.max_us FROM ntp_plot_cdf AS x" PLOTTED " ORDER BY x.n, x.ord, x.us", &v,
-		 &nv)) {
-		free(v);
-		return -1;
-	}
-	for (int i = 0; i < nv && !rc; i++)
-		if (!i || v[i].n != v[i - 1].n)
-			rc = cdf_svg(p, v, nv, i);
+	if (load(p, "SELECT x.n, x.ord, x.component, x.label, x.colour, x.stage, x.us,"
+		 " x.fraction, x.min_us, x.max_us, x.lo_us, x.hi_us, x.log_x"
+		 " FROM ntp_plot_cdf AS x" PLOTTED " ORDER BY x.figure, x.ord, x.n, x.us", &v,
+		 &nv) ||
+	    load(p, "SELECT x.n, x.ord, x.component, x.label, '', '' FROM ntp_plot_zero AS x"
+		 PLOTTED " ORDER BY x.n, x.ord", &z, &nz))
+		rc = -1;
+	for (int i = 0; i < nv && rc >= 0; i = rc)
+		rc = cdf_svg(p, v, nv, i, z, nz);
 	free(v);
-	return rc;
+	free(z);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- timeline.svg ---- */
 
-/* One panel's lines: value K of the points, a line per series and key. */
+/* One panel's lines: value K of the rows of figure FIG, a line per group
+ * and key, in the row's colour (else end to end's) at OPACITY and the
+ * group's run's line style. */
 static void lines(struct plot *p, const struct svg_axis *x, const struct svg_axis *y,
-		  const struct row *v, int nv, int k, const char *cls, const char *dash)
+		  const struct row *v, int nv, int k, int fig, const char *cls, double opacity)
 {
 	FILE *f = p->f;
 
-	for (int i = 0; i < nv;) {
-		int j = i, gi = group_at(p, v[i].n);
-		/* a line per series, coloured by series; the shares' by stage,
-		 * dashed after the first series */
-		const char *colour = v[i].key[0] ? svg_colour(v[i].ord) : svg_colour(gi);
+	for (int i = 0, j; i < nv; i = j) {
+		const struct pgroup *g = group_at(p, v[i].n);
 
+		for (j = i; j < nv && v[j].n == v[i].n && !strcmp(v[j].key, v[i].key); j++)
+			;
+		if (!g || g->figure != fig)
+			continue;
 		fprintf(f, "<polyline class=\"series %s\" data-n=\"%d\" data-stage=\"", cls,
 			v[i].n);
 		svg_esc(f, v[i].key);
-		fprintf(f, "\" stroke=\"%s\" stroke-dasharray=\"%s\" points=\"", colour,
-			v[i].key[0] && gi > 0 ? "4 2" : dash);
-		for (; j < nv && v[j].n == v[i].n && !strcmp(v[j].key, v[i].key); j++)
-			fprintf(f, "%s%.2f,%.2f", j > i ? " " : "", svg_px(x, v[j].v[TS_T]),
-				svg_px(y, v[j].v[k]));
+		fputs("\" data-run=\"", f);
+		svg_esc(f, g->run);
+		fprintf(f, "\" stroke=\"%s\" stroke-opacity=\"%.2f\" stroke-dasharray=\"%s\""
+			" points=\"", v[i].colour[0] ? v[i].colour : p->e2e, opacity, g->dash);
+		for (int m = i; m < j; m++)
+			fprintf(f, "%s%.2f,%.2f", m > i ? " " : "", svg_px(x, v[m].v[TS_T]),
+				svg_px(y, v[m].v[k]));
 		fputs("\"/>\n", f);
-		i = j;
 	}
 }
 
-/* Open a panel from pixel row TOP_PX, 160 px high, its values 0..MAX on *Y
- * against time on X; the caller draws the lines and closes it. */
-static void panel(struct plot *p, const char *name, const struct svg_axis *x, double top_px,
-		  double max, const char *title, struct svg_axis *y)
+/* Open panel NAME of figure FIG from pixel row TOP_PX, its values LO..HI
+ * on *Y (LOG: a log axis) against time on X; the caller draws the lines
+ * and closes it. */
+static void panel(struct plot *p, const char *name, int fig, const struct svg_axis *x,
+		  double top_px, double lo, double hi, int log, const char *title,
+		  struct svg_axis *y)
 {
-	*y = (struct svg_axis){ .px0 = top_px + 160, .px1 = top_px };
-	svg_axis_fit(y, 0, max, 4, 0);
-	fprintf(p->f, "<g class=\"panel\" data-panel=\"%s\">\n", name);
+	*y = (struct svg_axis){ .px0 = top_px + SERIES_H, .px1 = top_px };
+	svg_axis_fit(y, lo, hi, log ? 5 : 4, log);
+	fprintf(p->f, "<g class=\"panel\" data-panel=\"%s\" data-figure=\"%d\">\n", name, fig);
+	area(p->f, x, y);
 	svg_axis_x(p->f, x, y->px0 + 4, "time since the first command (s)");
 	svg_axis_y(p->f, y, x->px0 - 4, title);
 }
 
-static int timeline_body(struct plot *p, const struct row *sr, int ns, const struct row *sh,
-			 int nsh)
+/* Figure FIG's three panels from pixel row TOP_PX: its rate, its latency
+ * on a log axis (a p99 spike of milliseconds leaves a median of tens of
+ * microseconds readable) and its stages' shares. */
+static void timeline_figure(struct plot *p, int fig, const struct svg_axis *x, double top_px,
+			    const struct row *sr, int ns, const struct row *sh, int nsh)
 {
-	struct svg_axis x = { .px0 = 90, .px1 = WIDTH - RIGHT }, y;
-	double tmax = 0, rmax = 0, lmax = 0;
-	const double top[3] = { TOP + 10, TOP + 240, TOP + 470 };
+	double rmax = 0, lmin = 0, lmax = 0;
+	struct svg_axis y;
 
 	for (int i = 0; i < ns; i++) {
-		tmax = sr[i].v[TS_T] > tmax ? sr[i].v[TS_T] : tmax;
+		if (figure_of(p, sr[i].n) != fig)
+			continue;
 		rmax = sr[i].v[TS_RATE] > rmax ? sr[i].v[TS_RATE] : rmax;
-		lmax = sr[i].v[TS_P99] > lmax ? sr[i].v[TS_P99] : lmax;
-		lmax = sr[i].v[TS_MEAN] > lmax ? sr[i].v[TS_MEAN] : lmax;
+		for (int k = TS_MEAN; k <= TS_P99; k++) {
+			double l = sr[i].v[k];
+
+			lmax = l > lmax ? l : lmax;
+			lmin = l > 0 && (lmin == 0 || l < lmin) ? l : lmin;
+		}
 	}
-	svg_axis_fit(&x, 0, tmax, 10, 0);
-	panel(p, "rate", &x, top[0], rmax, "commands/s", &y);
-	lines(p, &x, &y, sr, ns, TS_RATE, "rate", "none");
+	for (int i = 0; i < p->ng; i++)
+		if (p->g[i].figure == fig) {
+			svg_text(p->f, x->px0, top_px - 8, "start", "panel-title", "%s",
+				 p->g[i].name);
+			break;
+		}
+	panel(p, "rate", fig, x, top_px, 0, rmax, 0, "commands/s", &y);
+	lines(p, x, &y, sr, ns, TS_RATE, fig, "rate", 1);
 	fputs("</g>\n", p->f);
-	panel(p, "latency", &x, top[1], lmax, "latency (us)", &y);
-	lines(p, &x, &y, sr, ns, TS_MEAN, "mean", "none");
-	lines(p, &x, &y, sr, ns, TS_P99, "p99", "5 3");
+	top_px += SERIES_H + SERIES_GAP;
+	panel(p, "latency", fig, x, top_px, lmin, lmax, 1, "latency (us, log scale)", &y);
+	lines(p, x, &y, sr, ns, TS_MEAN, fig, "mean", 1);
+	lines(p, x, &y, sr, ns, TS_P99, fig, "p99", P99_OPACITY);
 	fputs("</g>\n", p->f);
-	panel(p, "shares", &x, top[2], 1, "share of the mean latency", &y);
-	lines(p, &x, &y, sh, nsh, TS_SHARE, "share", "none");
+	top_px += SERIES_H + SERIES_GAP;
+	panel(p, "shares", fig, x, top_px, 0, 1, 0, "share of the mean latency", &y);
+	lines(p, x, &y, sh, nsh, TS_SHARE, fig, "share", 1);
 	fputs("</g>\n", p->f);
-	return 0;
-}
-
-/* The legends of the time series: the series, mean and p99, the stages. */
-static void timeline_legend(struct plot *p, const struct row *sh, int nsh)
-{
-	double x = WIDTH - RIGHT + 20, y = TOP + 20;
-	int shown = 0;
-
-	for (int gi = 0; gi < p->ng; gi++, y += 18)
-		legend(p->f, x, y, svg_colour(gi), "none", p->g[gi].title);
-	legend(p->f, x, TOP + 250, "#444", "none", "mean");
-	legend(p->f, x, TOP + 268, "#444", "5 3", "p99");
-	for (int ord = 0, i; ord < MAX_ORD; ord++)
-		if ((i = first_of(sh, nsh, ord)) >= 0)
-			legend(p->f, x, TOP + 480 + shown++ * 18, svg_colour(ord), NULL,
-			       sh[i].label);
 }
 
 static int timeline_svg(struct plot *p, double width_s)
 {
 	struct row *sr = NULL, *sh = NULL;
-	int ns = 0, nsh = 0, rc = -1;
+	struct svg_axis x = { .px0 = 90, .px1 = WIDTH - 40 };
+	const double fig_h = 3 * (SERIES_H + SERIES_GAP) + 24;
+	int ns = 0, nsh = 0, nfig = 0, rc = -1;
+	struct keys ks = { 0 };
+	double tmax = 0, top;
 	char title[128];
 
-	if (load(p, "SELECT x.n, 0, '', '', x.t_s, x.rate, x.mean_us, x.p99_us"
+	if (load(p, "SELECT x.n, 0, '', '', '', '', x.t_s, x.rate, x.mean_us, x.p99_us"
 		 " FROM ntp_plot_series AS x" PLOTTED " ORDER BY x.n, x.bucket", &sr, &ns) ||
-	    load(p, "SELECT x.n, x.ord, x.stage, x.label, x.t_s, x.share"
+	    load(p, "SELECT x.n, x.ord, x.stage, x.label, x.colour, '', x.t_s, x.share"
 		 " FROM ntp_plot_series_stage AS x" PLOTTED " ORDER BY x.n, x.ord, x.bucket", &sh,
-		 &nsh) || file_begin(p, "timeline.svg"))
+		 &nsh))
 		goto out;
+	for (int i = 0; i < nsh; i++)
+		keys_add(&ks, sh[i].ord, sh[i].key, sh[i].colour, sh[i].label);
+	top = top_legend(p, 0, 1, &ks) + 34;
+	if (file_begin(p, "timeline.svg"))
+		goto out;
+	for (int i = 0; i < ns; i++)
+		tmax = sr[i].v[TS_T] > tmax ? sr[i].v[TS_T] : tmax;
+	for (int i = 0; i < p->ng; i++)
+		nfig += !i || p->g[i].figure != p->g[i - 1].figure;
+	svg_axis_fit(&x, 0, tmax, 10, 0);
 	snprintf(title, sizeof(title), "Over time, in buckets of %g s: rate, latency and the "
 		 "stages' shares", width_s);
-	svg_begin(p->f, "timeline", WIDTH, TOP + 680, title);
-	timeline_body(p, sr, ns, sh, nsh);
-	timeline_legend(p, sh, nsh);
+	svg_begin(p->f, "timeline", WIDTH, (int)(top + nfig * fig_h), title);
+	top_legend(p, 0, 1, &ks);
+	for (int i = 0, k = 0; i < p->ng; i++)
+		if (!i || p->g[i].figure != p->g[i - 1].figure)
+			timeline_figure(p, p->g[i].figure, &x, top + k++ * fig_h, sr, ns, sh, nsh);
 	svg_end(p->f);
 	rc = file_end(p);
 out:
@@ -611,22 +965,62 @@ static int set_width(struct plot *p, double *width_s)
 	return rc;
 }
 
-static int lay_out(struct plot *p, char *err, size_t errlen)
+static int timeline(struct plot *p)
 {
 	double width_s;
 
-	if (load_groups(p))
+	return set_width(p, &width_s) || timeline_svg(p, width_s) ? -1 : 0;
+}
+
+/* The charts, in the order index.html shows them: each lays out one file
+ * or more (file_begin, file_end) from p's groups. A stacked bar chart is a
+ * struct stack_chart drawn by stack_svg, as stages_svg draws stages.svg. */
+static int (*const charts[])(struct plot *) = {
+	stages_svg,
+	cdf_svgs,
+	timeline,
+};
+
+/* What every chart reads: the groups, the stages' labels and end to end's
+ * colour. */
+static int load_common(struct plot *p)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+
+	if (load_groups(p) ||
+	    load(p, "SELECT x.n, x.ord, x.stage, x.label, x.colour, '' FROM ntp_plot_stage AS x"
+		 PLOTTED " ORDER BY x.n, x.ord", &p->st, &p->nst) ||
+	    sqlite3_prepare_v2(p->s->db, "SELECT colour FROM ntp_plot_colour WHERE stage = 'e2e'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(p->e2e, sizeof(p->e2e), "%s", col(st, 0));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int lay_out(struct plot *p, char *err, size_t errlen)
+{
+	if (load_common(p))
 		return ntp_fail(err, errlen, "cannot read the groups: %s",
 				sqlite3_errmsg(p->s->db));
 	if (!p->ng)
 		return p->o->group ? ntp_fail(err, errlen, "no I/O group's name contains '%s'",
 					      p->o->group)
 				   : ntp_fail(err, errlen, "no I/O commands to plot");
-	if (stages_svg(p) || cdf_svgs(p) || set_width(p, &width_s) || timeline_svg(p, width_s) ||
-	    index_html(p))
-		return ntp_fail(err, errlen, "cannot lay the plots out: %s",
-				sqlite3_errmsg(p->s->db));
-	return 0;
+	/* the CDFs' lines once: the lines drawn and those left out read them */
+	if (ntp_session_cache(p->s, "_ntp_plot_cdf_line", err, errlen))
+		return -1;
+	for (size_t i = 0; i < sizeof(charts) / sizeof(charts[0]); i++)
+		if (charts[i](p))
+			goto fail;
+	if (!index_html(p))
+		return 0;
+fail:
+	return ntp_fail(err, errlen, "cannot lay the plots out: %s", sqlite3_errmsg(p->s->db));
 }
 
 int ntp_plot(struct ntp_session *s, const struct ntp_plot_opts *o, FILE *list, char *err,
@@ -654,6 +1048,14 @@ int ntp_plot(struct ntp_session *s, const struct ntp_plot_opts *o, FILE *list, c
 	}
 	for (int i = 0; i < p.nfiles; i++)
 		free(p.file[i].text);
+	for (int i = 0; i < p.ng; i++) {
+		free(p.g[i].run);
+		free(p.g[i].name);
+		free(p.g[i].title);
+		free(p.g[i].line);
+		free(p.g[i].dash);
+	}
 	free(p.g);
+	free(p.st);
 	return rc;
 }

@@ -110,19 +110,70 @@ static void fit_linear(struct svg_axis *a, double lo, double hi, int max)
 	a->decimals = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
 }
 
-static void fit_log(struct svg_axis *a, double lo, double hi)
+/* 1, 2 or 5 times a power of ten: the smallest at or above V (UP), or the
+ * largest at or below it. */
+static double nice125(double v, int up)
 {
-	int e0 = (int)floor(log10(lo)), e1 = (int)ceil(log10(hi));
+	double p = pow(10, floor(log10(v))), best = up ? 10 * p : p;
 
-	if (e1 <= e0)
-		e1 = e0 + 1;
-	if (e1 - e0 >= SVG_MAX_TICKS)
-		e0 = e1 - SVG_MAX_TICKS + 1;
-	a->lo = pow(10, e0);
-	a->hi = pow(10, e1);
-	a->n = 0;
-	for (int e = e0; e <= e1; e++)
-		a->tick[a->n++] = pow(10, e);
+	for (int i = 0; i < 4; i++) {
+		double t = (double[]){ 1, 2, 5, 10 }[i] * p;
+
+		/* a rounding error of log10 or pow is not a step */
+		if (up && t >= v * (1 - 1e-9) && t < best)
+			best = t;
+		if (!up && t <= v * (1 + 1e-9))
+			best = t;
+	}
+	return best;
+}
+
+/* Ticks at 1, 2 and 5 times the powers of ten from LO to HI, when there
+ * are at most MAX of them; else 0. */
+static int fit_log125(struct svg_axis *a, double lo, double hi, int max)
+{
+	int n = 0;
+
+	lo = nice125(lo, 0);
+	hi = nice125(hi, 1);
+	if (hi <= lo * (1 + 1e-9))
+		hi = nice125(lo * 1.5, 1);
+	for (int e = (int)floor(log10(lo) + 1e-9); n <= max && e <= (int)ceil(log10(hi)); e++)
+		for (int i = 0; i < 3; i++) {
+			double t = (double[]){ 1, 2, 5 }[i] * pow(10, e);
+
+			if (t >= lo * (1 - 1e-9) && t <= hi * (1 + 1e-9) && n < SVG_MAX_TICKS)
+				a->tick[n++] = t;
+		}
+	if (n > max || n < 2)
+		return 0;
+	a->n = n;
+	a->lo = lo;
+	a->hi = hi;
+	return 1;
+}
+
+/* More than MAX ticks at 1, 2 and 5 times the powers of ten: the range
+ * still from 1, 2 or 5 x 10^k to 1, 2 or 5 x 10^k, ticked at its ends and at
+ * the powers of ten between them (an end that is one ticked once). */
+static void fit_log(struct svg_axis *a, double lo, double hi, int max)
+{
+	int e0, e1, step;
+
+	if (!fit_log125(a, lo, hi, max)) {
+		a->lo = nice125(lo, 0);
+		a->hi = nice125(hi, 1);
+		e0 = (int)ceil(log10(a->lo * 2) - 1e-9);
+		e1 = (int)floor(log10(a->hi / 2) + 1e-9);
+		/* every STEP-th power when there are more than the ticks */
+		step = (e1 - e0 + 1 + SVG_MAX_TICKS - 3) / (SVG_MAX_TICKS - 2);
+		a->n = 0;
+		a->tick[a->n++] = a->lo;
+		for (int e = e0; e <= e1; e += step > 1 ? step : 1)
+			a->tick[a->n++] = pow(10, e);
+		a->tick[a->n++] = a->hi;
+	}
+	e0 = (int)floor(log10(a->lo) + 1e-9);
 	a->decimals = e0 < 0 ? -e0 : 0;
 }
 
@@ -130,16 +181,19 @@ void svg_axis_fit(struct svg_axis *a, double lo, double hi, int max, int log)
 {
 	a->log = log && lo > 0;
 	if (a->log)
-		fit_log(a, lo, hi);
+		fit_log(a, lo, hi, max);
 	else
 		fit_linear(a, lo, hi, max);
 }
 
 double svg_px(const struct svg_axis *a, double v)
 {
-	double r = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
-			  : (v - a->lo) / (a->hi - a->lo);
+	double r;
 
+	if (a->log && v <= 0)
+		return a->px0;
+	r = a->log ? (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo))
+		   : (v - a->lo) / (a->hi - a->lo);
 	return a->px0 + r * (a->px1 - a->px0);
 }
 
@@ -196,15 +250,4 @@ void svg_axis_y(FILE *f, const struct svg_axis *a, double x, const char *title)
 		" transform=\"rotate(-90 %.1f %.1f)\">", x - 52, mid, x - 52, mid);
 	svg_esc(f, title);
 	fputs("</text>\n</g>\n", f);
-}
-
-const char *svg_colour(int i)
-{
-	static const char *const palette[] = {
-		"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-		"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
-	};
-	int n = (int)(sizeof(palette) / sizeof(palette[0]));
-
-	return palette[((i % n) + n) % n];
 }

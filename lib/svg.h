@@ -2,8 +2,8 @@
 /*
  * A small SVG writer for `ntprof plot`: escaped text and attributes, the
  * few elements the plots use, and axes with "nice" ticks (1, 2 or 5 times a
- * power of ten; powers of ten on a log scale). Presentation only: the
- * numbers come from SQL (sql/plot.sql).
+ * power of ten; on a log scale the same over a short span, else the powers
+ * of ten). Presentation only: the numbers come from SQL (sql/plot.sql).
  */
 #ifndef NTP_SVG_H
 #define NTP_SVG_H
@@ -44,10 +44,14 @@ void svg_text(FILE *f, double x, double y, const char *anchor, const char *cls,
 	      const char *fmt, ...);
 
 /* Ticks covering LO..HI, at most about MAX of them; sets a's range to the
- * outer ticks. LOG: powers of ten (LO > 0). */
+ * outer ticks. LOG: a log10 scale (LO > 0, else linear) from the largest
+ * 1, 2 or 5 x 10^k at or below LO to the smallest at or above HI, ticked at
+ * each 1, 2 and 5 x 10^k when there are at most MAX of them, else at its
+ * ends and the powers of ten between. */
 void svg_axis_fit(struct svg_axis *a, double lo, double hi, int max, int log);
 
-/* Value V's pixel on the axis. */
+/* Value V's pixel on the axis; on a log axis, a value at or below 0 is at
+ * its start (px0). */
 double svg_px(const struct svg_axis *a, double v);
 
 /* An x axis at pixel row Y (tick marks down to Y + 5, labels below), and a
@@ -56,8 +60,5 @@ double svg_px(const struct svg_axis *a, double v);
  * data-value. */
 void svg_axis_x(FILE *f, const struct svg_axis *a, double y, const char *title);
 void svg_axis_y(FILE *f, const struct svg_axis *a, double x, const char *title);
-
-/* The colour of the I-th item of a palette (stages, lines). */
-const char *svg_colour(int i);
 
 #endif

@@ -48,8 +48,12 @@ wait_for() {
 	done
 }
 
-# cpu PID: its user + system seconds so far
-cpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"; }
+# cpu PID: its user + system seconds so far, with its children's (the
+# collector's writer, which does most of its work, is one)
+cpu() {
+	for p in "$1" $(cat "/proc/$1/task/$1/children" 2>/dev/null); do cat "/proc/$p/stat"; done |
+		awk -v hz="$(getconf CLK_TCK)" '{ s += $14 + $15 } END { printf "%.3f", s / hz }'
+}
 
 # collectors RATE EXTRA: both collectors, the host's with --wait; sets $cols
 # and $used0, their CPU once ready (loading is not the run's)
@@ -343,7 +347,8 @@ ways, because this machine drifts by 15 % and more from minute to minute:
   processes, 0 or N, while both collectors stay attached and hold the
   timestamps on).
 
-Collector CPU: both collectors' user and system time over the run's length.
+Collector CPU: both collectors' user and system time over the run's length,
+each with its writer's (the process that stores the records).
 EOF
 report fx "The NVMe/TCP test fixture pair (loopback)" \
 "The fixture's processes sleep in \`ppoll\` between PDUs, so the CPU a

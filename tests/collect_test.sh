@@ -4,14 +4,15 @@
 # ntprof-collect end to end, as root on this machine's kernel: the NVMe/TCP
 # fixture pair (tests/fixture, SPDK-shaped, over loopback) recorded on both
 # roles by the real collector, then joined. Reads and writes (with R2T), qd1
-# and qd4, -s 1 and -s 10; Ctrl-C, SIGTERM, kill -9, a tiny ring buffer,
-# processes that come and go, sudo ownership, and the errors.
+# and qd4, -s 1 and -s 10, the simulated storage's time as recorded;
+# Ctrl-C, SIGTERM, kill -9, a tiny ring buffer, processes that come and go,
+# sudo ownership, and the errors.
 #
 #   sudo sh tests/collect_test.sh        (make check runs it)
 #
 # Every number compared comes from somewhere else than the collector: the
-# fixture's own counts and mean latency, the sampling hash recomputed by
-# .output/check_sampled, sqlite3's integrity check.
+# fixture's own counts and mean latency, its --storage-us, the sampling hash
+# recomputed by .output/check_sampled, sqlite3's integrity check.
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/.output
@@ -89,6 +90,19 @@ record() {
 	wait_for "$d/$name.log" "profiling as $role" 10
 }
 
+# var: the sampling variable of the running fixture target ($tgt), read
+# from its memory (where probe says it is).
+var() {
+	if [ "$var_of" != "$tgt" ]; then
+		var_addr=$("$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" 2>/dev/null |
+			python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"][0]["sampling_variable"])')
+		var_of=$tgt
+	fi
+	python3 -c 'import struct, sys
+with open("/proc/%s/mem" % sys.argv[1], "rb") as f:
+    f.seek(int(sys.argv[2], 0)); print(struct.unpack("I", f.read(4))[0])' "$tgt" "$var_addr"
+}
+
 # value LOG KEY: the number after KEY= in the fixture's LOG.
 value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
 
@@ -109,12 +123,15 @@ within() {
 	fi
 }
 
-# One recording of both roles: CASE RATE PERF-ARGS...
+# One recording of both roles: CASE RATE PERF-ARGS...; the target gets
+# --incapsule 4096 and $tgt_args.
+tgt_args=
 run_pair() {
 	case=$1 rate=$2
 	shift 2
 	echo "== $case (-s $rate)"
-	start_target --incapsule 4096 || { bad "$case: target did not start"; return; }
+	# shellcheck disable=SC2086 # $tgt_args: words
+	start_target --incapsule 4096 $tgt_args || { bad "$case: target did not start"; return; }
 	record "$case-target" target -s "$rate" || { bad "$case: target collector"; return; }
 	tcol=$col
 	start_perf "$d/$case-perf.log" "$@" || { bad "$case: perf did not connect"; return; }
@@ -193,6 +210,54 @@ run_pair write-qd4 10 -q 4 -o 4096 -w randwrite -t 3
 # a 70/30 mix at depth 8: many PDUs per receive
 run_pair mix-qd8 10 -q 8 -o 4096 -w randrw -M 70 -t 3
 
+# The fixture's storage is a timer that ends on time (tests/fixture/README.md):
+# at qd 1 the recorded storage component of the target's I/O commands has its
+# median at --storage-us, not below and at most 2 us above. At qd 4 a
+# completion may wait while the loop serves another command, and only the
+# floor is checked: no command's storage is ever shorter than asked. The
+# median (the middle of thousands of commands) stays put when the machine
+# is busy; the tail does not, and is printed, not checked.
+# storage_check CASE US [floor]
+storage_check() {
+	set -- "$1" "$2" "${3:-median}" $(sqlite3 -separator ' ' "$d/$1-target.db" "SELECT c.n,
+		c.p50_ns, c.p99_ns, CAST(c.mean_ns AS INTEGER), (SELECT min(x.ns)
+		FROM ntp_cmd_component AS x WHERE x.grp = c.grp AND x.component = 't_storage')
+		FROM ntp_component_stats AS c JOIN ntp_grp_info AS g ON g.grp = c.grp
+		WHERE g.queue = 'io' AND c.component = 't_storage'")
+	if [ $# -ne 8 ]; then
+		bad "$1: no storage component for the target's I/O commands"
+		return
+	fi
+	if awk -v c="$1" -v us="$2" -v what="$3" -v n="$4" -v p50="$5" -v p99="$6" -v mean="$7" \
+		-v min="$8" 'BEGIN {
+		s = sprintf("%s: storage with --storage-us %d: p50 %.2f us, p99 %.2f, mean %.2f, " \
+			"min %.2f, over %d commands", c, us, p50 / 1e3, p99 / 1e3, mean / 1e3, min / 1e3, n)
+		if (min < us * 1000) {
+			print s "; a command had less than asked"
+			exit 1
+		}
+		if (what == "median" && (p50 < us * 1000 || p50 > us * 1000 + 2000)) {
+			printf "%s; the p50 should be %d to %d us\n", s, us, us + 2
+			exit 1
+		}
+		print s
+	}' >"$d/storage.msg"; then
+		ok
+		cat "$d/storage.msg"
+	else
+		bad "$(cat "$d/storage.msg")"
+	fi
+}
+tgt_args="--storage-us 50"
+run_pair storage50-qd1 10 -q 1 -o 4096 -w randread -t 3
+storage_check storage50-qd1 50
+tgt_args="--storage-us 100"
+run_pair storage100-qd1 10 -q 1 -o 4096 -w randread -t 3
+storage_check storage100-qd1 100
+run_pair storage100-qd4 10 -q 4 -o 4096 -w randread -t 3
+storage_check storage100-qd4 100 floor
+tgt_args=
+
 # probe, with the target running: sites, processes, hooks, load.
 echo "== probe"
 start_target || bad "probe: target did not start"
@@ -200,13 +265,21 @@ start_target || bad "probe: target did not start"
 expect "probe: exit status" $? 0
 for want in "^kernel BTF: yes" "^spdk_tcp_target " "^ok nvmf_tcp_done 1 site" \
 	"^running processes: $tgt (sampling variable at 0x[0-9a-f]*)" \
-	"^ok arrivals: the kernel's receive timestamps (SO_TIMESTAMPING), read by the patch (t_rx t_data_rx)" \
-	"^ok ntp_u_nvmf_tcp_done USDT ntprof:nvmf_tcp_done (required)" "^load: ok"; do
+	"^ok SO_TIMESTAMPING sockopt the patch's socket reads (receive timestamps) (t_rx t_data_rx)$" \
+	"^ok ntp_u_nvmf_tcp_done usdt ntprof:nvmf_tcp_done (t_cmd t_r2t t_data_rx t_exec t_stor t_resp t_sent t_free)$" \
+	"^load: ok"; do
 	grep -q "$want" "$d/probe.out" && ok || bad "probe: no line '$want'"
 done
 "$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" >"$d/probe.json" 2>>"$d/probe.err"
-python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2])))' \
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2]) and [(h["prog"], h["kind"], h["ok"]) for h in j["hooks"]] == [("ntp_u_nvmf_tcp_done", "usdt", True), ("SO_TIMESTAMPING", "sockopt", True)]))' \
 	"$d/probe.json" "$tgt" && ok || bad "probe -j: not the JSON expected"
+# without arrivals, and over RDMA (whose arrivals are the patch's polls):
+# the hook rows of the configuration
+"$COLLECT" probe -r target -t tcp --no-arrivals --spdk-target "$TGT" >"$d/probe.out" 2>>"$d/probe.err"
+grep -q "^no SO_TIMESTAMPING sockopt the patch's socket reads (receive timestamps): --no-arrivals (optional: those points stay empty)$" \
+	"$d/probe.out" && ok || bad "probe --no-arrivals: $(cat "$d/probe.out")"
+"$COLLECT" probe -r target -t rdma --spdk-target "$TGT" >"$d/probe.out" 2>>"$d/probe.err"
+expect "probe -t rdma: the hooks" "$(grep -c "^ok ntp_u_nvmf_rdma_done usdt ntprof:nvmf_rdma_done " "$d/probe.out"):$(grep -c SO_TIMESTAMPING "$d/probe.out")" 1:0
 
 # Errors: one line, exit 1 (2 for a usage error), no database left behind.
 echo "== errors"
@@ -236,7 +309,48 @@ expect_fail "no process" "no running process of $PERF" \
 	record -t tcp -s 1 --spdk-host "$PERF" -o "$d/e.db"
 expect_fail "probe: no process" "no running process of $PERF" \
 	probe -r host -t tcp --spdk-host "$PERF"
+# A process with the probes but no sampling variable (usdt_batch, waiting
+# for a byte on stdin): it cannot be sampled, and nothing else can, so no
+# recording is made and the collector exits 1.
+sleep 60 | "$out/usdt_batch" >"$d/batch.log" 2>&1 &
+batch=$!
+pids="$pids $batch"
+wait_for "$d/batch.log" "ready" 10 || bad "usdt_batch did not start"
+expect_fail "nothing could be sampled" "cannot sample in process $batch: no ntprof_sample_rate" \
+	record -r target -t tcp -s 1 -d 2 --spdk-target "$out/usdt_batch" -o "$d/e.db"
+grep -q "^ntprof: nothing could be sampled: nothing recorded$" "$d/e.err" && ok ||
+	bad "nothing could be sampled: $(cat "$d/e.err")"
+kill "$batch"
 expect_fail "a missing binary" "No such file" record -t tcp --spdk-host "$d/none" -o "$d/e.db"
+# A FIFO (or a device) where a program or a BTF file is named: refused at
+# once, never opened blocking (timeout: 20 s, 124 when it hangs).
+mkfifo "$d/fifo"
+for args in "record -r target -t tcp --spdk-target $d/fifo -o $d/e.db" \
+	"probe -r host -t tcp --spdk-host $d/fifo" "record -r host -t tcp --btf $d/fifo -o $d/e.db" \
+	"record -r target -t tcp --spdk-target /dev/null -o $d/e.db"; do
+	# shellcheck disable=SC2086
+	timeout 20 "$COLLECT" $args >"$d/e.out" 2>"$d/e.err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "not a regular file" "$d/e.err" && [ ! -e "$d/e.db" ]; then ok; else
+		bad "$args: exit $rc: $(cat "$d/e.err")"
+	fi
+done
+# Under sudo, the program and the BTF file are read as the user: what lies
+# in a directory they may not search is neither read nor told apart from
+# what does not exist.
+mkdir -m 0700 "$d/private" && cp "$TGT" "$d/private/tgt"
+for opt in --spdk-target --btf; do
+	for f in tgt none; do
+		SUDO_UID=65534 SUDO_GID=65534 "$COLLECT" record -r target -t tcp $opt "$d/private/$f" \
+			-o "$d/e.db" >"$d/e.out" 2>"$d/$f.err"
+		expect "sudo $opt, a path the user may not see ($f): exit status" $? 1
+		sed -i "s|$d/private/$f|PATH|" "$d/$f.err"
+	done
+	expect "sudo $opt: what exists and what does not, told alike" "$(cat "$d/tgt.err")" \
+		"$(cat "$d/none.err")"
+	grep -q "^ntprof: PATH: Permission denied (read as user 65534, who ran sudo)$" "$d/tgt.err" && ok ||
+		bad "sudo $opt: $(cat "$d/tgt.err")"
+done
 expect_usage "no output" "give -o" record -r target -t tcp --spdk-target "$TGT"
 expect_usage "bad -s" "-s wants a whole number" record -s 0 --spdk-target "$TGT" -o "$d/e.db"
 expect_usage "bad -t" "the transport is tcp or rdma" record -t fc --spdk-target "$TGT" -o "$d/e.db"
@@ -279,6 +393,33 @@ if [ $? -eq 1 ] && [ ! -e "$d/elsewhere.db" ]; then ok; else
 	bad "-f followed a symlink"; cat "$d/e.err" >&2
 fi
 
+# A process owned by nobody that maps the target's binary, private and
+# writable, without running it (0 where the sampling variable would be):
+# it is no process of the program. With none running, the collector
+# fails and writes nothing; with one running, it records that one. The
+# victim's memory never changes, not even for a moment.
+echo "== a process that maps the binary without running it"
+stop_target # the probe's: none runs now
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$top/tests/map_victim.py" \
+	"$TGT" >"$d/victim.log" 2>&1 &
+victim=$!
+pids="$pids $victim"
+wait_for "$d/victim.log" "^ready" 10 || bad "victim: did not start"
+"$COLLECT" record -r target -t tcp -s 7 -i 1 -d 2 --spdk-target "$TGT" -o "$d/victim.db" \
+	>"$d/victim-col.log" 2>&1
+expect "victim, no program running: exit status" $? 1
+grep -q "no running process of $TGT" "$d/victim-col.log" && ok ||
+	bad "victim, no program running: $(cat "$d/victim-col.log")"
+[ ! -e "$d/victim.db" ] && ok || bad "victim, no program running: a recording was made"
+start_target || bad "victim: target did not start" # (and the cases below use it)
+record victim-tgt target -s 7 -d 2 || bad "victim: the collector did not start"
+wait_exit "$col" 20
+expect "victim, the program running: exit status" $? 0
+grep -Eq "process $victim([^0-9]|$)" "$d/victim-tgt.log" && bad "victim: named: $(cat "$d/victim-tgt.log")" || ok
+kill -USR1 "$victim"
+wait_exit "$victim" 10
+expect "victim: its memory" "$(tail -1 "$d/victim.log")" untouched
+
 # Ctrl-C in the middle of a run loses nothing: every record the fixture
 # handed over while sampling is in the database. Under sudo the file goes
 # to the invoking user.
@@ -303,6 +444,49 @@ expect "Ctrl-C: owner" "$(stat -c %u:%g "$d/nobody/int.db")" "65534:65534"
 expect "Ctrl-C: stop time written" \
 	"$(sqlite3 "$d/nobody/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
 [ ! -e "$d/nobody/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
+
+# The writer (the SQLite file, the live queries, the output) runs in its
+# own process without privileges: under sudo as the user, all of its ids;
+# as root without sudo as uid 0; no capability (but CAP_BPF, where the
+# kernel wants it to read a map), no_new_privs, and none of the sampler's
+# descriptors: no process's memory, no lock, no BPF program or link.
+echo "== the writer's privileges"
+for who in root nobody; do
+	if [ "$who" = nobody ]; then
+		set -- env SUDO_UID=65534 SUDO_GID=65534
+		uid=65534 o=$d/nobody/priv.db
+	else
+		set -- env
+		uid=0 o=$d/priv.db
+	fi
+	"$@" "$COLLECT" record -r target -t tcp -s 7 -i 1 -q --spdk-target "$TGT" -o "$o" \
+		>"$d/priv.log" 2>&1 &
+	col=$!
+	pids="$pids $col"
+	wait_for "$d/priv.log" "profiling as target" 10 || bad "$who: the collector did not start"
+	w=$(tr -d ' ' <"/proc/$col/task/$col/children")
+	st=/proc/$w/status
+	expect "$who: the writer's name" "$(sed -n 's/^Name:\t//p' "$st")" ntprof-writer
+	expect "$who: the writer's uids" "$(sed -n 's/^Uid:\t//p' "$st" | tr '\t' ' ')" \
+		"$uid $uid $uid $uid"
+	expect "$who: the writer's no_new_privs" "$(sed -n 's/^NoNewPrivs:\t//p' "$st")" 1
+	eff=$(sed -n 's/^CapEff:\t//p' "$st")
+	case $eff in 0000000000000000 | 0000008000000000) ok ;; *) bad "$who: the writer's CapEff: $eff" ;; esac
+	for set in CapPrm CapBnd; do
+		expect "$who: the writer's $set" "$(sed -n "s/^$set:\t//p" "$st")" "$eff"
+	done
+	for set in CapInh CapAmb; do
+		expect "$who: the writer's $set" "$(sed -n "s/^$set:\t//p" "$st")" 0000000000000000
+	done
+	held=$(ls -l "/proc/$w/fd" | grep -E '/mem$|/run/ntprof|bpf-prog|bpf_link|bpf-link|perf_event')
+	expect "$who: what the writer holds of the sampler's" "$held" ""
+	expect "$who: the sampler still samples" "$(var)" 7
+	kill -INT "$col"
+	wait_exit "$col" 20
+	expect "$who: exit status" $? 0
+	expect "$who: the variable after the stop" "$(var)" 0
+	expect "$who: the recording's owner" "$(stat -c %u "$o")" "$uid"
+done
 
 # Under sudo a recording goes only where the user could write: not into
 # a directory of root's, and not through a parent directory swapped for
@@ -353,10 +537,59 @@ wait_exit "$col" 20 && ok || bad "-d: the collector did not stop by itself"
 wait_exit "$perf" 30
 grep -q "records written to" "$d/dur.log" && ok || bad "-d: no 'records written'"
 
-# kill -9: a valid database that misses at most the last second.
+# Every signal that would kill the collector and that a user or a terminal
+# sends ends the recording as Ctrl-C does: the sampling variable back to
+# 0, the file closed with its stop time, exit 0. SIGPIPE (stdout's pipe
+# closed) does not end it.
+echo "== signals"
+for sig in HUP USR1 USR2 ALRM VTALRM PROF QUIT PIPE; do
+	record "sig-$sig" target -s 7 -q || { bad "SIG$sig: the collector did not start"; continue; }
+	expect "SIG$sig: the variable while recording" "$(var)" 7
+	kill "-$sig" "$col"
+	if [ "$sig" = PIPE ]; then
+		sleep 1
+		kill -0 "$col" 2>/dev/null && ok || bad "SIGPIPE ended the recording"
+		expect "SIGPIPE: the variable after it" "$(var)" 7
+		kill -INT "$col"
+	fi
+	wait_exit "$col" 20
+	expect "SIG$sig: exit status" $? 0
+	expect "SIG$sig: the variable after the stop" "$(var)" 0
+	expect "SIG$sig: stop time written" \
+		"$(sqlite3 "$d/sig-$sig.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
+	[ ! -e "$d/sig-$sig.db-wal" ] && ok || bad "SIG$sig: a -wal file is left"
+done
+
+# A second collector on a process the first one records is refused, and
+# names the first (its rate stays); once the first is killed with -9, a
+# new one takes over, and says so.
+echo "== a second collector on the same process"
+record lock1 target -s 5 -q || bad "lock: the first collector did not start"
+first=$col
+"$COLLECT" record -r target -t tcp -s 7 -i 1 -q -d 2 --spdk-target "$TGT" -o "$d/lock2.db" \
+	>"$d/lock2.log" 2>&1
+expect "lock: the second collector's exit status" $? 1
+grep -q "^ntprof: cannot sample in process $tgt: another collector (pid $first) records it; stop that one first$" \
+	"$d/lock2.log" && ok || bad "lock: the second collector: $(cat "$d/lock2.log")"
+[ ! -e "$d/lock2.db" ] && ok || bad "lock: the second collector made a recording"
+expect "lock: the first one's rate" "$(var)" 5
+kill -9 "$first"
+wait "$first" 2>/dev/null
+expect "lock: the rate a killed collector left" "$(var)" 5
+record lock3 target -s 7 -q -d 2 || bad "lock: no collector could start after the first was killed"
+expect "lock: the new one's rate" "$(var)" 7
+wait_exit "$col" 20
+expect "lock: the new one's exit status" $? 0
+grep -q "^ntprof: process $tgt: ntprof_sample_rate held 5, left by a collector that is gone; taking it over$" \
+	"$d/lock3.log" && ok || bad "lock: the takeover is not said: $(cat "$d/lock3.log")"
+expect "lock: the rate after the new one" "$(var)" 0
+
+# kill -9: a valid database that misses at most the last second. (-q: no
+# live lines, whose queries at tens of thousands of records an interval
+# can take longer than that on a busy machine, and commit only after.)
 echo "== kill -9"
 start_perf "$d/k9-perf.log" -q 1 -o 4096 -w randread -t 5
-record k9 host -s 1
+record k9 host -s 1 -q
 kill -USR1 "$perf"
 sleep 2.5
 killed=$(mono_ns)

@@ -80,4 +80,55 @@ else
 	bad "disk full: cannot mount a tmpfs"
 fi
 
+# A file size limit (RLIMIT_FSIZE, 1 MiB) reached while recording: the
+# write fails (SIGXFSZ is ignored, not fatal) and ends the recording as a
+# full disk does: exit 1, said, the file readable with what it says.
+echo "== file size limit"
+"$FLOOD" 10 20000 >"$d/fsize-flood.log" 2>&1 &
+flood=$!
+pids="$pids $flood"
+wait_for "$d/fsize-flood.log" "ready" 10 || bad "file size limit: the load did not start"
+(ulimit -f 2048 && exec "$COLLECT" record -r target -t tcp -s 1 -i 1 -q --spdk-target "$FLOOD" \
+	-o "$d/fsize.db") >"$d/fsize.out" 2>"$d/fsize.err" &
+col=$!
+pids="$pids $col"
+wait_exit "$col" 60
+expect "file size limit: exit status" $? 1
+# (SQLite says "disk I/O error" for EFBIG)
+grep -q "^ntprof: writing $d/fsize.db failed: " "$d/fsize.err" && ok ||
+	bad "file size limit: no line saying why: $(cat "$d/fsize.err")"
+n=$(sed -n 's/^ntprof: \([0-9]*\) records are in .*$/\1/p' "$d/fsize.err")
+[ "${n:-0}" -gt 0 ] && ok || bad "file size limit: no count of the records stored"
+expect "file size limit: integrity" "$(sqlite3 "$d/fsize.db" 'PRAGMA integrity_check')" ok
+expect "file size limit: records in the file = records it says" \
+	"$(sqlite3 "$d/fsize.db" 'SELECT count(*) FROM cmd')" "${n:-?}"
+kill "$flood" 2>/dev/null
+wait_exit "$flood" 20 >/dev/null
+
+# A file system out of inodes: room for the file (and its -wal) but not
+# for what SQLite makes next. The start fails with exit 1, says why, and
+# leaves nothing behind: no 0-byte file, no -wal.
+echo "== out of inodes"
+"$FLOOD" 1 1000 >"$d/inodes-flood.log" 2>&1 &
+flood=$!
+pids="$pids $flood"
+wait_for "$d/inodes-flood.log" "ready" 10 || bad "out of inodes: the load did not start"
+for n in 2 3; do
+	mkdir "$d/inodes$n"
+	if ! mount -t tmpfs -o "nr_inodes=$n,size=1m" tmpfs "$d/inodes$n"; then
+		bad "out of inodes: cannot mount a tmpfs"
+		continue
+	fi
+	mounts="$mounts $d/inodes$n"
+	"$COLLECT" record -r target -t tcp -s 1 -i 1 -q --spdk-target "$FLOOD" \
+		-o "$d/inodes$n/f.db" >"$d/inodes.out" 2>"$d/inodes.err"
+	expect "out of inodes ($n): exit status" $? 1
+	grep -q "f.db: cannot write the database: .*(its file system has no free inodes)$" "$d/inodes.err" && ok ||
+		bad "out of inodes ($n): no line saying why: $(cat "$d/inodes.err")"
+	expect "out of inodes ($n): left behind" "$(ls -A "$d/inodes$n")" ""
+	umount "$d/inodes$n" && mounts=${mounts% $d/inodes$n}
+done
+kill "$flood" 2>/dev/null
+wait_exit "$flood" 20 >/dev/null
+
 finish

@@ -2,8 +2,10 @@
 /*
  * collector/proc.c against a live fixture process (tests/proc_target.c):
  * found by its binary, the sampling variable's address resolved through
- * ELF and /proc/PID/maps, written, and the process sees the value.
+ * ELF and /proc/PID/maps, written, and the process sees the value; and
+ * collector/lock.c, one collector per process.
  */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -13,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <elf.h>
 
+#include "lock.h"
 #include "proc.h"
 
 #ifndef OUTPUT
@@ -159,45 +164,274 @@ static void test_foreign_value(void **state)
 }
 
 /*
- * A process that is not the program but maps its file, only the first
- * page and read-only (as a viewer may): it is found by the file, but the
- * variable's address lands outside any writable mapping of the file, and
- * nothing is written there.
+ * Victims: processes that are not the program but map its file. Each is
+ * forked with the file mapped its way (MODE), says 'r' on P[1], waits for a
+ * byte on Q[0], and says whether its mapping is still what it was: 'u'
+ * (untouched) or 'c' (changed).
  */
-static void test_victim_mapping(void **state)
+enum victim_mode {
+	VIEWER,       /* the first page, read-only, as a viewer may */
+	PRIVATE_COPY, /* the whole file, private and writable, zeroed: its own scratch memory */
+	CODE_ONLY,    /* the code segment alone, executable, where no load put it */
+};
+
+/* The file offset of FD's first executable PT_LOAD segment (an ELF64
+ * file), page-aligned; -1 if it has none. */
+static off_t code_offset(int fd)
 {
-	int fd = open(TARGET, O_RDONLY), p[2];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh))
+		return -1;
+	for (int i = 0; i < eh.e_phnum; i++)
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) ==
+			    (ssize_t)sizeof(ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			return (off_t)(ph.p_offset & ~(uint64_t)4095);
+	return -1;
+}
+
+static void victim_body(enum victim_mode mode, int fd, size_t size, int out, int in)
+{
+	size_t len = mode == PRIVATE_COPY ? size : 4096;
+	int prot = mode == VIEWER ? PROT_READ : mode == PRIVATE_COPY ? PROT_READ | PROT_WRITE
+								     : PROT_READ | PROT_EXEC;
+	off_t off = mode == CODE_ONLY ? code_offset(fd) : 0;
+	unsigned char *m = off < 0 ? MAP_FAILED : mmap(NULL, len, prot, MAP_PRIVATE, fd, off);
+	unsigned char *copy;
+	char c;
+
+	if (m == MAP_FAILED || (mode == CODE_ONLY && off == 0))
+		_exit(write(out, "e", 1) == 1 ? 2 : 3);
+	if (mode == PRIVATE_COPY)
+		memset(m, 0, len); /* 0 where the variable would be: what ntprof would overwrite */
+	copy = malloc(len);
+	if (!copy)
+		_exit(4);
+	memcpy(copy, m, len);
+	if (write(out, "r", 1) != 1 || read(in, &c, 1) != 1)
+		_exit(5);
+	_exit(write(out, memcmp(copy, m, len) ? "c" : "u", 1) == 1 ? 0 : 6);
+}
+
+static void check_victim(enum victim_mode mode)
+{
+	int fd = open(TARGET, O_RDONLY), p[2], q[2];
 	char err[512], c;
 	pid_t pids[16], victim;
-	int n, found = 0, st;
+	uint64_t addr;
+	struct stat st;
+	int n, st_exit;
 
-	assert_true(fd >= 0);
+	assert_true(fd >= 0 && fstat(fd, &st) == 0);
 	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(q), 0);
 	victim = fork();
 	assert_true(victim >= 0);
 	if (victim == 0) {
-		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
-
 		close(p[0]);
-		if (write(p[1], m == MAP_FAILED ? "e" : "r", 1) != 1)
+		close(q[1]);
+		victim_body(mode, fd, (size_t)st.st_size, p[1], q[0]);
+	}
+	close(p[1]);
+	close(q[0]);
+	close(fd);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(c, 'r');
+	/* not found as a process of the file */
+	n = ntp_proc_find(TARGET, pids, 16, err, sizeof(err));
+	for (int i = 0; i < n && i < 16; i++)
+		assert_int_not_equal(pids[i], victim);
+	/* and nothing written, whatever it is asked */
+	assert_int_equal(ntp_proc_symbol(victim, TARGET, NTP_SAMPLE_VAR, &addr, err, sizeof(err)),
+			 -1);
+	assert_int_equal(ntp_proc_write_var(victim, TARGET, NTP_SAMPLE_VAR, 0, 7, err,
+					    sizeof(err)), -1);
+	if (!strstr(err, "not loaded, only mapped") && !strstr(err, "does not map"))
+		fail_msg("%s", err);
+	assert_int_equal(write(q[1], "g", 1), 1);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	assert_int_equal(c, 'u');
+	assert_int_equal(waitpid(victim, &st_exit, 0), victim);
+	assert_true(WIFEXITED(st_exit) && WEXITSTATUS(st_exit) == 0);
+	close(p[0]);
+	close(q[1]);
+}
+
+static void test_victim_viewer(void **state)
+{
+	check_victim(VIEWER);
+}
+
+/* A private writable copy of the whole file, made without running it,
+ * with 0 at the variable's place: the mapping of the file at offset 0
+ * once gave the address, and the write went through. */
+static void test_victim_private_copy(void **state)
+{
+	check_victim(PRIVATE_COPY);
+}
+
+/* The code segment mapped executable at its offset, but not by a load:
+ * the build ID is not where the load would put it. */
+static void test_victim_code_only(void **state)
+{
+	check_victim(CODE_ONLY);
+}
+
+/* The program itself, with a private writable copy of its own file below
+ * its load: the variable is still found in its own segment, not in the
+ * copy. */
+static void test_program_with_copy(void **state)
+{
+	char err[512];
+	uint64_t addr, copy_end;
+	FILE *out;
+	pid_t pid = start_arg(TARGET, "copy", &out);
+	char line[64];
+
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_int_equal(sscanf(line, "copy %" SCNx64, &copy_end), 1);
+	if (ntp_proc_locate_var(pid, TARGET, NTP_SAMPLE_VAR, &addr, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (ntp_proc_write_var(pid, TARGET, NTP_SAMPLE_VAR, 0, 7, err, sizeof(err)))
+		fail_msg("%s", err);
+	expect_exit(pid, out, "7\n");
+}
+
+/* A directory for locks, made for the test. */
+static void lock_dir(char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/ntprof-lock-test.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	assert_non_null(mkdtemp(dir));
+}
+
+static void rm_lock_dir(const char *dir)
+{
+	assert_int_equal(rmdir(dir), 0); /* empty: every lock file was removed */
+}
+
+/* A second collector on a process is refused and named; the first one's
+ * lock goes with it, and its file too. */
+static void test_lock_second_refused(void **state)
+{
+	char dir[256], err[512], path[512], buf[32];
+	pid_t holder = -1;
+	int fd, fd2, pf;
+	ssize_t n;
+
+	lock_dir(dir, sizeof(dir));
+	fd = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/4242-77.lock", dir);
+	pf = open(path, O_RDONLY);
+	assert_true(pf >= 0);
+	n = read(pf, buf, sizeof(buf) - 1);
+	close(pf);
+	assert_true(n > 0);
+	buf[n] = 0;
+	assert_int_equal(atoi(buf), getpid());
+	/* flock: another open of the file is another collector, even here */
+	fd2 = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	assert_int_equal(fd2, -1);
+	assert_int_equal(holder, getpid());
+	snprintf(buf, sizeof(buf), "(pid %d)", (int)getpid());
+	assert_non_null(strstr(err, buf));
+	assert_non_null(strstr(err, "process 4242: another collector"));
+	/* another process (start time) with the same pid is another key */
+	fd2 = ntp_lock_take(dir, 4242, 78, &holder, err, sizeof(err));
+	if (fd2 < 0)
+		fail_msg("%s", err);
+	ntp_lock_release(dir, 4242, 78, fd2);
+	ntp_lock_release(dir, 4242, 77, fd);
+	assert_int_equal(access(path, F_OK), -1);
+	fd = ntp_lock_take(dir, 4242, 77, &holder, err, sizeof(err));
+	assert_true(fd >= 0);
+	ntp_lock_release(dir, 4242, 77, fd);
+	rm_lock_dir(dir);
+}
+
+/* A collector killed with -9 holds nothing: the next one takes over at
+ * once, although its file is still there. */
+static void test_lock_killed_holder(void **state)
+{
+	char dir[256], err[512], c;
+	pid_t holder = -1, child;
+	int p[2], fd, st;
+
+	lock_dir(dir, sizeof(dir));
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pid_t h;
+		int cfd = ntp_lock_take(dir, 4243, 1, &h, err, sizeof(err));
+
+		if (write(p[1], cfd >= 0 ? "r" : "e", 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);
 	}
 	close(p[1]);
-	close(fd);
 	assert_int_equal(read(p[0], &c, 1), 1);
 	assert_int_equal(c, 'r');
-	n = ntp_proc_find(TARGET, pids, 16, err, sizeof(err));
-	for (int i = 0; i < n && i < 16; i++)
-		found |= pids[i] == victim;
-	assert_true(found);
-	assert_int_equal(ntp_proc_write_var(victim, TARGET, NTP_SAMPLE_VAR, 0, 7, err,
-					    sizeof(err)), -1);
-	assert_true(strstr(err, "not writing there") || strstr(err, "does not map"));
-	kill(victim, SIGKILL);
-	assert_int_equal(waitpid(victim, &st, 0), victim);
+	assert_int_equal(ntp_lock_take(dir, 4243, 1, &holder, err, sizeof(err)), -1);
+	assert_int_equal(holder, child);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	fd = ntp_lock_take(dir, 4243, 1, &holder, err, sizeof(err));
+	if (fd < 0)
+		fail_msg("%s", err);
+	ntp_lock_release(dir, 4243, 1, fd);
 	close(p[0]);
+	rm_lock_dir(dir);
+}
+
+/* The file a killed collector left for a process that is gone is removed
+ * by the next collector that takes any lock; a live process's is kept. */
+static void test_lock_stale_swept(void **state)
+{
+	char dir[256], err[512], dead[512], live[512];
+	pid_t holder, child = fork();
+	uint64_t start;
+	int fd, st;
+
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	lock_dir(dir, sizeof(dir));
+	snprintf(dead, sizeof(dead), "%s/%d-123.lock", dir, (int)child);
+	fd = open(dead, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	start = ntp_proc_start_time(getpid());
+	assert_true(start > 0);
+	snprintf(live, sizeof(live), "%s/%d-%llu.lock", dir, (int)getpid(),
+		 (unsigned long long)start);
+	fd = open(live, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	fd = ntp_lock_take(dir, 4244, 1, &holder, err, sizeof(err));
+	assert_true(fd >= 0);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	ntp_lock_release(dir, 4244, 1, fd);
+	assert_int_equal(unlink(live), 0);
+	rm_lock_dir(dir);
+}
+
+/* A directory others may write is no place for locks. */
+static void test_lock_dir_checked(void **state)
+{
+	char dir[256], err[512];
+	pid_t holder;
+
+	lock_dir(dir, sizeof(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(ntp_lock_take(dir, 1, 1, &holder, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "not taking locks there"));
+	rm_lock_dir(dir);
 }
 
 int main(void)
@@ -207,7 +441,14 @@ int main(void)
 		cmocka_unit_test(test_variable_in_library),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_foreign_value),
-		cmocka_unit_test(test_victim_mapping),
+		cmocka_unit_test(test_victim_viewer),
+		cmocka_unit_test(test_victim_private_copy),
+		cmocka_unit_test(test_victim_code_only),
+		cmocka_unit_test(test_program_with_copy),
+		cmocka_unit_test(test_lock_second_refused),
+		cmocka_unit_test(test_lock_killed_holder),
+		cmocka_unit_test(test_lock_stale_swept),
+		cmocka_unit_test(test_lock_dir_checked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

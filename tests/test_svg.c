@@ -102,6 +102,36 @@ static void test_log_ticks(void **state)
 	/* 10 is a decade from 1 and from 100: the middle of 1..100 */
 	svg_axis_fit(&a, 1, 100, 8, 1);
 	assert_true(fabs(svg_px(&a, 10) - (80 + 630) / 2.0) < 1e-9);
+	/* a short span, 42..146 us: 1, 2 and 5 times the powers of ten, from
+	 * the largest at or below 42 to the smallest at or above 146 */
+	svg_axis_fit(&a, 42.455, 146.4, 6, 1);
+	assert_true(a.log);
+	assert_int_equal(a.n, 4);
+	assert_true(fabs(a.tick[0] - 20) < 1e-9 && fabs(a.tick[1] - 50) < 1e-9 &&
+		    fabs(a.tick[2] - 100) < 1e-9 && fabs(a.tick[3] - 200) < 1e-9);
+	assert_true(fabs(a.lo - 20) < 1e-9 && fabs(a.hi - 200) < 1e-9);
+	/* 0.01..0.12: 0.01, 0.02, 0.05, 0.1, 0.2, with two decimals */
+	svg_axis_fit(&a, 0.01, 0.12, 6, 1);
+	assert_int_equal(a.n, 5);
+	assert_true(fabs(a.tick[0] - 0.01) < 1e-12 && fabs(a.tick[4] - 0.2) < 1e-12);
+	assert_int_equal(a.decimals, 2);
+	/* one value that is a tick itself: still two ticks */
+	svg_axis_fit(&a, 50, 50, 6, 1);
+	assert_true(a.n == 2 && fabs(a.lo - 50) < 1e-9 && fabs(a.hi - 100) < 1e-9);
+	/* more than MAX such ticks: 2 to 5000 still, ticked at its ends and
+	 * the powers of ten between */
+	svg_axis_fit(&a, 3, 4000, 6, 1);
+	assert_int_equal(a.n, 5);
+	assert_true(fabs(a.lo - 2) < 1e-9 && fabs(a.hi - 5000) < 1e-6);
+	assert_true(fabs(a.tick[1] - 10) < 1e-9 && fabs(a.tick[3] - 1000) < 1e-6);
+	/* ends that are powers of ten are ticked once: 10, 100, 1000 */
+	svg_axis_fit(&a, 10, 900, 3, 1);
+	assert_int_equal(a.n, 3);
+	assert_true(fabs(a.tick[0] - 10) < 1e-9 && fabs(a.tick[1] - 100) < 1e-9 &&
+		    fabs(a.tick[2] - 1000) < 1e-6);
+	/* a value at or below 0 on a log axis: at its start, not NaN */
+	assert_true(svg_px(&a, 0) == a.px0);
+	assert_true(svg_px(&a, -5) == a.px0);
 }
 
 static void test_pixels(void **state)

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-2-Clause
 """docs/tutorial.md stays true: its report, compare, shell and sqlite3
-commands run on generated recordings put where the demo leaves its own
-(demo-out/), exit 0 without a word on stderr, and print every header line
-the tutorial shows (a line without digits: column names, labels), so a
-renamed column, option or view fails here. Numbers are not compared: the
-tutorial's come from a real run. The probe and record commands need root
-and BPF; the collector tests run those.
+commands run, as written from the top of a clone (./ntprof, ./ntprof-shell),
+on generated recordings put where the demo leaves its own (demo-out/), exit
+0 without a word on stderr, and print every header line the tutorial shows
+(a line without digits: column names, labels), so a renamed column, option
+or view fails here. The fixture's command lines (.output/fixture_tgt,
+.output/fixture_perf) use only options their --help lists. Numbers are not
+compared: the tutorial's come from a real run. The probe and record commands
+need root and BPF; the collector tests run those.
 
 usage: tutorial_test.py TOP   (the repository root, after make)"""
 import os
@@ -104,6 +106,18 @@ def run(argv, cwd, stdin=None):
                           env=env, timeout=300)
 
 
+def program(cmd):
+    """The program a command runs, without the ./ it is run with."""
+    prog = cmd.split()[0]
+    return prog[2:] if prog.startswith("./") else prog
+
+
+def fixture_options(cmd):
+    """A fixture command line's options (up to a '&' or '#')."""
+    words = re.split(r"\s[&#]", cmd)[0].split()[1:]
+    return [w for w in words if re.fullmatch(r"--?[a-zA-Z][-a-zA-Z]*", w)]
+
+
 def expect_headers(what, exp, out):
     have = normalized(out)
     for h in header_lines(exp):
@@ -114,6 +128,9 @@ def main():
     text = open(os.path.join(TOP, "docs", "tutorial.md")).read()
     with tempfile.TemporaryDirectory(prefix="ntprof-tutorial-") as d:
         os.mkdir(os.path.join(d, "demo-out"))
+        # the programs where the tutorial runs them: the clone's top
+        for prog in ("ntprof", "ntprof-shell"):
+            os.symlink(os.path.join(TOP, prog), os.path.join(d, prog))
         # the demo's two runs: SPDK-shaped, one in 100 sampled, the second
         # with storage 50 us slower; recorded ten seconds apart (-x)
         for pre, extra in (("", []), ("slow-", ["-M", "50000", "-x", "11"])):
@@ -121,10 +138,17 @@ def main():
                      "-r", "20000", "-o", f"demo-out/{pre}host.ntp",
                      "-t", f"demo-out/{pre}target.ntp"] + extra, d)
             check(f"ntprof-gen {pre}run", r.returncode == 0, r.stderr)
-        ran = 0
+        ran = fixture = 0
         for b in blocks(text):
             for cmd, exp in commands(b):
-                prog = cmd.split()[0]
+                prog = program(cmd)
+                if prog.startswith(".output/fixture_"):
+                    fixture += 1
+                    r = run([os.path.join(TOP, prog), "--help"], d)
+                    for o in fixture_options(cmd):
+                        check(f"'{cmd}': {o} in {prog} --help", o in r.stdout.split(),
+                              "not an option of it")
+                    continue
                 if prog == "ntprof" and cmd.split()[1] in ("probe", "record"):
                     continue
                 if prog not in ("ntprof", "ntprof-shell", "sqlite3"):
@@ -144,6 +168,8 @@ def main():
                     check(f"ntprof> {cmd}: stderr", r.stderr == "", r.stderr)
                     expect_headers(f"ntprof> {cmd}", exp, r.stdout)
         check("the tutorial has commands to run", ran >= 10, f"only {ran}")
+        check("the tutorial starts the fixture's target and host", fixture >= 2,
+              f"{fixture} fixture command lines")
     print(f"tutorial_test: {passes} passed, {fails} failed")
     return 1 if fails else 0
 

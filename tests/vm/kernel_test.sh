@@ -199,7 +199,7 @@ sed 's/^/  /' "$d/read1.report" 2>/dev/null | head -40
 echo "== probe in the guests"
 if [ "$HOST" = fixture ]; then # probed after the fixture exited
 	host_want="^ok nvme_${TR}_done 1 site
-^ok ntp_u_nvme_${TR}_done USDT ntprof:nvme_${TR}_done"
+^ok ntp_u_nvme_${TR}_done usdt ntprof:nvme_${TR}_done"
 elif [ "$TR" = tcp ]; then
 	host_want="^kernel_tcp_host (module BTF nvme_tcp: present)
 ^ok ntp_k_queue_rq fentry nvme_tcp_queue_rq
@@ -220,7 +220,7 @@ printf '%s\n' "$host_want" "^load: ok" |
 	done >"$d/probe.check"
 if [ "$TARGET" = fixture ]; then # probed while the fixture runs
 	target_want="^ok nvmf_${TR}_done 1 site
-^ok ntp_u_nvmf_${TR}_done USDT ntprof:nvmf_${TR}_done"
+^ok ntp_u_nvmf_${TR}_done usdt ntprof:nvmf_${TR}_done"
 else
 	target_want="$target_want
 ^ok ntp_k_req_init tp_btf nvmet:nvmet_req_init

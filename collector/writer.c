@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The writer of `record` (writer.h): the ring buffer into the database,
+ * ending an interval (and printing the live lines) every -i seconds,
+ * until the sampler switches sampling off; then the rings drained, the
+ * database closed with its stop time, the summary printed.
+ *
+ * Nothing that reached user space is dropped: records go into the
+ * database's open transaction, which is committed twice a second and at
+ * each interval's end (so `kill -9` loses at most the last second), and
+ * the ring is drained after sampling is off. What BPF could not hand over
+ * is counted per interval and cause as lost, the points stored records
+ * lack as gaps, and both are printed.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "fsid.h"
+#include "ntp_db.h"
+#include "ntp_err.h"
+#include "ntp_session.h"
+#include "ntp_sql.h"
+#include "ntprof_abi.h"
+#include "writer.h"
+
+#define NS 1000000000LL
+
+/* Everything the loop needs. */
+struct rec {
+	const struct ntp_opts *o;
+	struct ntp_bpf *bpf;          /* the maps it reads */
+	int chan;                     /* to the sampler (writer.h) */
+	int off;                      /* the sampler switched sampling off, or is gone */
+	struct ntp_db *db;
+	struct ring_buffer *rec_rb;   /* command and device records */
+	uint64_t records;             /* commands in the file when it was closed */
+	uint64_t unstored;            /* commands that came after a write error */
+	int querying;                 /* in a live query: the ring is read into held */
+	int holding;                  /* on_record keeps records in held, for later */
+	char *held;                   /* records read during a query: u32 length, data */
+	size_t held_len, held_cap;
+	int64_t last_read;            /* when the ring was last read during a query */
+	uint64_t bad_version;         /* records of another ABI version */
+	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
+	int64_t interval_start;
+	int live_header;              /* printed the live header */
+	char err[NTP_ERR_MAX];
+};
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
+}
+
+/* A record that cannot be stored is counted as lost, with its cause. */
+static void reject(struct rec *r, int cause)
+{
+	r->bad_version += cause == NTP_CAUSE_ABI_VERSION;
+	ntp_db_add_lost(r->db, cause, 1);
+}
+
+static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
+{
+	if (c->kind != NTP_KIND_CMD || c->version != NTP_ABI_VERSION) {
+		reject(r, NTP_CAUSE_ABI_VERSION);
+		return 0;
+	}
+	if (ntp_db_add_cmd(r->db, c)) {
+		if (ntp_db_failed(r->db))
+			r->unstored++;
+		else
+			reject(r, NTP_CAUSE_NO_DEVICE); /* its device record was lost */
+	}
+	return 0;
+}
+
+/* All N records are commands of this ABI. */
+static int whole(const struct ntp_cmd_record *c, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].kind != NTP_KIND_CMD || c[i].version != NTP_ABI_VERSION)
+			return 0;
+	return 1;
+}
+
+/* A batch (struct ntp_batch_header), then its records. */
+static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
+{
+	const struct ntp_cmd_record *c = (const void *)(h + 1);
+	size_t n = (len - sizeof(*h)) / sizeof(*c);
+
+	if (h->version != NTP_ABI_VERSION || len != sizeof(*h) + (size_t)h->n * sizeof(*c)) {
+		for (size_t i = 0; i < (n ? n : 1); i++)
+			reject(r, NTP_CAUSE_ABI_VERSION);
+		return 0;
+	}
+	if (whole(c, h->n) && ntp_db_add_cmds(r->db, c, (int)h->n) == 0)
+		return 0;
+	for (uint32_t i = 0; i < h->n; i++) /* one by one, each with its fate */
+		on_cmd(r, &c[i]);
+	return 0;
+}
+
+/* Keep a record read during a live query, to store it after: the query
+ * holds the connection, and the ring must not wait for it. */
+static int hold(struct rec *r, const void *data, size_t len)
+{
+	uint32_t n = (uint32_t)len;
+
+	if (r->held_len + sizeof(n) + len > r->held_cap) {
+		size_t cap = (r->held_cap ? r->held_cap * 2 : 1 << 20) + len;
+		char *p = realloc(r->held, cap);
+
+		if (!p) { /* counted like a full ring: never dropped unsaid */
+			ntp_db_add_lost(r->db, NTP_CAUSE_RING_FULL, 1);
+			return 0;
+		}
+		r->held = p;
+		r->held_cap = cap;
+	}
+	memcpy(r->held + r->held_len, &n, sizeof(n));
+	memcpy(r->held + r->held_len + sizeof(n), data, len);
+	r->held_len += sizeof(n) + len;
+	return 0;
+}
+
+static int on_record(void *ctx, void *data, size_t len)
+{
+	struct rec *r = ctx;
+	const struct ntp_device_record *d = data;
+
+	if (r->holding)
+		return hold(r, data, len);
+
+	if (ntp_db_failed(r->db)) { /* the file takes no more: count what comes */
+		if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
+			r->unstored += ((const struct ntp_batch_header *)data)->n;
+		else
+			r->unstored += len == sizeof(struct ntp_cmd_record);
+		return 0;
+	}
+	if (len == sizeof(struct ntp_cmd_record))
+		return on_cmd(r, data);
+	if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
+		return on_batch(r, data, len);
+	if (len == sizeof(*d) && d->kind == NTP_KIND_DEVICE && d->version == NTP_ABI_VERSION) {
+		if (ntp_db_add_device(r->db, d))
+			fprintf(stderr, "ntprof: failed to store device %.32s: %s\n", d->name,
+				ntp_db_errmsg(r->db));
+		return 0;
+	}
+	reject(r, NTP_CAUSE_ABI_VERSION);
+	return 0;
+}
+
+static void live_header(struct rec *r)
+{
+	printf("every %g s, per group: sampled commands, rate, latency, and each stage's share of "
+	       "the mean\n", r->o->interval);
+	if (r->o->role == NTP_ROLE_HOST)
+		printf("(*: network and target together; the target's side is not recorded)\n");
+	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "", "", "", "", "", "", "host",
+	       "", "", "target", "");
+	printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", "time", "group", "n", "cmds/s",
+	       "mean us", "p99 us", "block", "driver", "network", "driver", "storage");
+	r->live_header = 1;
+}
+
+/* Query SQL (sql/live*.sql) for interval ID on the writer's connection:
+ * NULL, or a statement to step through and finalize. */
+static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
+{
+	sqlite3 *db = ntp_db_handle(r->db);
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		fprintf(stderr, "ntprof: live view: %s\n", sqlite3_errmsg(db));
+		return NULL;
+	}
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":interval"), id);
+	return st;
+}
+
+/* A group name for the terminal: device names come from the drivers and
+ * SPDK's memory, and no control character of theirs reaches the screen. */
+static const char *printable(char *buf, size_t n, const unsigned char *s)
+{
+	snprintf(buf, n, "%s", s ? (const char *)s : "");
+	return ntp_clean_text(buf);
+}
+
+/* The live lines of interval ID: sql/live.sql. */
+static void live_lines(struct rec *r, int64_t id)
+{
+	sqlite3_stmt *st = interval_query(r, ntp_sql_live, id);
+	char name[256];
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		if (!r->live_header)
+			live_header(r);
+		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
+		       sqlite3_column_text(st, 0), printable(name, sizeof(name), sqlite3_column_text(st, 1)),
+		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
+		       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
+		       sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
+		       sqlite3_column_text(st, 8), sqlite3_column_text(st, 9),
+		       sqlite3_column_text(st, 10));
+	}
+	sqlite3_finalize(st);
+}
+
+/* What the interval ID lost and lacks, each with its cause: one line per
+ * row of sql/live_gaps.sql. */
+static void gap_lines(struct rec *r, int64_t id)
+{
+	sqlite3_stmt *st = interval_query(r, ntp_sql_live_gaps, id);
+
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		const char *point = (const char *)sqlite3_column_text(st, 0);
+
+		if (point)
+			printf("ntprof: %lld records lack %s in this interval: %s\n",
+			       (long long)sqlite3_column_int64(st, 1), point, sqlite3_column_text(st, 2));
+		else
+			printf("ntprof: %lld records lost in this interval: %s\n",
+			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
+	}
+	sqlite3_finalize(st);
+}
+
+/* The records BPF could not hand over since the last interval, per cause. */
+static void count_bpf_lost(struct rec *r)
+{
+	uint64_t lost[NTP_CAUSE_MAX];
+
+	ntp_bpf_lost(r->bpf, lost);
+	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
+		if (lost[c] > r->lost_seen[c])
+			ntp_db_add_lost(r->db, c, lost[c] - r->lost_seen[c]);
+		r->lost_seen[c] = lost[c];
+	}
+}
+
+/* Close the interval ending now: its counts, then its live lines and what
+ * it lost or lacks. */
+/*
+ * SQLite's progress handler during the live queries, which take most of a
+ * second at tens of thousands of commands an interval: every 5 ms it reads
+ * the ring into memory (on_record holds what it reads), so the ring does
+ * not fill while the connection is busy. Returns 0: go on.
+ */
+static int read_during_query(void *ctx)
+{
+	struct rec *r = ctx;
+	int64_t now;
+
+	if (!r->querying || r->holding)
+		return 0;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (now - r->last_read < 5000000)
+		return 0;
+	r->last_read = now;
+	r->holding = 1;
+	ring_buffer__consume(r->rec_rb);
+	r->holding = 0;
+	return 0;
+}
+
+/* Store what was held during a query, in the order it was read. */
+static void store_held(struct rec *r)
+{
+	for (size_t at = 0; at < r->held_len;) {
+		uint32_t n;
+
+		memcpy(&n, r->held + at, sizeof(n));
+		on_record(r, r->held + at + sizeof(n), n);
+		at += sizeof(n) + n;
+	}
+	r->held_len = 0;
+}
+
+static int end_interval(struct rec *r, int64_t now, int print)
+{
+	int64_t id;
+
+	count_bpf_lost(r);
+	ntp_bpf_counts(r->bpf, r->db); /* where the backend counts every command */
+	id = ntp_db_end_interval(r->db, r->interval_start, now);
+	/* committed before the live queries, which can hold the connection
+	 * for more than a second: a kill -9 during them loses no more */
+	if (id < 0 || ntp_db_commit(r->db))
+		return -1; /* ntp_db_failed() says why; the loop stops */
+	r->querying = 1;
+	r->last_read = now_ns(CLOCK_MONOTONIC);
+	if (print && !r->o->quiet)
+		live_lines(r, id);
+	gap_lines(r, id);
+	r->querying = 0;
+	store_held(r);
+	fflush(stdout);
+	r->interval_start = now;
+	return 0;
+}
+
+static int create_db(struct rec *r, int64_t wall_start, int64_t mono_start)
+{
+	const struct ntp_opts *o = r->o;
+	struct utsname u;
+	struct ntp_meta m = {
+		.role = o->role, .driver = r->bpf->be->driver, .transport = o->transport,
+		.sample_rate = o->rate, .command_line = o->command_line,
+	};
+
+	uname(&u);
+	m.hostname = u.nodename;
+	m.kernel = u.release;
+	m.wall_start = wall_start;
+	m.mono_start = mono_start;
+	ntp_fsid_user();
+	r->db = ntp_db_create(o->out, &m, o->force ? NTP_DB_FORCE : 0, r->err, sizeof(r->err));
+	ntp_fsid_root();
+	if (!r->db) {
+		if (ntp_fsid_uid() >= 0) {
+			size_t n = strlen(r->err);
+
+			snprintf(r->err + n, sizeof(r->err) - n, " (written as user %ld, who ran sudo)",
+				 ntp_fsid_uid());
+		}
+		return -1;
+	}
+	r->interval_start = m.mono_start;
+	sqlite3_progress_handler(ntp_db_handle(r->db), 1000, read_during_query, r);
+	if (ntp_links_write(&r->bpf->links, r->db))
+		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
+				ntp_db_errmsg(r->db)), -1;
+	return 0;
+}
+
+static int open_ring(struct rec *r)
+{
+	r->rec_rb = ring_buffer__new(bpf_map__fd(ntp_bpf_records(r->bpf)), on_record, r, NULL);
+	if (!r->rec_rb) {
+		snprintf(r->err, sizeof(r->err), "failed to open the ring buffer: %s",
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait up to MS milliseconds for the sampler's word: 'O', sampling is
+ * off (or its end of the channel closed: it is gone). */
+static void hear(struct rec *r, int ms)
+{
+	struct pollfd p = { .fd = r->chan, .events = POLLIN };
+	char c;
+
+	if (r->off || poll(&p, 1, ms) <= 0)
+		return;
+	if (recv(r->chan, &c, 1, MSG_DONTWAIT) <= 0 || c == 'O')
+		r->off = 1;
+}
+
+static void tell(struct rec *r, char c)
+{
+	if (send(r->chan, &c, 1, MSG_NOSIGNAL) != 1)
+		r->off = 1; /* the sampler is gone */
+}
+
+/*
+ * Read the rings every 20 ms, or at once again when the last read took a
+ * quarter of the ring: a batch every 20 ms costs the collector little CPU,
+ * which on a small machine is the profiled program's. (Waiting in epoll
+ * would not sleep: a ring with any data in it is always readable.) The
+ * wait is for the sampler's word.
+ */
+static void pace(struct rec *r, int consumed)
+{
+	long ring = (r->o->ring_kb ? (long)r->o->ring_kb : 16384) * 1024;
+
+	hear(r, (long)consumed * (long)(sizeof(struct ntp_cmd_record) + 8) < ring / 4 ? 20 : 0);
+}
+
+/* Until the sampler switches sampling off. A write error or a ring that
+ * cannot be read ends it sooner: the sampler is asked to stop, and what
+ * comes until then is counted as not stored. */
+static void poll_until_off(struct rec *r)
+{
+	int64_t start = r->interval_start, next = start + (int64_t)(r->o->interval * NS);
+	int64_t commit = start + NS / 2;
+	int asked = 0;
+
+	while (!r->off) {
+		int64_t now;
+		int rc = ring_buffer__consume(r->rec_rb);
+
+		if (rc < 0 && rc != -EINTR && !asked) {
+			fprintf(stderr, "ntprof: failed to read the ring buffer: %s\n", strerror(-rc));
+			tell(r, 'S');
+			asked = 1;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (!ntp_db_failed(r->db) && now >= next) {
+			end_interval(r, now, 1);
+			next += (int64_t)(r->o->interval * NS);
+		}
+		if (!ntp_db_failed(r->db) && now >= commit) {
+			ntp_db_commit(r->db);
+			commit = now + NS / 2; /* twice a second: kill -9 loses < 1 s */
+		}
+		if (ntp_db_failed(r->db) && !asked) {
+			tell(r, 'S');
+			asked = 1;
+		}
+		pace(r, rc);
+	}
+}
+
+/* Sampling is off: what is still on the way. The patch hands its
+ * batches over within a few milliseconds, so a short wait drains them. */
+static void drain(struct rec *r)
+{
+	struct timespec ts = { 0, 100000000 };
+
+	for (int i = 0; i < 3; i++) {
+		nanosleep(&ts, NULL);
+		ring_buffer__consume(r->rec_rb);
+	}
+	ring_buffer__consume(r->rec_rb);
+}
+
+static void summary(struct rec *r)
+{
+	struct ntp_session s;
+	char *paths[1] = { (char *)r->o->out };
+	char err[NTP_ERR_MAX];
+
+	printf("ntprof: %llu records written to %s\n", (unsigned long long)r->records, r->o->out);
+	if (r->bad_version)
+		printf("ntprof: %llu records of another ABI version were not stored: rebuild SPDK "
+		       "with this ntprof's patch\n", (unsigned long long)r->bad_version);
+	if (r->o->role == NTP_ROLE_TARGET) {
+		printf("records: %llu target\n", (unsigned long long)r->records);
+		printf("report: ntprof report HOST.ntp %s (the host's recording, same -s)\n",
+		       r->o->out);
+		return;
+	}
+	if (!r->records)
+		return;
+	if (ntp_session_open(&s, 1, paths, 0, err, sizeof(err)) ||
+	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
+		fprintf(stderr, "ntprof: %s\n", err);
+	ntp_session_close(&s);
+}
+
+/*
+ * Close the file. After a write error (a full disk) it keeps what was
+ * committed before: say why, how much is in it and how much is not, and
+ * whether the -wal must travel with it. Returns the exit status.
+ */
+static int finish(struct rec *r)
+{
+	const char *out = r->o->out;
+	const char *why;
+	uint64_t unstored;
+	int closed;
+
+	if (!ntp_db_failed(r->db))
+		end_interval(r, now_ns(CLOCK_MONOTONIC), 0);
+	why = ntp_db_failed(r->db);
+	if (!why)
+		ntp_db_commit(r->db);
+	why = ntp_db_failed(r->db);
+	r->records = ntp_db_stored(r->db);
+	unstored = r->unstored + ntp_db_unstored(r->db);
+	ntp_fsid_user(); /* the WAL is folded back and removed as the user */
+	if (why) /* no stop time: the file reads as cut short */
+		closed = ntp_db_close(r->db, 0, 0);
+	else
+		closed = ntp_db_close(r->db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC));
+	ntp_fsid_root();
+	r->db = NULL;
+	if (why) {
+		fprintf(stderr, "ntprof: writing %s failed: %s\n", out, why);
+		fprintf(stderr, "ntprof: %llu records are in %s; %llu records after its last "
+			"commit were not stored\n", (unsigned long long)r->records, out,
+			(unsigned long long)unstored);
+	}
+	if (closed == NTP_DB_WAL_LEFT)
+		fprintf(stderr, "ntprof: %s-wal holds part of the recording: keep it beside %s "
+			"(copy both)\n", out, out);
+	if (closed < 0)
+		fprintf(stderr, "ntprof: failed to close %s\n", out);
+	if (why || closed < 0)
+		return 1;
+	ntp_fsid_user(); /* the report reads the file as the user could */
+	summary(r);
+	ntp_fsid_root();
+	return 0;
+}
+
+int ntp_writer_run(struct ntp_bpf *b, const struct ntp_opts *o, int chan, int64_t wall_start,
+		   int64_t mono_start)
+{
+	static struct rec r; /* large: paths */
+	int rc = 1;
+
+	r.o = o;
+	r.bpf = b;
+	r.chan = chan;
+	if (open_ring(&r) || create_db(&r, wall_start, mono_start)) {
+		fprintf(stderr, "ntprof: %s\n", r.err);
+		goto cleanup;
+	}
+	tell(&r, 'R');
+	poll_until_off(&r);
+	drain(&r);
+	rc = finish(&r);
+cleanup:
+	if (r.db) {
+		ntp_fsid_user();
+		ntp_db_close(r.db, 0, 0);
+		ntp_fsid_root();
+	}
+	ring_buffer__free(r.rec_rb);
+	free(r.held);
+	return rc;
+}
