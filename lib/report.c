@@ -306,6 +306,94 @@ static int print_components(struct rep *r, const struct group *g)
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
+/* One line of the tail table: LINE (LEN bytes, at most 1023) without the
+ * spaces at its end. */
+static void put_line(FILE *f, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(f, "%.*s\n", (int)len, line);
+}
+
+/*
+ * Where the time of the slow commands goes (--detail): per tail band of the
+ * end to end (ntp_report_tail), its commands, their mean, and each stage's
+ * mean and share over them; '*' marks a band's largest stage.
+ *   by end-to-end band: each stage's mean (us) and share of the band's ...
+ *     band                     p0-50             p50-90  ...
+ *     commands                  5331               4265
+ *     end to end               80.42              84.53
+ *     storage (target ...)     56.28  70%*        60.20  71%*
+ */
+static int print_tail(struct rep *r, const struct group *g)
+{
+	static const char *const head[] = { "band", "commands", "end to end" };
+	char line[1024];
+	sqlite3_stmt *st;
+	size_t len = 0;
+	int rc, w = 0;
+
+	if (r->w)
+		return json_rows(r, "tail", "SELECT band_ord, band, n, e2e_min_ns, e2e_max_ns,"
+				 " e2e_mean_ns, ord, stage, label, mean_ns, share, largest"
+				 " FROM ntp_report_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g, JSON_ARRAY);
+	/* the heading, a column per band: its name, commands and mean */
+	st = prepare_group_query(r->db, "SELECT band, n, e2e_mean_us,"
+				 " (SELECT max(length(label)) FROM _ntp_text_tail AS o"
+				 "  WHERE o.hdb = ?1 AND o.grp = ?2)"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2 AND largest"
+				 " ORDER BY band_ord", g);
+	if (!st)
+		return sql_error(r);
+	for (int i = 0; i < 3; i++) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!w) {
+				w = sqlite3_column_int(st, 3);
+				fprintf(r->f, "by end-to-end band: each stage's mean (us) and share of"
+					" the band's mean; * the band's largest\n");
+			}
+			if (!len)
+				len = (size_t)snprintf(line, sizeof(line), "  %-*s", w, head[i]);
+			if (len < sizeof(line))
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s      ",
+							sqlite3_column_text(st, i));
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		if (len)
+			put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+		len = 0;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_error(r);
+	/* a row per stage, a cell per band */
+	st = prepare_group_query(r->db, "SELECT label, mean_us, share, largest, band_ord = 1"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY ord, band_ord", g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 4)) {
+			if (len)
+				put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+			len = (size_t)snprintf(line, sizeof(line), "  %-*s", w,
+					       sqlite3_column_text(st, 0));
+		}
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s %4s%c",
+						sqlite3_column_text(st, 1),
+						sqlite3_column_text(st, 2),
+						sqlite3_column_int(st, 3) ? '*' : ' ');
+	}
+	if (len)
+		put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
 /* admin and fabrics commands: 7 sampled in 3 groups (keep-alive, identify,
  * connect); --all shows them */
 static int print_admin(struct rep *r)
@@ -335,7 +423,8 @@ static int print_group(struct rep *r, const struct group *g, int detail)
 	if (r->w)
 		ntp_json_start_object(r->w);
 	rc = print_group_title(r, g) || print_latency(r, g) || print_stages(r, g) ||
-	     print_largest(r, g) || (detail && print_components(r, g)) ? -1 : 0;
+	     print_largest(r, g) || (detail && print_components(r, g)) ||
+	     (detail && print_tail(r, g)) ? -1 : 0;
 	if (r->w)
 		ntp_json_end_object(r->w);
 	return rc;
@@ -531,13 +620,14 @@ static int print_groups(struct rep *r, const struct group *g, int n, int detail,
 
 /*
  * The report as one CSV table: the rows of ntp_report_rows (docs/report-json.md)
- * of the groups the text would show, components only with --detail.
+ * of the groups the text would show, components and tail bands only with
+ * --detail.
  */
 static int report_csv(struct rep *r, int detail, int all, const char *group)
 {
 	struct ntp_out o = { .f = r->f, .mode = NTP_MODE_CSV, .headers = 1 };
 	char *sql = sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
-		"WHERE (%d OR queue = 'io') AND (%d OR section != 'component')\n"
+		"WHERE (%d OR queue = 'io') AND (%d OR section NOT IN ('component', 'tail'))\n"
 		"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group, group);
 	int rc;
 

@@ -225,6 +225,11 @@ static int cmd_stages(struct ntp_session *s, struct shell *sh, int argc, char **
 	return run_group_view(sh, ".stages", "ntp_shell_stages", argc > 1 ? argv[1] : NULL);
 }
 
+static int cmd_tail(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".tail", "ntp_shell_tail", argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	return run_group_view(sh, ".components", "ntp_shell_components",
@@ -598,6 +603,8 @@ const struct dot_cmd shell_cmds[] = {
 	  cmd_stages },
 	{ "tables", 1, "[PATTERN]", "tables and views of every schema, LIKE PATTERN",
 	  cmd_tables },
+	{ "tail", 1, "[GROUP]",
+	  "per group and latency band (p0-50 ... p99.9-100): stage means, shares", cmd_tail },
 	{ "timeline", 2, "[WIDTH] [GROUP]", "per recording, group and bucket (1s): rate, mean, p99",
 	  cmd_timeline },
 	{ NULL, 0, NULL, NULL, NULL },

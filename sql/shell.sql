@@ -15,6 +15,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_shell_hist', NULL, 0, 1),
   ('ntp_shell_cdf', NULL, 0, 1),
   ('ntp_shell_slowest', NULL, 0, 1),
+  ('ntp_shell_tail', NULL, 0, 1),
   -- it reads no joined form, but ntp_series has one: cached, it costs
   -- nothing to leave out
   ('ntp_shell_timeline', NULL, 0, 1);
@@ -42,6 +43,24 @@ SELECT
 FROM ntp_report_stage AS st
 JOIN ntp_report_group AS g ON g.hdb = st.hdb AND g.grp = st.grp
 ORDER BY st.hdb, st.grp, st.ord;
+
+-- .tail: where the time of the slow commands goes. Per group, tail band
+-- of the end to end (p0-50 ... p99.9-100, ntp_report_tail) and stage: the
+-- band's commands and mean end to end, the stage's mean over them and its
+-- share; largest is '*' on the band's largest stage.
+CREATE TEMP VIEW ntp_shell_tail AS
+SELECT
+  g.name AS "group",                          -- report name
+  t.band AS band,                             -- 'p0-50' ... 'p99.9-100'
+  t.n AS cmds,                                -- the band's commands
+  round(t.e2e_mean_ns / 1000, 2) AS e2e_us,   -- their mean end to end, us
+  t.label AS stage,                           -- stage label
+  round(t.mean_ns / 1000, 2) AS mean_us,      -- the stage's mean over them, us
+  round(100 * t.share) AS share_pct,          -- of their mean end to end, %
+  CASE WHEN t.largest THEN '*' ELSE '' END AS largest -- the band's largest stage
+FROM ntp_report_tail AS t
+JOIN ntp_report_group AS g ON g.hdb = t.hdb AND g.grp = t.grp
+ORDER BY t.hdb, t.grp, t.band_ord, t.ord;
 
 -- .components: per group and component, in path order.
 CREATE TEMP VIEW ntp_shell_components AS

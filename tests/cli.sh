@@ -63,9 +63,10 @@ if [ $? -eq 0 ] &&
    grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
 then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
 
-# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant)
+# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant), in
+# the stage table (the tail bands' table, which has shares too, has none)
 w=$(sqlite3 host.db 'SELECT bar_width FROM ntp_constant')
-awk -v w="$w" '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
+awk -v w="$w" '/^by end-to-end band/ { exit 0 } /^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
      bar = ($NF ~ /^#+$/) ? length($NF) : 0
      if (w < 1 || bar - s * w / 100 > 0.5 + w / 100 || s * w / 100 - bar > 0.5 + w / 100) exit 1 }' joined.txt \
 	&& ok || bad "bar widths"
@@ -242,6 +243,13 @@ for g in doc["groups"]:
     want += [("stage", g, dict(s, name=s["stage"])) for s in g["stages"]]
     if detail:
         want += [("component", g, dict(c, name=c["component"])) for c in g["components"]]
+        # per tail band: its end to end, then its stages
+        for t in g["tail"]:
+            if t is next(u for u in g["tail"] if u["band"] == t["band"]):
+                want.append(("tail", g, dict(name="e2e", label="end to end", n=t["n"],
+                                             mean_ns=t["e2e_mean_ns"], band=t["band"])))
+            want.append(("tail", g, dict(name=t["stage"], label=t["label"], ord=t["ord"], n=t["n"],
+                                         mean_ns=t["mean_ns"], share=t["share"], band=t["band"])))
 assert len(rows) == len(want), (len(rows), len(want))
 for row, (section, g, item) in zip(rows, want):
     assert row["section"] == section and row["group"] == g["name"], (row, section)
@@ -250,7 +258,7 @@ for row, (section, g, item) in zip(rows, want):
     for k, v in item.items():
         if k in row and k not in ("stage", "component"):
             assert row[k] == str(v), (section, k, row[k], v)
-    for k in ("share", "avg_qd", "l", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "n"):
+    for k in ("share", "avg_qd", "l", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "n", "band"):
         if k not in item:
             assert row[k] == "", (section, k, row[k])
 PY

@@ -158,10 +158,10 @@ expect_out "read 4KiB nvme1n1  network" ".hist NAME"
 
 # ---- statistics: against a brute force from the raw tables ----
 
-# every bucket of .timeline, .hist, .cdf, .slowest, .percentiles --stages
-# and ntprof report --timeline, recomputed in Python from the stored points
-# (tests/stats_check.py); joined, host-only, and with writes, R2T, target
-# records lost and sampling
+# every bucket of .timeline, .hist, .cdf, .slowest, .percentiles --stages,
+# .tail and ntprof report --timeline, recomputed in Python from the stored
+# points (tests/stats_check.py); joined, host-only, and with writes, R2T,
+# target records lost and sampling
 L="$d/loss.db"
 LT="$d/loss-t.db"
 if "$GEN" -o "$L" -t "$LT" -s 3 -n 1 -q 3 -w 0.4 -k 64 -L 0.1 -x 8 >"$d/gen.log" 2>&1; then
