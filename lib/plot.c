@@ -2,11 +2,13 @@
 /*
  * ntprof plot: the runs of a session drawn as SVG (svg.h), every number
  * from sql/plot.sql's views; this file only lays them out. stages.svg holds
- * a stacked bar of the stages' means per group and run, cdf-F.svg the
- * components' latency CDFs of the groups of one operation and size (figure
- * F), a small panel per component with every run's line in it,
- * timeline.svg the rate, the latency and the stages' shares over time, and
- * index.html all of them, inlined: one file, no script, nothing fetched.
+ * a stacked bar of the stages' means per group and run, tails.svg one per
+ * group, run and band of end-to-end latency (p0-50 ... p99.9-100),
+ * cdf-F.svg the components' latency CDFs of the groups of one operation and
+ * size (figure F), a small panel per component with every run's line in
+ * it, timeline.svg the rate, the latency and the stages' shares over time,
+ * and index.html all of them, inlined: one file, no script, nothing
+ * fetched.
  * A stage has one colour in every plot (ntp_plot_colour), a run one line
  * style (ntp_plot_line), and the legends name both.
  */
@@ -22,7 +24,7 @@
 #include "ntp_plot.h"
 #include "svg.h"
 
-#define MAX_FILES (NTP_MAX_DBS * 64 + 3)
+#define MAX_FILES (NTP_MAX_DBS * 64 + 4) /* cdf-F.svg, stages, tails, timeline, index */
 #define WIDTH 960     /* px, every plot */
 #define LEFT 240      /* the bars' labels */
 #define TOP 44        /* under the title */
@@ -441,7 +443,7 @@ static void area(FILE *f, const struct svg_axis *x, const struct svg_axis *y)
 		" fill=\"none\"/>\n", x->px0, y->px1, x->px1 - x->px0, y->px0 - y->px1);
 }
 
-/* ---- stacked bars: stages.svg ---- */
+/* ---- stacked bars: stages.svg, tails.svg ---- */
 
 /* A chart of stacked bars, a segment per stage in its colour: a bar per
  * plotted group and SUB of its SQL's rows (n, ord, stage, label, colour,
@@ -536,6 +538,22 @@ static int stack_svg(struct plot *p, const struct stack_chart *c)
 static int stages_svg(struct plot *p)
 {
 	return stack_svg(p, &stages_chart);
+}
+
+/* Where the slow commands' time goes: a bar per group and tail band. */
+static const struct stack_chart tails_chart = {
+	.file = "tails.svg",
+	.kind = "tails",
+	.title = "Where the slow commands' time goes: mean time per stage by end-to-end band",
+	.axis = "mean time per command of the band (us)",
+	.sql = "SELECT x.n, x.ord, x.stage, x.label, x.colour, x.band, x.mean_us, x.start_us,"
+	       " x.end_us, x.total_us FROM ntp_plot_tail AS x" PLOTTED
+	       " ORDER BY x.n, x.band_ord, x.ord",
+};
+
+static int tails_svg(struct plot *p)
+{
+	return stack_svg(p, &tails_chart);
 }
 
 /* ---- cdf-F.svg ---- */
@@ -977,6 +995,7 @@ static int timeline(struct plot *p)
  * struct stack_chart drawn by stack_svg, as stages_svg draws stages.svg. */
 static int (*const charts[])(struct plot *) = {
 	stages_svg,
+	tails_svg,
 	cdf_svgs,
 	timeline,
 };

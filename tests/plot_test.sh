@@ -7,6 +7,7 @@
 # numbers computed without the plot code:
 # - each bar segment against the stage's mean in `ntprof report --json`,
 #   each stack's end against the mean end to end, the axis against both;
+#   the tail bands' bars (tails.svg) against the report's tail[] likewise;
 # - the generator's known parameters: run a's storage is a constant 40 us
 #   (-c storage=40000), run b's is 25 us longer than the default (-M 25000),
 #   and run a's rate triples at second 1 (-R 1,3000);
@@ -153,7 +154,7 @@ EOF
 expect "plot two runs: exit" $? 0
 expect "plot two runs: stderr" "$(cat err.txt)" ""
 expect "plot two runs: files" "$(tr '\n' ' ' < multi.files)" \
-	"multi/stages.svg multi/cdf-1.svg multi/cdf-2.svg multi/timeline.svg multi/index.html "
+	"multi/stages.svg multi/tails.svg multi/cdf-1.svg multi/cdf-2.svg multi/timeline.svg multi/index.html "
 # 2. One run, buckets of 100 ms, the writes only (the second figure: plot
 # numbers do not change with -g), into a directory that holds this plot's
 # files from before (they are overwritten, and CDFs this plot has not are
@@ -164,15 +165,15 @@ echo "my notes" > single/cdf-notes.svg
 "$NTPROF" plot -o single -g write --timeline 100ms a-h.db,a-t.db > single.files 2> err.txt
 expect "plot one run: exit" $? 0
 expect "plot one run: files" "$(tr '\n' ' ' < single.files)" \
-	"single/stages.svg single/cdf-2.svg single/timeline.svg single/index.html "
+	"single/stages.svg single/tails.svg single/cdf-2.svg single/timeline.svg single/index.html "
 expect "plot one run: the directory" "$(ls single | tr '\n' ' ')" \
-	"cdf-2.svg cdf-notes.svg index.html stages.svg timeline.svg "
+	"cdf-2.svg cdf-notes.svg index.html stages.svg tails.svg timeline.svg "
 # 3. A host's recording alone: the host's stages (network and target as
 # one).
 "$NTPROF" plot -o hostonly b-h.db > hostonly.files 2> err.txt
 expect "plot a host alone: exit" $? 0
 expect "plot a host alone: files" "$(tr '\n' ' ' < hostonly.files)" \
-	"hostonly/stages.svg hostonly/cdf-1.svg hostonly/cdf-2.svg hostonly/timeline.svg hostonly/index.html "
+	"hostonly/stages.svg hostonly/tails.svg hostonly/cdf-1.svg hostonly/cdf-2.svg hostonly/timeline.svg hostonly/index.html "
 # 4. An SPDK run beside a kernel run, an SPDK host alone, and a host with
 # a p99 of 4 ms.
 "$NTPROF" plot -o spdk -l kernel,spdk a-h.db,a-t.db s-h.db,s-t.db > /dev/null 2> err.txt
@@ -304,6 +305,39 @@ def stages(plot, only=""):
     check(largest <= xmax <= 1.5 * largest and xmin == 0,
           "%s: stages axis %g..%g for stacks up to %.3f us" % (out, xmin, xmax, largest))
 
+def tails(plot, only=""):
+    """tails.svg: a stack per group and band of the report's tail[], each
+    segment the stage's mean over the band's commands, the stack ending at
+    their sum."""
+    out = plot + ".out"
+    axis = [a for a in rows(out, "AXIS") if a[0] == "tails.svg"][0]
+    xmin, xmax = float(axis[2]), float(axis[3])
+    tol = (xmax - xmin) / 500
+    stacks = rows(out, "TAILSTACK")
+    want = sum(len({t["band"] for t in g["tail"]}) for r in plots[plot].values()
+               for g in reports[r]["groups"] if g["queue"] == "io" and only in g["name"])
+    check(len(stacks) == want >= 4, "%s: %d tail stacks, the reports have %d bands" % (out, len(stacks), want))
+    largest = 0
+    for n, label, end, fig in stacks:
+        title, band = label.rsplit("_", 1)
+        run, g = group(plot, title)
+        if g is None:
+            check(False, "%s: tail stack %s: no such group in the report" % (out, label))
+            continue
+        rows_ = [t for t in g["tail"] if t["band"] == band]
+        bars = [b for b in rows(out, "TAILBAR") if b[0] == n and b[1] == label]
+        check([b[2] for b in bars] == [t["stage"] for t in rows_],
+              "%s: tail stack %s: stages %s, the report's %s" % (out, label, [b[2] for b in bars],
+                                                                [t["stage"] for t in rows_]))
+        for b, t in zip(bars, rows_):
+            check(near(float(b[3]), t["mean_ns"] / 1e3, tol),
+                  "%s: %s %s drawn %s us, the report says %.3f" % (out, label, t["stage"], b[3], t["mean_ns"] / 1e3))
+        total = sum(t["mean_ns"] for t in rows_) / 1e3
+        largest = max(largest, total)
+        check(near(float(end), total, tol), "%s: tail stack %s ends at %s us, its stages add up to %.3f" % (out, label, end, total))
+    check(largest <= xmax <= 1.5 * largest and xmin == 0,
+          "%s: tails axis %g..%g for stacks up to %.3f us" % (out, xmin, xmax, largest))
+
 def cdfs(plot):
     """One figure per operation and size, a panel per component with every
     run's line in it, on a log axis fitted to them all; no line for a
@@ -362,7 +396,7 @@ def timeline(plot, nstacks):
     check(counts.get("panels") == 3 * nfig, "%s: %s time series panels, not 3 a figure" % (out, counts.get("panels")))
     check(counts.get("rate-lines") == nstacks and counts.get("latency-lines") == 2 * nstacks,
           "%s: %s rate and %s latency lines for %d series" % (out, counts.get("rate-lines"), counts.get("latency-lines"), nstacks))
-    check(counts.get("index-svgs") == nfig + 2,
+    check(counts.get("index-svgs") == nfig + 3,
           "%s: index.html holds %s plots" % (out, counts.get("index-svgs")))
     for a in rows(out, "AXIS"):
         if a[0].startswith("timeline-latency"):
@@ -370,6 +404,7 @@ def timeline(plot, nstacks):
 
 for plot in plots:
     stages(plot, "write" if plot == "single" else "")
+    tails(plot, "write" if plot == "single" else "")
     cdfs(plot)
     timeline(plot, len(rows(plot + ".out", "STACK")))
 
