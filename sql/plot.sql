@@ -213,7 +213,8 @@ SELECT
   s.t_s + s.dt_s / 2 AS t_s,   -- the bucket's middle, s since the host's first command
   s.rate AS rate,              -- commands per second
   s.mean_ns / 1e3 AS mean_us,  -- mean end to end, us
-  s.p99_ns / 1e3 AS p99_us     -- its 99th percentile, us
+  s.p99_ns / 1e3 AS p99_us,    -- its 99th percentile, us
+  s.qd AS qd                   -- commands in flight on average (Little's law)
 FROM ntp_plot_group AS g
 JOIN ntp_report_series AS s ON s.hdb = g.hdb AND s.grp = g.grp
 ORDER BY g.n, s.bucket;

@@ -17,6 +17,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_report_hist', NULL, 0, 1),
   ('ntp_report_cdf', NULL, 0, 1),
   ('ntp_series', NULL, 0, 1),
+  ('ntp_series_lost', NULL, 0, 1),
+  ('ntp_report_queue', NULL, 0, 1),
   ('ntp_report_series', NULL, 0, 1),
   ('_ntp_text_series', NULL, 0, 1);
 
@@ -510,9 +512,61 @@ SELECT
   sampled,                     -- its sampled commands (joined: matched)
   rate,                        -- commands per second (sampled x -s / dt_s)
   mean_ns,                     -- mean end to end (target: residence), ns
-  p99_ns                       -- its 99th percentile, exact nearest rank, ns
+  p99_ns,                      -- its 99th percentile, exact nearest rank, ns
+  rate * mean_ns / 1e9 AS qd   -- commands in flight on average (Little's law)
 FROM _ntp_series_row
 ORDER BY form, db, grp, bucket;
+
+-- Records lost while recording, over time: per recording, bucket of
+-- ntp_bucket's width (from the recording's first command, as ntp_series)
+-- and cause. The collector counts losses per interval of the recording
+-- (its -i) and cause, not per record: an interval's losses are in the
+-- bucket of its last nanosecond (bucket 0 when that is before the first
+-- command), so they are placed no finer than the intervals are long.
+CREATE TEMP VIEW ntp_series_lost AS
+WITH o AS (
+  SELECT db, min(first_t) AS first_t FROM _ntp_series_grp GROUP BY db
+)
+SELECT
+  l.db AS db,                  -- the recording
+  max(0, (l.stop - 1 - o.first_t) / w.width_ns) AS bucket, -- bucket number, as ntp_series'
+  l.cause AS cause,            -- cause.name (vocab.sql)
+  sum(l.n) AS n                -- records lost
+FROM _ntp_lost_interval AS l
+JOIN o ON o.db = l.db
+CROSS JOIN ntp_bucket AS w
+GROUP BY l.db, 2, l.cause
+ORDER BY l.db, bucket, n DESC, l.cause;
+
+-- Per group of the report and host queue (qid): the group's commands of
+-- its report (ntp_command in the group's mode) on that queue, their share
+-- of the group's, their rate (the group's rate times that share), their
+-- end to end's mean and exact nearest-rank p50 and p99, and how many were
+-- in flight on the queue on average (Little's law: rate x mean).
+CREATE TEMP VIEW ntp_report_queue AS
+WITH c AS (
+  SELECT c.hdb, c.grp, c.qid, c.e2e,
+    row_number() OVER (PARTITION BY c.hdb, c.grp, c.qid ORDER BY c.e2e) AS rn,
+    count(*) OVER (PARTITION BY c.hdb, c.grp, c.qid) AS n,
+    count(*) OVER (PARTITION BY c.hdb, c.grp) AS group_n
+  FROM ntp_command AS c
+  JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = c.mode
+)
+SELECT
+  c.hdb AS hdb,                -- host database
+  c.grp AS grp,                -- grp.id there
+  c.qid AS qid,                -- the queue's id
+  c.n AS n,                    -- the group's commands on it
+  c.n * 1.0 / c.group_n AS share, -- of the group's, 0 to 1
+  g.rate * c.n / c.group_n AS rate, -- commands per second
+  avg(c.e2e) AS mean_ns,       -- mean end to end, ns
+  max(CASE WHEN c.rn = (c.n * 50000 + 99999) / 100000 THEN c.e2e END) AS p50_ns, -- median
+  max(CASE WHEN c.rn = (c.n * 99000 + 99999) / 100000 THEN c.e2e END) AS p99_ns, -- 99th
+  g.rate * c.n / c.group_n * avg(c.e2e) / 1e9 AS qd -- in flight on average (Little's law)
+FROM c
+JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp
+GROUP BY c.hdb, c.grp, c.qid
+ORDER BY c.hdb, c.grp, c.qid;
 
 -- _ntp_series_row per stage: each stage's mean per command in the bucket
 -- and its share of the mean end to end, with the bucket's own numbers. A
@@ -591,7 +645,8 @@ SELECT
   s.sampled AS cmds,           -- its commands (joined: matched)
   s.rate AS rate,              -- commands per second
   s.mean_ns AS mean_ns,        -- mean end to end, ns
-  s.p99_ns AS p99_ns           -- 99th percentile, ns
+  s.p99_ns AS p99_ns,          -- 99th percentile, ns
+  s.qd AS qd                   -- commands in flight on average (Little's law)
 FROM ntp_report_group AS g
 JOIN ntp_series AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
 -- a report's modes, as a condition on s alone: pushed down into ntp_series,

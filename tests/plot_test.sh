@@ -23,7 +23,7 @@
 # - the latency panel on a log axis: with a p99 of 4 ms, the mean is still
 #   drawn well above the panel's floor;
 # - the time series: its buckets and rates as `ntprof report --timeline`
-#   prints them;
+#   prints them, and the commands in flight as its rate times its mean;
 # - index.html: every plot inline, no script, nothing fetched; and
 #   rendered as a page (a screenshot), with something drawn in the plot
 #   area of every panel;
@@ -393,9 +393,10 @@ def timeline(plot, nstacks):
     out = plot + ".out"
     counts = {c[0]: int(c[1]) for c in rows(out, "COUNT")}
     nfig = len({s[3] for s in rows(out, "STACK")})
-    check(counts.get("panels") == 3 * nfig, "%s: %s time series panels, not 3 a figure" % (out, counts.get("panels")))
-    check(counts.get("rate-lines") == nstacks and counts.get("latency-lines") == 2 * nstacks,
-          "%s: %s rate and %s latency lines for %d series" % (out, counts.get("rate-lines"), counts.get("latency-lines"), nstacks))
+    check(counts.get("panels") == 4 * nfig, "%s: %s time series panels, not 4 a figure" % (out, counts.get("panels")))
+    check(counts.get("rate-lines") == nstacks and counts.get("latency-lines") == 2 * nstacks and
+          counts.get("qd-lines") == nstacks,
+          "%s: %s rate, %s latency and %s in-flight lines for %d series" % (out, counts.get("rate-lines"), counts.get("latency-lines"), counts.get("qd-lines"), nstacks))
     check(counts.get("index-svgs") == nfig + 3,
           "%s: index.html holds %s plots" % (out, counts.get("index-svgs")))
     for a in rows(out, "AXIS"):
@@ -451,8 +452,8 @@ check(lat.get(("mean", "1"), 0) >= 0.12 and lat.get(("p99", "1"), 0) > lat.get((
       "spike: the mean latency drawn at %s of the panel's height, the p99 at %s" % (lat.get(("mean", "1")), lat.get(("p99", "1"))))
 check(maxes["spike"]["read"] > 4000, "spike: the largest read took %.0f us, not over 4 ms" % maxes["spike"]["read"])
 
-# timeline(PATH): per group name, its buckets (start s, commands/s) as
-# `ntprof report --timeline` prints them
+# timeline(PATH): per group name, its buckets (start s, commands/s, mean
+# us) as `ntprof report --timeline` prints them
 def report_timeline(path):
     series, name = {}, None
     for l in open(path):
@@ -460,21 +461,28 @@ def report_timeline(path):
             name = l[3:].rsplit(" ", 1)[0].strip()
             series[name] = []
         elif name and re.match(r"^ +[0-9.]+ +[0-9]+ ", l):
-            series[name].append((float(l.split()[0]), float(l.split()[1])))
+            series[name].append(tuple(float(v) for v in l.split()[:3]))
     return series
 
 # drawn(OUT, N, WANT, WIDTH): the rate line of series N against WANT's
 # buckets, each drawn at the bucket's middle
 def drawn(out, n, label, want, width):
     pts = [(float(t), float(v)) for m, t, v in rows(out, "RATE") if m == n]
+    qds = [float(v) for m, t, v in rows(out, "QD") if m == n]
     fig = [s[3] for s in rows(out, "STACK") if s[0] == n][0]
     rmax = [float(a[3]) for a in rows(out, "AXIS") if a[0] == "timeline-rate-" + fig][0]
     check(len(pts) == len(want) and len(want) >= 19,
           "%s: %s: %d buckets drawn, report --timeline has %d" % (out, label, len(pts), len(want)))
-    check(rmax >= max(v for t, v in want), "%s: rate axis up to %g, below the largest rate" % (out, rmax))
-    for (t, v), (wt, wv) in zip(pts, want):
+    check(rmax >= max(v for t, v, m in want), "%s: rate axis up to %g, below the largest rate" % (out, rmax))
+    for (t, v), (wt, wv, wm) in zip(pts, want):
         check(near(t, wt + width / 2, width / 40) and near(v, wv, rmax / 150),
               "%s: %s: bucket at %.3f s drawn at %.3f s, %.0f/s; report --timeline: %.0f/s" % (out, label, wt, t, v, wv))
+    # the commands in flight: Little's law from the report's rate and mean
+    qmax = [float(a[3]) for a in rows(out, "AXIS") if a[0] == "timeline-qd-" + fig][0]
+    check(len(qds) == len(want), "%s: %s: %d in-flight points, %d buckets" % (out, label, len(qds), len(want)))
+    for q, (wt, wv, wm) in zip(qds, want):
+        check(near(q, wv * wm / 1e6, qmax / 150 + 0.001 * q),
+              "%s: %s: bucket at %.3f s: %.4f in flight drawn; rate x mean: %.4f" % (out, label, wt, q, wv * wm / 1e6))
     return pts
 
 # Run a's rates by default (at most 50 buckets: 50 ms) and at 100 ms as

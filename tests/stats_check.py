@@ -4,7 +4,7 @@
 tables: each command's components from its stored point deltas (as
 docs/schema.md defines them), the pairs of host and target records from
 ntp_match, everything else here in Python. Checks .timeline, .hist, .cdf,
-.slowest, .percentiles --stages, .tail (with `ntprof report --json --detail`'s
+.slowest, .percentiles --stages, .queues, .tail (with `ntprof report --json --detail`'s
 tail bands) and `ntprof report --timeline`.
 
   stats_check.py NTPROF NTPROF_SHELL HOST.db [TARGET.db]
@@ -82,6 +82,10 @@ def recording(path):
                                               't_stor', 't_resp', 't_sent'))
         cmds.append(c)
     dur = meta['mono_stop'] - meta['mono_start']
+    # records lost: (the end of the interval they were counted in, n)
+    meta = dict(meta)
+    meta['lost'] = db.execute('SELECT i.stop, l.n FROM lost AS l '
+                              'JOIN interval AS i ON i.id = l.interval').fetchall()
     return meta, cmds, dur
 
 
@@ -145,6 +149,11 @@ for width in (300000000, 500000000, 1000000000, 2000000000):
                   what + ': cmds_per_s %s' % r['cmds_per_s'])
             check(near(r['mean_us'], sum(e) / n / 1e3, 0.0051), what + ': mean_us')
             check(near(r['p99_us'], rank(e, 99000) / 1e3, 0.0051), what + ': p99_us')
+            # Little's law: rate x mean
+            check(near(r['qd'], meta['sample_rate'] * sum(e) / dt, 0.0051), what + ': qd')
+            # the recording's losses in the intervals that end in the bucket
+            lost = sum(n for stop, n in meta['lost'] if max(0, (stop - 1 - first) // width) == b)
+            check(int(r['lost']) == lost, what + ': lost %s, expected %d' % (r['lost'], lost))
 
 # the host's commands with their target records, paired as ntp_match pairs them
 joined = 'target' in recs
@@ -249,6 +258,27 @@ for name in sorted({c['name'] for c in report}):
               r['stage'] == w[5] and near(r['mean_ns'], w[6], 1e-6) and
               near(r['share'], w[7], 1e-9) and r['largest'] == int(w[8]),
               'report -j -d %s: %s, expected %s' % (name, r, w))
+
+# ---- .queues: per group and qid ----
+queues = run_shell('.queues')
+grate = {r['name']: float(r['rate']) for r in run_shell('SELECT name, rate FROM ntp_report_group;')}
+for name in sorted({c['name'] for c in report}):
+    cs = [c for c in report if c['name'] == name]
+    got = [r for r in queues if r['group'] == name]
+    qids = sorted({c['qid'] for c in cs})
+    check([int(r['qid']) for r in got] == qids, '.queues %s: qids %s, expected %s'
+          % (name, [r['qid'] for r in got], qids))
+    for r in got:
+        e = [c['e2e'] for c in cs if c['qid'] == int(r['qid'])]
+        share = len(e) / len(cs)
+        what = '.queues %s qid %s' % (name, r['qid'])
+        check(int(r['cmds']) == len(e) and near(r['share_pct'], 100 * share, 0.051) and
+              near(r['cmds_per_s'], grate[name] * share, 0.051) and
+              near(r['mean_us'], sum(e) / len(e) / 1e3, 0.0051) and
+              near(r['p50_us'], rank(e, 50000) / 1e3, 0.0051) and
+              near(r['p99_us'], rank(e, 99000) / 1e3, 0.0051) and
+              near(r['qd'], grate[name] * share * sum(e) / len(e) / 1e9, 0.0051),
+              what + ': %s' % r)
 
 # ---- ntprof report --timeline: the report unchanged, then the series ----
 plain = subprocess.run([ntprof, 'report'] + dbs, capture_output=True, text=True).stdout
