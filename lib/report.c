@@ -338,16 +338,19 @@ static int print_tail(struct rep *r, const struct group *g)
 				 " e2e_mean_ns, ord, stage, label, mean_ns, share, largest"
 				 " FROM ntp_report_tail WHERE hdb = ?1 AND grp = ?2"
 				 " ORDER BY band_ord, ord", g, JSON_ARRAY);
-	/* the heading, a column per band: its name, commands and mean */
+	/* the heading, a column per band (every band: one without commands
+	 * shows 0 and '-'): its name, commands and mean, from the rows of the
+	 * first stage */
 	st = prepare_group_query(r->db, "SELECT band, n, e2e_mean_us,"
-				 " (SELECT max(length(label)) FROM _ntp_text_tail AS o"
-				 "  WHERE o.hdb = ?1 AND o.grp = ?2)"
-				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2 AND largest"
-				 " ORDER BY band_ord", g);
+				 " max(length(label)) OVER (), ord = min(ord) OVER ()"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g);
 	if (!st)
 		return sql_error(r);
 	for (int i = 0; i < 3; i++) {
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!sqlite3_column_int(st, 4))
+				continue;
 			if (!w) {
 				w = sqlite3_column_int(st, 3);
 				fprintf(r->f, "by end-to-end band: each stage's mean (us) and share of"

@@ -284,22 +284,34 @@ FROM x
 JOIN k ON k.band_ord = x.band_ord
 ORDER BY x.hdb, x.grp, x.band_ord, x.ord;
 
--- The tail bands of `ntprof report --detail`: per group, band and stage,
--- ntp_report_tail's numbers formatted, us.
+-- The tail bands of `ntprof report --detail`: per group, stage and band,
+-- ntp_report_tail's numbers formatted, us; every band, one without
+-- commands (a group of fewer than 1000) with 0 commands and '-'.
 CREATE TEMP VIEW _ntp_text_tail AS
+WITH k(band_ord, band) AS (
+  VALUES (1, 'p0-50'), (2, 'p50-90'), (3, 'p90-99'), (4, 'p99-99.9'), (5, 'p99.9-100')
+), s AS (
+  SELECT DISTINCT hdb, grp, ord, label FROM ntp_report_tail
+)
 SELECT
-  hdb,                                        -- host database
-  grp,                                        -- grp.id there
-  band_ord,                                   -- 1 to 5
-  band,                                       -- 'p0-50' ...
-  n,                                          -- the band's commands
-  printf('%.2f', e2e_mean_ns / 1e3) AS e2e_mean_us, -- their mean end to end
-  ord,                                        -- stage order
-  label,                                      -- stage label
-  printf('%.2f', mean_ns / 1e3) AS mean_us,   -- the stage's mean over them
-  printf('%.0f%%', 100 * share) AS share,     -- of their mean end to end
-  largest                                     -- 1: the band's largest stage
-FROM ntp_report_tail;
+  s.hdb AS hdb,                               -- host database
+  s.grp AS grp,                               -- grp.id there
+  k.band_ord AS band_ord,                     -- 1 to 5
+  k.band AS band,                             -- 'p0-50' ...
+  coalesce(t.n, 0) AS n,                      -- the band's commands
+  CASE WHEN t.n IS NULL THEN '-'
+    ELSE printf('%.2f', t.e2e_mean_ns / 1e3) END AS e2e_mean_us, -- their mean end to end
+  s.ord AS ord,                               -- stage order
+  s.label AS label,                           -- stage label
+  CASE WHEN t.n IS NULL THEN '-'
+    ELSE printf('%.2f', t.mean_ns / 1e3) END AS mean_us, -- the stage's mean over them
+  CASE WHEN t.n IS NULL THEN ''
+    ELSE printf('%.0f%%', 100 * t.share) END AS share, -- of their mean end to end
+  coalesce(t.largest, 0) AS largest           -- 1: the band's largest stage
+FROM s
+CROSS JOIN k
+LEFT JOIN ntp_report_tail AS t
+  ON t.hdb = s.hdb AND t.grp = s.grp AND t.ord = s.ord AND t.band_ord = k.band_ord;
 
 -- The buckets of the histograms, one row each: k = -2 (below 0), -1 ([0, 1)
 -- us) and 0 to 60 ([2^k, 2^(k+1)) us), with their bounds.

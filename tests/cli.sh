@@ -48,7 +48,7 @@ cd "$dir" || exit 1
 "$GEN" -o idle.db -t idle-t.db -n 1 -H 3,4 -T 3,4 || exit 1
 
 # The seed's layout: header, group line, latency, stage table, largest,
-# components, records.
+# components, tail bands (storage the largest in each), records.
 "$NTPROF" report --detail host.db target.db > joined.txt 2> err.txt
 if [ $? -eq 0 ] &&
    grep -q '^recorded on gen-host0 (kernel 6.1.0-synthetic), one command in 1 sampled$' joined.txt &&
@@ -60,6 +60,9 @@ if [ $? -eq 0 ] &&
    grep -q '^components, in path order (L: commands in each, by Little.s law)$' joined.txt &&
    grep -Eq '^  network: wire and NICs \(computed\) +[0-9]+ ' joined.txt &&
    grep -Eq '^  end to end +[0-9]+ +[0-9.]+ +0\.[0-9]{2} ' joined.txt &&
+   grep -q "^by end-to-end band: each stage's mean (us) and share of the band's mean; \* the band's largest$" joined.txt &&
+   grep -Eq '^  band +p0-50 +p50-90 +p90-99 +p99-99\.9 +p99\.9-100$' joined.txt &&
+   grep -Eq '^  storage \(target block layer and drive\)( +[0-9.]+ +[0-9]+%\*){5}$' joined.txt &&
    grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
 then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
 
