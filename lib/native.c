@@ -2,7 +2,7 @@
 /*
  * ntprof's native SQL functions. ntp_quantiles(x) is the aggregate behind
  * sql/native.sql: the pure-SQL views rank every row with window functions,
- * which sorts; this collects the values and selects the three ranks in O(n).
+ * which sorts; this collects the values and selects the ranks in O(n).
  *
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
@@ -24,8 +24,9 @@ SQLITE_EXTENSION_INIT1
 /* Ranges this short are insertion sorted: cheaper than partitioning them. */
 #define NTP_SMALL 16
 
-/* p50, p99, p99.9 in units of 1/100000, ascending. */
-static const uint32_t ntp_q[3] = { 50000, 99000, 99900 };
+/* p50, p90, p99, p99.9 in units of 1/100000, ascending. */
+#define NTP_NQ 4
+static const uint32_t ntp_q[NTP_NQ] = { 50000, 90000, 99000, 99900 };
 
 /* 0-based index of nearest rank Q/100000 among N (>= 1) values. */
 static size_t rank_index(size_t n, uint32_t q)
@@ -151,13 +152,13 @@ void ntp_nth##SFX(T *v, size_t n, size_t k, unsigned int depth)		\
  * Largest rank first: afterwards v[0..k) holds exactly the k smallest	\
  * values, so each smaller rank is selected within that prefix only.		\
  */										\
-static int quantiles_##SFX(T *v, size_t n, int64_t out[3])			\
+static int quantiles_##SFX(T *v, size_t n, int64_t out[NTP_NQ])		\
 {										\
 	size_t hi = n;								\
 										\
 	if (!n)									\
 		return -1;							\
-	for (int i = 2; i >= 0; i--) {						\
+	for (int i = NTP_NQ - 1; i >= 0; i--) {					\
 		size_t k = rank_index(n, ntp_q[i]);				\
 										\
 		/* k == hi: the same rank as the one just selected. */		\
@@ -173,12 +174,12 @@ static int quantiles_##SFX(T *v, size_t n, int64_t out[3])			\
 NTP_DEFINE_SELECT(int32_t, 32)
 NTP_DEFINE_SELECT(int64_t, 64)
 
-int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[3])
+int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[4])
 {
 	return quantiles_64(v, n, out);
 }
 
-int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[3])
+int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4])
 {
 	return quantiles_32(v, n, out);
 }
@@ -297,14 +298,14 @@ static void quantiles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static void result_quantiles(sqlite3_context *ctx, struct qagg *a)
 {
-	int64_t q[3];
+	int64_t q[NTP_NQ];
 	char buf[3 * 21 + 4];
 
 	if (a->wide)
 		quantiles_64(a->v, a->n, q);
 	else
 		quantiles_32(a->v, a->n, q);
-	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[2], q[3]);
 	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
@@ -327,10 +328,12 @@ static void quantiles_final(sqlite3_context *ctx)
  * ntp_dist(x1, ..., xN), N <= NTP_DIST_MAX: the distribution of each
  * argument in one pass, for reports that need count, sum and percentiles of
  * many components of the same rows. Result: the JSON array
- * [[n, sum, p50, p99, p999], ...] with one entry per argument (NULLs
- * ignored; n = 0 gives [0,null,null,null,null]). The percentiles are
- * ntp_quantiles'; sum is exact or an "integer overflow" error, like SQL's
- * sum(). One call per row instead of four aggregates per component.
+ * [[n, sum, p50, p99, p999, p90], ...] with one entry per argument (NULLs
+ * ignored; n = 0 gives [0,null,null,null,null,null]). The percentiles are
+ * ntp_quantiles', and p90 by the same rule (after the others, so that the
+ * entries of the first three keep their places); sum is exact or an
+ * "integer overflow" error, like SQL's sum(). One call per row instead of
+ * four aggregates per component.
  */
 #define NTP_DIST_MAX 16
 
@@ -402,19 +405,18 @@ static void dist_final(sqlite3_context *ctx)
 	sqlite3_str_appendchar(out, 1, '[');
 	for (int i = 0; i < d->nargs; i++) {
 		struct qagg *a = &d->q[i];
-		int64_t q[3];
+		int64_t q[NTP_NQ];
 
 		if (!a->n) {
-			sqlite3_str_appendf(out, "%s[0,null,null,null,null]", i ? "," : "");
+			sqlite3_str_appendf(out, "%s[0,null,null,null,null,null]", i ? "," : "");
 		} else {
 			if (a->wide)
 				quantiles_64(a->v, a->n, q);
 			else
 				quantiles_32(a->v, a->n, q);
-			sqlite3_str_appendf(out, "%s[%lld,%lld,%lld,%lld,%lld]", i ? "," : "",
-					    (long long)a->n,
-					    (long long)d->sum[i], (long long)q[0],
-					    (long long)q[1], (long long)q[2]);
+			sqlite3_str_appendf(out, "%s[%lld,%lld,%lld,%lld,%lld,%lld]", i ? "," : "",
+					    (long long)a->n, (long long)d->sum[i], (long long)q[0],
+					    (long long)q[2], (long long)q[3], (long long)q[1]);
 		}
 		sqlite3_free(a->v);
 		a->v = NULL;

@@ -227,9 +227,11 @@ static int print_stages(struct rep *r, const struct group *g)
 	int rc, w = 0;
 
 	if (r->w)
-		return json_rows(r, "stages", "SELECT ord, stage, label, mean_ns, share, avg_qd"
-				 " FROM ntp_report_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord",
-				 g, JSON_ARRAY);
+		return json_rows(r, "stages", "SELECT s.ord, s.stage, s.label, s.mean_ns, s.share,"
+				 " s.avg_qd, p.n, p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns"
+				 " FROM ntp_report_stage AS s LEFT JOIN ntp_report_stage_stats AS p"
+				 " ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage"
+				 " WHERE s.hdb = ?1 AND s.grp = ?2 ORDER BY s.ord", g, JSON_ARRAY);
 	st = prepare_group_query(r->db, "SELECT label, mean_us, share, avg_qd, bar,"
 				 " max(length(label)) OVER () FROM _ntp_text_stage"
 				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
@@ -304,6 +306,97 @@ static int print_components(struct rep *r, const struct group *g)
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
+/* One line of the tail table: LINE (LEN bytes, at most 1023) without the
+ * spaces at its end. */
+static void put_line(FILE *f, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(f, "%.*s\n", (int)len, line);
+}
+
+/*
+ * Where the time of the slow commands goes (--detail): per tail band of the
+ * end to end (ntp_report_tail), its commands, their mean, and each stage's
+ * mean and share over them; '*' marks a band's largest stage.
+ *   by end-to-end band: each stage's mean (us) and share of the band's ...
+ *     band                     p0-50             p50-90  ...
+ *     commands                  5331               4265
+ *     end to end               80.42              84.53
+ *     storage (target ...)     56.28  70%*        60.20  71%*
+ */
+static int print_tail(struct rep *r, const struct group *g)
+{
+	static const char *const head[] = { "band", "commands", "end to end" };
+	char line[1024];
+	sqlite3_stmt *st;
+	size_t len = 0;
+	int rc, w = 0;
+
+	if (r->w)
+		return json_rows(r, "tail", "SELECT band_ord, band, n, e2e_min_ns, e2e_max_ns,"
+				 " e2e_mean_ns, ord, stage, label, mean_ns, share, largest"
+				 " FROM ntp_report_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g, JSON_ARRAY);
+	/* the heading, a column per band (every band: one without commands
+	 * shows 0 and '-'): its name, commands and mean, from the rows of the
+	 * first stage */
+	st = prepare_group_query(r->db, "SELECT band, n, e2e_mean_us,"
+				 " max(length(label)) OVER (), ord = min(ord) OVER ()"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g);
+	if (!st)
+		return sql_error(r);
+	for (int i = 0; i < 3; i++) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!sqlite3_column_int(st, 4))
+				continue;
+			if (!w) {
+				w = sqlite3_column_int(st, 3);
+				fprintf(r->f, "by end-to-end band: each stage's mean (us) and share of"
+					" the band's mean; * the band's largest\n");
+			}
+			if (!len)
+				len = (size_t)snprintf(line, sizeof(line), "  %-*s", w, head[i]);
+			if (len < sizeof(line))
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s      ",
+							sqlite3_column_text(st, i));
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		if (len)
+			put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+		len = 0;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_error(r);
+	/* a row per stage, a cell per band */
+	st = prepare_group_query(r->db, "SELECT label, mean_us, share, largest, band_ord = 1"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY ord, band_ord", g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 4)) {
+			if (len)
+				put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+			len = (size_t)snprintf(line, sizeof(line), "  %-*s", w,
+					       sqlite3_column_text(st, 0));
+		}
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s %4s%c",
+						sqlite3_column_text(st, 1),
+						sqlite3_column_text(st, 2),
+						sqlite3_column_int(st, 3) ? '*' : ' ');
+	}
+	if (len)
+		put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
 /* admin and fabrics commands: 7 sampled in 3 groups (keep-alive, identify,
  * connect); --all shows them */
 static int print_admin(struct rep *r)
@@ -333,7 +426,8 @@ static int print_group(struct rep *r, const struct group *g, int detail)
 	if (r->w)
 		ntp_json_start_object(r->w);
 	rc = print_group_title(r, g) || print_latency(r, g) || print_stages(r, g) ||
-	     print_largest(r, g) || (detail && print_components(r, g)) ? -1 : 0;
+	     print_largest(r, g) || (detail && print_components(r, g)) ||
+	     (detail && print_tail(r, g)) ? -1 : 0;
 	if (r->w)
 		ntp_json_end_object(r->w);
 	return rc;
@@ -529,13 +623,14 @@ static int print_groups(struct rep *r, const struct group *g, int n, int detail,
 
 /*
  * The report as one CSV table: the rows of ntp_report_rows (docs/report-json.md)
- * of the groups the text would show, components only with --detail.
+ * of the groups the text would show, components and tail bands only with
+ * --detail.
  */
 static int report_csv(struct rep *r, int detail, int all, const char *group)
 {
 	struct ntp_out o = { .f = r->f, .mode = NTP_MODE_CSV, .headers = 1 };
 	char *sql = sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
-		"WHERE (%d OR queue = 'io') AND (%d OR section != 'component')\n"
+		"WHERE (%d OR queue = 'io') AND (%d OR section NOT IN ('component', 'tail'))\n"
 		"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group, group);
 	int rc;
 
@@ -557,6 +652,12 @@ static int report_raw(struct rep *r, int flags, const char *group)
 		return -1;
 	if (!n) {
 		snprintf(r->err, r->errlen, group ? "no group matches '%s'" : "no commands", group);
+		free_groups(g, n);
+		return -1;
+	}
+	/* the stages' percentiles of the JSON and the CSV, computed once */
+	if (flags & (NTP_REPORT_JSON | NTP_REPORT_CSV) &&
+	    ntp_session_cache(r->s, "ntp_report_stage_stats", r->err, r->errlen)) {
 		free_groups(g, n);
 		return -1;
 	}

@@ -225,6 +225,16 @@ static int cmd_stages(struct ntp_session *s, struct shell *sh, int argc, char **
 	return run_group_view(sh, ".stages", "ntp_shell_stages", argc > 1 ? argv[1] : NULL);
 }
 
+static int cmd_queues(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".queues", "ntp_shell_queues", argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_tail(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".tail", "ntp_shell_tail", argc > 1 ? argv[1] : NULL);
+}
+
 static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	return run_group_view(sh, ".components", "ntp_shell_components",
@@ -593,6 +603,8 @@ const struct dot_cmd shell_cmds[] = {
 	{ "output", 1, "[FILE]", "send output to FILE, or back to stdout", cmd_output },
 	{ "percentiles", 2, "[--stages] [GROUP]",
 	  "per group and component (or stage): p50, p99, p99.9 (us)", cmd_percentiles },
+	{ "queues", 1, "[GROUP]", "per group and queue (qid): commands, rate, mean, p99, QD",
+	  cmd_queues },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
 	{ "report", 5, "[--detail] [--all] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
@@ -605,7 +617,10 @@ const struct dot_cmd shell_cmds[] = {
 	  cmd_stages },
 	{ "tables", 1, "[PATTERN]", "tables and views of every schema, LIKE PATTERN",
 	  cmd_tables },
-	{ "timeline", 2, "[WIDTH] [GROUP]", "per recording, group and bucket (1s): rate, mean, p99",
+	{ "tail", 1, "[GROUP]",
+	  "per group and latency band (p0-50 ... p99.9-100): stage means, shares", cmd_tail },
+	{ "timeline", 2, "[WIDTH] [GROUP]",
+	  "per recording, group and bucket (1s): rate, mean, p99, QD, lost records",
 	  cmd_timeline },
 	{ NULL, 0, NULL, NULL, NULL },
 };

@@ -3,9 +3,10 @@
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
 -- them), but one scan per group and no sort: ntp_dist(x1, ..., xN) returns
--- [[n, sum, p50, p99, p999], ...] for its N arguments, percentiles exact
--- nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and the
--- mean is sum / n, which is what avg() computes.
+-- [[n, sum, p50, p99, p999, p90], ...] for its N arguments, percentiles
+-- exact nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and
+-- the mean is sum / n, which is what avg() computes. Further down, views of
+-- stats.sql and compare.sql get forms over ntp_dist too.
 
 -- (its cache is then this view's rows: report.sql's faster builder is for
 -- the portable view)
@@ -146,3 +147,58 @@ SELECT
 FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;
+
+-- ntp_report_stage_stats of stats.sql again, with ntp_dist(): per group
+-- one scan of its commands (the join's or the host's own, as
+-- ntp_report_component_stats above; not ntp_command, whose look-up of each
+-- matched command's target record is slow) and no sort of the values. The
+-- same rows as the portable view (tests compare them); ntprof report
+-- computes it once for its JSON and CSV. Its cache is then this view's
+-- rows (ntp_session_cache): stats.sql's builder is for the portable view.
+-- The stages are ntp_command's sums, here over the join's and the host's
+-- columns (NULL: not in the group's report).
+DELETE FROM _ntp_cache_build WHERE name = 'ntp_report_stage_stats';
+DROP VIEW ntp_report_stage_stats;
+CREATE TEMP VIEW ntp_report_stage_stats AS
+WITH d AS MATERIALIZED (
+  SELECT g.hdb, g.grp,
+    CASE g.mode
+    WHEN 'joined' THEN (
+      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
+        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, NULL, NULL,
+        wire + t_rx_path + h_rx_path, t_drv_sub + t_drv_cpl, t_storage)
+      FROM ntp_joined AS j
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+    ELSE (
+      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
+        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, h_rx_path, h_wait, NULL, NULL,
+        NULL)
+      FROM ntp_host_cmd AS c
+      WHERE +c.db = g.hdb AND +c.grp = g.grp)
+    END AS dist
+  FROM ntp_report_group AS g
+), k(idx, stage) AS (
+  VALUES (0, 'host_block'), (1, 'host_driver'), (2, 'host_rx'), (3, 'net_target'),
+    (4, 'network'), (5, 'target_driver'), (6, 'storage')
+), v AS (
+  SELECT d.hdb, d.grp, k.stage, json_extract(d.dist, '$[' || k.idx || ']') AS a
+  FROM d
+  CROSS JOIN k
+)
+SELECT
+  v.hdb AS hdb,                                       -- host database
+  v.grp AS grp,                                       -- grp.id there
+  s.ord AS ord,                                       -- stage order
+  v.stage AS stage,                                   -- stage.name
+  s.label AS label,                                   -- as the report prints it
+  json_extract(v.a, '$[0]') AS n,                     -- commands
+  json_extract(v.a, '$[1]') AS sum_ns,                -- total ns
+  json_extract(v.a, '$[1]') * 1.0 / json_extract(v.a, '$[0]') AS mean_ns, -- mean ns
+  json_extract(v.a, '$[2]') AS p50_ns,                -- median
+  json_extract(v.a, '$[5]') AS p90_ns,                -- 90th
+  json_extract(v.a, '$[3]') AS p99_ns,                -- 99th
+  json_extract(v.a, '$[4]') AS p999_ns                -- 99.9th
+FROM v
+JOIN ntp_report_stage AS s ON s.hdb = v.hdb AND s.grp = v.grp AND s.stage = v.stage
+WHERE json_extract(v.a, '$[0]') > 0
+ORDER BY v.hdb, v.grp, s.ord;

@@ -14,6 +14,7 @@
 -- ntp_db:         one row per attached database (columns below)
 -- ntp_lost:       every database's lost records, per cause
 -- ntp_gap:        every database's missing points, per point and cause
+-- _ntp_lost_interval: every database's lost records, per interval and cause
 -- _ntp_grp_all:   every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
@@ -51,6 +52,16 @@ SELECT
   l.description AS description, -- what happened
   l.n AS n                   -- records lost
 FROM "@db@".ntp_lost_by_cause AS l
+-- @_ntp_lost_interval all
+SELECT
+  '@db@' AS db,              -- database
+  i.start AS start,          -- the interval's start, ns since mono_start
+  i.stop AS stop,            -- its end
+  c.name AS cause,           -- cause.name
+  l.n AS n                   -- records lost in the interval for that cause
+FROM "@db@".lost AS l
+JOIN "@db@".interval AS i ON i.id = l.interval
+JOIN "@db@".cause AS c ON c.code = l.cause
 -- @ntp_gap all
 SELECT
   '@db@' AS db,              -- database

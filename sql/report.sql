@@ -235,12 +235,13 @@ ORDER BY op;
 
 -- The report's numbers of every group in one table, long form: what
 -- `ntprof report --csv` prints (docs/report-json.md). Per group, in report
--- order: a 'latency' row (end to end), a 'stage' row per stage, then a
--- 'component' row per component, in path order. A column that a section
--- has no value for is NULL.
+-- order: a 'latency' row (end to end), a 'stage' row per stage, a
+-- 'component' row per component, in path order, then per tail band
+-- (ntp_report_tail, stats.sql) a 'tail' row of its end to end and one per
+-- stage. A column that a section has no value for is NULL.
 CREATE TEMP VIEW ntp_report_rows AS
 SELECT
-  v.section AS section,        -- latency, stage or component
+  v.section AS section,        -- latency, stage, component or tail
   g.name AS "group",           -- report name
   g.hdb AS hdb,                -- host database
   g.grp AS grp,                -- grp.id there
@@ -253,32 +254,47 @@ SELECT
   v.ord AS ord,                -- stage or path order; NULL for latency
   v.name AS name,              -- stage.name or component.name
   v.label AS label,            -- as the report prints it
-  v.n AS n,                    -- commands (latency, component)
+  v.n AS n,                    -- commands it is over
   v.mean_ns AS mean_ns,        -- mean ns per command
   v.share AS share,            -- of the mean latency (stage)
   v.avg_qd AS avg_qd,          -- commands in it by Little's law (stage)
   v.l AS l,                    -- the same for a component
-  v.p50_ns AS p50_ns,          -- median ns (latency, component)
+  v.p50_ns AS p50_ns,          -- median ns
   v.p99_ns AS p99_ns,          -- 99th percentile ns
-  v.p999_ns AS p999_ns         -- 99.9th percentile ns
+  v.p999_ns AS p999_ns,        -- 99.9th percentile ns
+  v.p90_ns AS p90_ns,          -- 90th percentile ns (stage)
+  v.band AS band               -- the tail band, 'p0-50' ... (tail)
 FROM (
   SELECT 1 AS sec, 'latency' AS section, c.hdb, c.grp, NULL AS ord, c.component AS name,
     k.label, c.n, c.mean_ns, NULL AS share, NULL AS avg_qd, NULL AS l,
-    c.p50_ns, c.p99_ns, c.p999_ns
+    c.p50_ns, c.p99_ns, c.p999_ns, NULL AS p90_ns, NULL AS band_ord, NULL AS band
   FROM ntp_report_component_stats AS c
   JOIN component AS k ON k.name = c.component
   WHERE c.component = 'e2e'
   UNION ALL
-  SELECT 2, 'stage', hdb, grp, ord, stage, label, NULL, mean_ns, share, avg_qd, NULL,
-    NULL, NULL, NULL
-  FROM ntp_report_stage
+  -- the stage's percentiles over the commands that have it (stats.sql)
+  SELECT 2, 'stage', s.hdb, s.grp, s.ord, s.stage, s.label, p.n, s.mean_ns, s.share,
+    s.avg_qd, NULL, p.p50_ns, p.p99_ns, p.p999_ns, p.p90_ns, NULL, NULL
+  FROM ntp_report_stage AS s
+  LEFT JOIN ntp_report_stage_stats AS p
+    ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage
   UNION ALL
   SELECT 3, 'component', hdb, grp, ord, component, label, n, mean_ns, NULL, NULL, l,
-    p50_ns, p99_ns, p999_ns
+    p50_ns, p99_ns, p999_ns, NULL, NULL, NULL
   FROM ntp_report_components
+  UNION ALL
+  -- per tail band (stats.sql): its commands' mean end to end, then each
+  -- stage's mean over them and share of it
+  SELECT DISTINCT 4, 'tail', hdb, grp, NULL, 'e2e', 'end to end', n, e2e_mean_ns, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL, band_ord, band
+  FROM ntp_report_tail
+  UNION ALL
+  SELECT 4, 'tail', hdb, grp, ord, stage, label, n, mean_ns, share, NULL, NULL, NULL, NULL,
+    NULL, NULL, band_ord, band
+  FROM ntp_report_tail
 ) AS v
 JOIN ntp_report_group AS g ON g.hdb = v.hdb AND g.grp = v.grp
-ORDER BY g.queue != 'io', g.hdb, g.grp, v.sec, v.ord;
+ORDER BY g.queue != 'io', g.hdb, g.grp, v.sec, v.band_ord, v.ord;
 
 -- The admin and fabrics commands of the report in one line, per host
 -- database: how many were sampled, in how many groups, and their

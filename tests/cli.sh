@@ -48,7 +48,7 @@ cd "$dir" || exit 1
 "$GEN" -o idle.db -t idle-t.db -n 1 -H 3,4 -T 3,4 || exit 1
 
 # The seed's layout: header, group line, latency, stage table, largest,
-# components, records.
+# components, tail bands (storage the largest in each), records.
 "$NTPROF" report --detail host.db target.db > joined.txt 2> err.txt
 if [ $? -eq 0 ] &&
    grep -q '^recorded on gen-host0 (kernel 6.1.0-synthetic), one command in 1 sampled$' joined.txt &&
@@ -60,12 +60,16 @@ if [ $? -eq 0 ] &&
    grep -q '^components, in path order (L: commands in each, by Little.s law)$' joined.txt &&
    grep -Eq '^  network: wire and NICs \(computed\) +[0-9]+ ' joined.txt &&
    grep -Eq '^  end to end +[0-9]+ +[0-9.]+ +0\.[0-9]{2} ' joined.txt &&
+   grep -q "^by end-to-end band: each stage's mean (us) and share of the band's mean; \* the band's largest$" joined.txt &&
+   grep -Eq '^  band +p0-50 +p50-90 +p90-99 +p99-99\.9 +p99\.9-100$' joined.txt &&
+   grep -Eq '^  storage \(target block layer and drive\)( +[0-9.]+ +[0-9]+%\*){5}$' joined.txt &&
    grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
 then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
 
-# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant)
+# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant), in
+# the stage table (the tail bands' table, which has shares too, has none)
 w=$(sqlite3 host.db 'SELECT bar_width FROM ntp_constant')
-awk -v w="$w" '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
+awk -v w="$w" '/^by end-to-end band/ { exit 0 } /^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
      bar = ($NF ~ /^#+$/) ? length($NF) : 0
      if (w < 1 || bar - s * w / 100 > 0.5 + w / 100 || s * w / 100 - bar > 0.5 + w / 100) exit 1 }' joined.txt \
 	&& ok || bad "bar widths"
@@ -134,8 +138,12 @@ then ok; else bad "sqlite3 differs from the shell on the statistics views"; diff
 "$NTPROF" report --json --detail host.db target.db > joined.json 2> err.txt &&
 	"$NTPROF" report -j -d host.db target.db > short.json 2>> err.txt &&
 	cmp -s joined.json short.json && ok || { bad "report --json (-j the same)"; cat err.txt >&2; }
+# the stages with their percentiles (stats.sql): plain SQL, where the
+# report's come from native.sql's form
 printf '%s\n' ".read setup.sql" ".mode json" \
-	"SELECT hdb, grp, stage, mean_ns, share, avg_qd FROM ntp_report_stage;" |
+	"SELECT s.hdb, s.grp, s.stage, s.mean_ns, s.share, s.avg_qd, p.n, p.p50_ns, p.p90_ns,
+	 p.p99_ns, p.p999_ns FROM ntp_report_stage AS s
+	 LEFT JOIN ntp_report_stage_stats AS p USING (hdb, grp, stage);" |
 	sqlite3 :memory: > stages.json
 printf '%s\n' ".read setup.sql" ".mode json" \
 	"SELECT hdb, grp, component, n, mean_ns, l, p50_ns, p99_ns, p999_ns FROM ntp_report_components;" |
@@ -238,6 +246,13 @@ for g in doc["groups"]:
     want += [("stage", g, dict(s, name=s["stage"])) for s in g["stages"]]
     if detail:
         want += [("component", g, dict(c, name=c["component"])) for c in g["components"]]
+        # per tail band: its end to end, then its stages
+        for t in g["tail"]:
+            if t is next(u for u in g["tail"] if u["band"] == t["band"]):
+                want.append(("tail", g, dict(name="e2e", label="end to end", n=t["n"],
+                                             mean_ns=t["e2e_mean_ns"], band=t["band"])))
+            want.append(("tail", g, dict(name=t["stage"], label=t["label"], ord=t["ord"], n=t["n"],
+                                         mean_ns=t["mean_ns"], share=t["share"], band=t["band"])))
 assert len(rows) == len(want), (len(rows), len(want))
 for row, (section, g, item) in zip(rows, want):
     assert row["section"] == section and row["group"] == g["name"], (row, section)
@@ -246,7 +261,7 @@ for row, (section, g, item) in zip(rows, want):
     for k, v in item.items():
         if k in row and k not in ("stage", "component"):
             assert row[k] == str(v), (section, k, row[k], v)
-    for k in ("share", "avg_qd", "l", "p50_ns", "p99_ns", "p999_ns", "n"):
+    for k in ("share", "avg_qd", "l", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "n", "band"):
         if k not in item:
             assert row[k] == "", (section, k, row[k])
 PY

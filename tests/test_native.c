@@ -26,7 +26,7 @@
 #define EXT_PATH ".output/ntprof_sqlite.so"
 
 /* The three nearest-rank quantiles, in units of 1/100000. */
-static const int64_t Q[3] = { 50000, 99000, 99900 };
+static const int64_t Q[4] = { 50000, 90000, 99000, 99900 };
 
 static const char *const WINDOW_SQL =
 	"WITH r AS (SELECT g, x, row_number() OVER (PARTITION BY g ORDER BY x) AS rn,"
@@ -77,13 +77,13 @@ static int64_t *dup64(const int64_t *v, size_t n)
 }
 
 /* The reference: sort a copy, take ranks (n*Q + 99999) / 100000 (1-based). */
-static void ref_quantiles(const int64_t *v, size_t n, int64_t out[3])
+static void ref_quantiles(const int64_t *v, size_t n, int64_t out[4])
 {
 	int64_t *s = dup64(v, n);
 
 	assert_true(n > 0);
 	qsort(s, n, sizeof(*s), cmp64);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		size_t r = (size_t)(((int64_t)n * Q[i] + 99999) / 100000);
 
 		assert_true(r >= 1 && r <= n);
@@ -92,9 +92,10 @@ static void ref_quantiles(const int64_t *v, size_t n, int64_t out[3])
 	free(s);
 }
 
-static void fmt_q(char *buf, size_t len, const int64_t q[3])
+/* ntp_quantiles' result: [p50,p99,p999] */
+static void fmt_q(char *buf, size_t len, const int64_t q[4])
 {
-	snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+	snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[2], q[3]);
 }
 
 /* ntp_select_quantiles on a copy of SRC: the reference's values, and the
@@ -102,7 +103,7 @@ static void fmt_q(char *buf, size_t len, const int64_t q[3])
 static void check_select64(const int64_t *src, size_t n)
 {
 	int64_t *v = dup64(src, n), *s = dup64(src, n);
-	int64_t want[3], got[3] = { -1, -1, -1 };
+	int64_t want[4], got[4] = { -1, -1, -1, -1 };
 
 	ref_quantiles(src, n, want);
 	assert_int_equal(ntp_select_quantiles(v, n, got), 0);
@@ -118,7 +119,7 @@ static void check_select64(const int64_t *src, size_t n)
 static void check_select32(const int64_t *src, size_t n)
 {
 	int32_t *v = malloc(n * sizeof(*v)), *s = malloc(n * sizeof(*s));
-	int64_t want[3], got[3] = { -1, -1, -1 };
+	int64_t want[4], got[4] = { -1, -1, -1, -1 };
 
 	assert_non_null(v);
 	assert_non_null(s);
@@ -222,57 +223,53 @@ static int64_t gen_two_values(size_t i, size_t n)
 	return i & 1 ? INT64_MAX : INT64_MIN;
 }
 
+static void expect_q(const int64_t out[4], int64_t p50, int64_t p90, int64_t p99, int64_t p999)
+{
+	assert_int_equal(out[0], p50);
+	assert_int_equal(out[1], p90);
+	assert_int_equal(out[2], p99);
+	assert_int_equal(out[3], p999);
+}
+
 static void test_select_known(void **state)
 {
 	int64_t one[] = { 7 }, two[] = { 5, 3 }, three[] = { 30, 10, 20 };
-	int64_t v[1001], out[3];
+	int64_t v[1001], out[4];
 
 	assert_int_equal(ntp_select_quantiles(one, 1, out), 0);
-	assert_int_equal(out[0], 7);
-	assert_int_equal(out[1], 7);
-	assert_int_equal(out[2], 7);
-	/* n = 2: ranks 1, 2, 2 */
+	expect_q(out, 7, 7, 7, 7);
+	/* n = 2: ranks 1, 2, 2, 2 */
 	assert_int_equal(ntp_select_quantiles(two, 2, out), 0);
-	assert_int_equal(out[0], 3);
-	assert_int_equal(out[1], 5);
-	assert_int_equal(out[2], 5);
-	/* n = 3: ranks 2, 3, 3 */
+	expect_q(out, 3, 5, 5, 5);
+	/* n = 3: ranks 2, 3, 3, 3 */
 	assert_int_equal(ntp_select_quantiles(three, 3, out), 0);
-	assert_int_equal(out[0], 20);
-	assert_int_equal(out[1], 30);
-	assert_int_equal(out[2], 30);
-	/* 1..100 shuffled: ranks 50, 99, 100 */
+	expect_q(out, 20, 30, 30, 30);
+	/* 1..100 shuffled: ranks 50, 90, 99, 100 */
 	for (int i = 0; i < 100; i++)
 		v[i] = (i * 37) % 100 + 1;
 	assert_int_equal(ntp_select_quantiles(v, 100, out), 0);
-	assert_int_equal(out[0], 50);
-	assert_int_equal(out[1], 99);
-	assert_int_equal(out[2], 100);
-	/* 1..1000: ranks 500, 990, 999 */
+	expect_q(out, 50, 90, 99, 100);
+	/* 1..1000: ranks 500, 900, 990, 999 */
 	for (int i = 0; i < 1000; i++)
 		v[i] = 1000 - i;
 	assert_int_equal(ntp_select_quantiles(v, 1000, out), 0);
-	assert_int_equal(out[0], 500);
-	assert_int_equal(out[1], 990);
-	assert_int_equal(out[2], 999);
-	/* 1..1001: ranks 501, 991, 1000 */
+	expect_q(out, 500, 900, 990, 999);
+	/* 1..1001: ranks 501, 901, 991, 1000 */
 	for (int i = 0; i < 1001; i++)
 		v[i] = (i * 10) % 1001 + 1;
 	assert_int_equal(ntp_select_quantiles(v, 1001, out), 0);
-	assert_int_equal(out[0], 501);
-	assert_int_equal(out[1], 991);
-	assert_int_equal(out[2], 1000);
+	expect_q(out, 501, 901, 991, 1000);
 }
 
 static void test_select_empty(void **state)
 {
-	int64_t v64[1] = { 1 }, out[3] = { 9, 9, 9 };
+	int64_t v64[1] = { 1 }, out[4] = { 9, 9, 9, 9 };
 	int32_t v32[1] = { 1 };
 
 	assert_int_equal(ntp_select_quantiles(v64, 0, out), -1);
 	assert_int_equal(ntp_select_quantiles32(v32, 0, out), -1);
 	assert_int_equal(out[0], 9);
-	assert_int_equal(out[2], 9);
+	assert_int_equal(out[3], 9);
 }
 
 static void test_select_random(void **state)
@@ -440,7 +437,7 @@ static void insert(sqlite3 *db, int64_t g, const int64_t *v, size_t n)
 
 static void assert_quantiles_of(sqlite3 *db, const char *sql, const int64_t *v, size_t n)
 {
-	int64_t want[3];
+	int64_t want[4];
 	char buf[80];
 
 	ref_quantiles(v, n, want);
@@ -577,7 +574,7 @@ static void test_sql_many_aggregates(void **state)
 	};
 	enum { N = 5000 };
 	sqlite3 *db = open_db();
-	int64_t v[N], w[N], q[3];
+	int64_t v[N], w[N], q[4];
 	char sql[2048] = "SELECT ''", want[13 * 64] = "", *got;
 
 	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
@@ -683,7 +680,7 @@ static void check_group_by(sqlite3 *db)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t g = (size_t)sqlite3_column_int64(st, 0);
 		const char *got = (const char *)sqlite3_column_text(st, 1);
-		int64_t q[3];
+		int64_t q[4];
 		char want[80];
 
 		assert_int_equal(g, rows++);
@@ -708,7 +705,7 @@ static void check_window(sqlite3 *db)
 
 	assert_int_equal(sqlite3_prepare_v2(db, WINDOW_SQL, -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t q[3];
+		int64_t q[4];
 
 		while (!groups[g].n)
 			g++;
@@ -716,13 +713,51 @@ static void check_window(sqlite3 *db)
 		ref_quantiles(groups[g].v, groups[g].n, q);
 		for (int i = 0; i < 3; i++) {
 			assert_int_equal(sqlite3_column_type(st, 1 + i), SQLITE_INTEGER);
-			assert_int_equal(sqlite3_column_int64(st, 1 + i), q[i]);
+			assert_int_equal(sqlite3_column_int64(st, 1 + i), q[i ? i + 1 : 0]);
 		}
 		g++;
 		rows++;
 	}
 	assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
 	assert_int_equal(rows, NGROUPS - 1);
+}
+
+/* ntp_dist(x, x) of each group whose sum fits in 64 bits: each entry
+ * [n, sum, p50, p99, p999, p90] of the reference, p90 last so that the
+ * first five keep their places. */
+static void check_dist(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	size_t checked = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT ntp_dist(x, x) FROM t WHERE g = ?", -1,
+					    &st, NULL), SQLITE_OK);
+	for (size_t g = 0; g < NGROUPS; g++) {
+		char one[160], want[330];
+		int64_t q[4], sum = 0;
+		int overflow = 0;
+
+		for (size_t i = 0; i < groups[g].n; i++)
+			overflow |= __builtin_add_overflow(sum, groups[g].v[i], &sum);
+		if (overflow)
+			continue;
+		if (!groups[g].n) {
+			snprintf(one, sizeof(one), "[0,null,null,null,null,null]");
+		} else {
+			ref_quantiles(groups[g].v, groups[g].n, q);
+			snprintf(one, sizeof(one), "[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+				 ",%" PRId64 "]", groups[g].n, sum, q[0], q[2], q[3], q[1]);
+		}
+		snprintf(want, sizeof(want), "[%s,%s]", one, one);
+		sqlite3_bind_int64(st, 1, (int64_t)g);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
+		sqlite3_reset(st);
+		checked++;
+	}
+	sqlite3_finalize(st);
+	/* every group but the full-range int64 one */
+	assert_int_equal(checked, NGROUPS - 1);
 }
 
 static void test_sql_group_by(void **state)
@@ -733,6 +768,7 @@ static void test_sql_group_by(void **state)
 	fill_groups(db);
 	check_group_by(db);
 	check_window(db);
+	check_dist(db);
 	/* And the two SQL forms side by side, in SQL. */
 	if (asprintf(&diff, "WITH w(g, a, b, c) AS (%s), n AS (SELECT g, ntp_quantiles(x) AS q"
 		     " FROM t GROUP BY g) SELECT count(*) FROM n JOIN w USING (g)"
