@@ -635,6 +635,13 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 	char list[256] = "";
 	int n = 0;
 
+	/* prefixes sqlite3's shell takes for one command, kept though a
+	 * command of ours shares them: .q quits, .ta lists tables */
+	static const char *const sqlite3_prefix[][2] = { { "q", "quit" }, { "ta", "tables" } };
+
+	for (size_t i = 0; i < sizeof(sqlite3_prefix) / sizeof(sqlite3_prefix[0]); i++)
+		if (!strcmp(name, sqlite3_prefix[i][0]))
+			name = sqlite3_prefix[i][1], len = strlen(name);
 	for (c = shell_cmds; len && c->name; c++) {
 		if (!strcmp(c->name, name))
 			return c;

@@ -253,6 +253,14 @@ for m in $modes; do
 	"$BIN" -c ".mode $m" "$H" > /dev/null 2>&1 && grep -q "[[|]$m[]|]" "$d/out" && ok ||
 		bad ".mode $m: not taken, or not in '.help mode': $(cat "$d/out")"
 done
+# sqlite3's own prefixes keep their command: .ta lists tables, .q quits;
+# another shared prefix is refused, naming the commands.
+run -c '.ta ntp_report_tail' -c .q -c '.groups' "$H"
+expect_rc 0 ".ta, .q"
+expect_out "ntp_report_tail" ".ta"
+grep -q "^read" "$d/out" && bad ".q did not quit: .groups ran after it" || ok
+run -c '.qu' "$H"
+expect_err ".qu: ambiguous command (.queues, .quit)" ".qu"
 # Every dot-command .help lists is in the man page and in docs/shell.md.
 run -c .help "$H"
 for c in $(sed -n 's/^\.\([a-z]*\).*/\1/p' "$d/out"); do
