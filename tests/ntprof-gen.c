@@ -83,38 +83,27 @@ static int stage_index(const char *name)
 	return -1;
 }
 
-/* -Y STAGE=NS */
-static int shift_stage(const char *arg, struct gen_config *c)
+/* -Y STAGE=NS (PROB NULL) or -X STAGE=PROB,NS, each stage once per option */
+static int stage_option(const char *arg, double *prob, struct gen_config *c)
 {
 	long long ns;
+	double p = 1;
 	char stage[16];
 	int end = 0, g;
 
-	if (sscanf(arg, "%15[a-z_]=%lld%n", stage, &ns, &end) != 2 || arg[end] || ns <= 0)
+	if ((prob ? sscanf(arg, "%15[a-z_]=%lf,%lld%n", stage, &p, &ns, &end) != 3 :
+		    sscanf(arg, "%15[a-z_]=%lld%n", stage, &ns, &end) != 2) ||
+	    arg[end] || ns <= 0 || !(p > 0 && p <= 1))
 		return -1;
 	g = stage_index(stage);
-	if (g < 0 || c->shift_ns[g])
+	if (g < 0 || (prob ? c->stall_prob[g] > 0 : c->shift_ns[g] != 0))
 		return -1;
-	c->shift_ns[g] = ns;
-	return 0;
-}
-
-/* -X STAGE=PROB,NS */
-static int stall_stage(const char *arg, struct gen_config *c)
-{
-	long long ns;
-	double prob;
-	char stage[16];
-	int end = 0, g;
-
-	if (sscanf(arg, "%15[a-z_]=%lf,%lld%n", stage, &prob, &ns, &end) != 3 || arg[end] ||
-	    ns <= 0 || !(prob > 0 && prob <= 1))
-		return -1;
-	g = stage_index(stage);
-	if (g < 0 || c->stall_prob[g] > 0)
-		return -1;
-	c->stall_prob[g] = prob;
-	c->stall_ns[g] = ns;
+	if (prob) {
+		c->stall_prob[g] = p;
+		c->stall_ns[g] = ns;
+	} else {
+		c->shift_ns[g] = ns;
+	}
 	return 0;
 }
 
@@ -123,6 +112,7 @@ int main(int argc, char **argv)
 	const char *hosts[GEN_MAX_HOSTS], *targets[GEN_MAX_TARGETS] = { NULL };
 	struct gen_config c;
 	int nhosts = 0, ntargets = 0, opt, hw = 0, tw = 0;
+	double prob; /* -X's, set in c */
 
 	gen_defaults(&c);
 	static const struct option longopts[] = {
@@ -182,16 +172,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'Y':
-			if (shift_stage(optarg, &c)) {
-				fprintf(stderr, "ntprof-gen: -Y %s: expected STAGE=NS, NS > 0, a "
-					"STAGE of --help's once\n", optarg);
-				return 2;
-			}
-			break;
 		case 'X':
-			if (stall_stage(optarg, &c)) {
-				fprintf(stderr, "ntprof-gen: -X %s: expected STAGE=PROB,NS, 0 < PROB "
-					"<= 1, NS > 0, a STAGE of --help's once\n", optarg);
+			if (stage_option(optarg, opt == 'X' ? &prob : NULL, &c)) {
+				fprintf(stderr, "ntprof-gen: -%c %s: expected %s, a STAGE of "
+					"--help's, once\n", opt, optarg, opt == 'X' ?
+					"STAGE=PROB,NS with 0 < PROB <= 1, NS > 0" : "STAGE=NS, NS > 0");
 				return 2;
 			}
 			break;

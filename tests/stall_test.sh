@@ -46,24 +46,10 @@ unset SUDO_UID SUDO_GID SUDO_USER
 TEST=stall_test
 . "$top/tests/testlib.sh"
 
-if [ "$(id -u)" != 0 ]; then
-	echo "stall_test: needs root to load BPF programs and to run SCHED_FIFO: run as root" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-for f in "$COLLECT" "$NTPROF" "$TGT" "$PERF" "$HOG"; do
-	if [ ! -x "$f" ]; then
-		echo "stall_test: $f: not built (run make first)" >&2
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-done
+need_root "BPF programs, SCHED_FIFO"
+need_built "$COLLECT" "$NTPROF" "$TGT" "$PERF" "$HOG"
 ncpu=$(nproc)
-if [ "$ncpu" -lt 2 ]; then
-	echo "stall_test: needs two CPUs (the stalled one, and one for the target and the collectors)" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+[ "$ncpu" -ge 2 ] || { bad "needs two CPUs: the stalled one, and one for the target"; finish; }
 # the host workload's CPU, and the hog's: the last one
 cpu=$((ncpu - 1))
 
