@@ -281,7 +281,7 @@ static int print_table(const struct ntp_session *s, const struct layout *o, FILE
 	char grp[128] = "", item[64] = "", op[64] = "";
 	sqlite3_int64 bytes = 0;
 	int has_bytes = 0, any = 0, rc;
-	static struct row w;
+	struct row w;
 
 	memset(&w, 0, sizeof(w));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
