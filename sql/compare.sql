@@ -392,7 +392,7 @@ WITH r AS (
                           AND h.run = r.run) ORDER BY run_ord))), min(run_ord)
   FROM g AS m
   GROUP BY op, bytes
-  HAVING count(*) < (SELECT count(*) FROM r) AND count(*) > 0
+  HAVING count(*) < (SELECT count(*) FROM r)
 ), modes AS (
   SELECT 3, 'mode', op, bytes, name,
     printf('%s: %s: only the host''s stages and end to end compare', name,
