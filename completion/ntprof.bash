@@ -9,7 +9,7 @@
 _ntprof_commands="probe record report compare plot merge shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
-	--csv --no-check --sql -h --help"
+	--csv --fail-on-change --no-check --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h
 	--help"
 _ntprof_merge_opts="-o --output --no-check -h --help"

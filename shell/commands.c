@@ -208,7 +208,7 @@ static int cmd_compare(struct ntp_session *s, struct shell *sh, int argc, char *
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	if (ntp_compare(s, sh->out.f, group, flags, err, sizeof(err))) {
+	if (ntp_compare(s, sh->out.f, group, flags, NULL, err, sizeof(err))) {
 		err_msg(sh, ".compare: %s", err);
 		return -1;
 	}

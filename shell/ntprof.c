@@ -136,34 +136,44 @@ static void compare_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof compare [-l A,B,...] [-g TEXT] [-d] [-m PCT] [-p] [-j | --csv]\n"
-		"                      [--no-check] RUN RUN...\n"
+		"                      [--fail-on-change] [--no-check] RUN RUN...\n"
 		"Prints two or more runs side by side: per I/O group (operation and size),\n"
-		"each stage's mean and p99 per run, and per run after the first the\n"
-		"difference from the first with a 95%% confidence interval; '*' marks a\n"
-		"change: beyond noise (the interval excludes 0) and at least PCT %% of\n"
-		"the first run's mean end to end. Then the stage that changed most, if\n"
-		"any did.\n"
+		"each stage's mean and median (p50) per run, and per run after the first\n"
+		"the difference of each from the first run's with a 95%% confidence\n"
+		"interval. '*' marks a change: the median moved beyond noise (its\n"
+		"interval excludes 0) by at least PCT %% of the first run's median end to\n"
+		"end. '~' marks a tail-driven difference: the mean moved so, the median\n"
+		"did not (a few slow commands, not the typical one). Then per run the\n"
+		"stage that changed most, if any did, and the tail-driven ones. Before\n"
+		"the tables, a 'note:' line for each way the runs differ that weakens\n"
+		"the comparison (groups, mode, drivers, transport, sampling); runs\n"
+		"without an I/O group in common with the first are refused.\n"
 		"A RUN is HOST.db, or HOST.db,TARGET.db: a host is joined only with its\n"
 		"own run's target; or a merged file (ntprof merge) of a run of many\n"
 		"machines. At most %d files in all.\n"
 		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
-		"  -d, --detail     add the components\n"
-		"  -m, --min-effect PCT  the smallest change, %% of the first run's mean\n"
+		"  -d, --detail     add the components, and each row's p99 and its difference\n"
+		"  -m, --min-effect PCT  the smallest change, %% of the first run's median\n"
 		"                   end to end (default 1; 0: any difference beyond noise)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes)\n"
 		"  -j, --json       the comparison as one JSON document (docs/report-json.md)\n"
 		"      --csv        as one CSV table: a row per group, row and run, unrounded\n"
+		"      --fail-on-change  exit with status 4 when a stage or end to end is\n"
+		"                   marked as a change (a regression gate)\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
 		"      --sql        print the SQL that sets these runs up in sqlite3 instead\n"
 		"                   (then query ntp_compare_stage, ntp_compare_diff, ...)\n"
 		"  -h, --help       this text\n"
+		"Exit status: 0 compared, 1 a recording or the runs could not be compared,\n"
+		"2 bad usage, 4 a change with --fail-on-change.\n"
 		"examples:\n"
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
 		"  ntprof compare cluster-a.ntp cluster-b.ntp    (each from ntprof merge)\n"
 		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --json -m 5 a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
+		"  ntprof compare --fail-on-change -m 5 base.ntp new.ntp || echo regression\n"
 		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
 		NTP_MAX_DBS);
 }
@@ -187,6 +197,7 @@ struct compare_opts {
 	int flags;         /* NTP_REPORT_* */
 	int open_flags;    /* NTP_OPEN_* */
 	int sql;           /* --sql */
+	int fail;          /* --fail-on-change */
 };
 
 /* Parse compare's options; 0, or the exit status of a usage error. */
@@ -202,6 +213,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "sql", no_argument, NULL, 'S' },
+		{ "fail-on-change", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -219,6 +231,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		case 'p': o->open_flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': o->open_flags |= NTP_OPEN_NO_CHECK; break;
 		case 'S': o->sql = 1; break;
+		case 'F': o->fail = 1; break;
 		case 'm':
 			if (ntp_parse_pct(optarg, &o->min_effect)) {
 				fprintf(stderr, "ntprof compare: --min-effect: '%s': %s\n", optarg,
@@ -239,6 +252,10 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 			o->flags & NTP_REPORT_JSON ? "json" : "csv");
 		return 2;
 	}
+	if (o->sql && o->fail) {
+		fprintf(stderr, "ntprof compare: --sql prints SQL: not with --fail-on-change\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -247,7 +264,7 @@ static int do_compare(int argc, char **argv)
 	struct compare_opts o = { .min_effect = -1, .open_flags = NTP_OPEN_PROGRESS };
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
-	int rc = compare_options(argc, argv, &o);
+	int rc = compare_options(argc, argv, &o), changed = 0;
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -268,11 +285,11 @@ static int do_compare(int argc, char **argv)
 			       o.min_effect);
 	}
 	else if (!rc)
-		rc = ntp_compare(&s, stdout, o.group, o.flags, err, sizeof(err));
+		rc = ntp_compare(&s, stdout, o.group, o.flags, &changed, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 	ntp_session_close(&s);
-	return rc ? 1 : 0;
+	return rc ? 1 : o.fail && changed ? 4 : 0;
 }
 
 static void plot_usage(FILE *f)

@@ -87,12 +87,13 @@ FROM (
 )
 WHERE matched > 0;
 
--- ntp_compare_stage of compare.sql again, with ntp_dist(): one scan of the
--- compared commands and no sort of their values. The same rows as the
+-- ntp_compare_stage of compare.sql again, with ntp_dist_ci(): one scan of
+-- the compared commands and no sort of their values. The same rows as the
 -- portable view (tests compare them): the values of ntp_command that
 -- _ntp_report_cmd_value gives, a group's commands of its report mode (so
 -- h_wait, which a matched command has too, only in host mode), the mean
--- sum / n, the variance from the same sums as the view's.
+-- sum / n, the variance from the same sums as the view's, the intervals of
+-- the median and p99 at the ranks of compare.sql's rule (lib/native.c).
 -- Its cache is then this view's rows (ntp_session_cache): compare.sql's
 -- builder is for the portable view.
 DELETE FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';
@@ -100,9 +101,9 @@ DROP VIEW ntp_compare_stage;
 CREATE TEMP VIEW ntp_compare_stage AS
 WITH d AS MATERIALIZED (
   SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
-    ntp_dist(host_block, host_driver, host_rx, net_target, network, target_driver, storage,
-      e2e) AS ds,
-    ntp_dist(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
+    ntp_dist_ci(host_block, host_driver, host_rx, net_target, network, target_driver,
+      storage, e2e) AS ds,
+    ntp_dist_ci(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
       t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl,
       h_handoff) AS dc,
     json_array(total(host_block * host_block), total(host_driver * host_driver),
@@ -142,7 +143,11 @@ SELECT
   sum_ns * 1.0 / n AS mean_ns,                           -- mean ns
   (sq - sum_ns * 1.0 * sum_ns / n) / (n - 1) AS var_ns2, -- sample variance, ns^2
   json_extract(a, '$[2]') AS p50_ns,                     -- median
-  json_extract(a, '$[3]') AS p99_ns                      -- 99th
+  json_extract(a, '$[5]') AS p50_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[6]') AS p50_hi_ns,
+  json_extract(a, '$[3]') AS p99_ns,                     -- 99th
+  json_extract(a, '$[7]') AS p99_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[8]') AS p99_hi_ns
 FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;
