@@ -1070,17 +1070,22 @@ static void remove_copy(struct ntp_dbinfo *d)
 	rmdir(d->copy_dir);
 }
 
-/* The path given for the recording attached as SCHEMA. */
-static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+const char *ntp_session_path(const struct ntp_session *s, const char *schema)
 {
 	for (int i = 0; schema && i < s->ndbs; i++)
-		if (!strcmp(s->dbs[i].schema, (const char *)schema))
+		if (!strcmp(s->dbs[i].schema, schema))
 			return s->dbs[i].path;
 	return "?";
 }
 
+static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+{
+	return ntp_session_path(s, (const char *)schema);
+}
+
 /* A host and a target recorded at different times (ntp_window_gap) are
- * still reported on, with a warning: their commands will hardly pair. */
+ * still reported on, with a warning: their commands will hardly pair (and
+ * the report refuses their join, ntp_join_check). */
 static void warn_windows(struct ntp_session *s)
 {
 	sqlite3_stmt *st;
