@@ -122,7 +122,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_offset', 1, 1, 1),
   ('_ntp_grp_pair', 2, 1, 1),
   ('ntp_joined', 3, 1, 1),
-  ('ntp_join_check', 4, 1, 1),
+  ('ntp_join_check', 4, 0, 1),
   ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
@@ -411,7 +411,7 @@ SELECT hdb, ht, tdb, tt, skew_ns FROM ntp_joined;
 CREATE TEMP VIEW ntp_join_check AS
 WITH p AS (
   SELECT h.db AS hdb, t.db AS tdb, h.records AS host_records, t.records AS t_records,
-    t.lost AS t_lost, t.duration_ns AS t_duration,
+    t.lost AS t_lost, t.duration_ns AS t_duration, h.duration_ns AS h_duration,
     h.wall_start - t.wall_start AS seed
   FROM ntp_db AS h
   -- a host pairs only with the targets of its run (ntp_run)
@@ -431,7 +431,9 @@ WITH p AS (
   JOIN _ntp_grp_all AS tg ON tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid AND tg.db != hg.db
 ), c AS (
   -- host cmd.t x is target cmd.t x + a - drift x: the offset's mapping
-  -- (_ntp_grp_pair), or the wall clocks' without an offset
+  -- (_ntp_grp_pair), or the wall clocks' without an offset. The offset
+  -- through the prelude's _ntp_pair_offset: without a pair of recordings
+  -- none of ntp_offset's SQL is compiled.
   SELECT p.*, coalesce(m.matched, 0) AS matched, o.pairs AS pairs, o.window_ns AS window_ns,
     p.seed - coalesce(o.offset_ns, 0) AS a, coalesce(o.drift, 0) AS drift,
     x.hdb IS NOT NULL AS controller,
@@ -441,20 +443,30 @@ WITH p AS (
      WHERE y.hdb = p.hdb) > 0 AS any_controller
   FROM p
   LEFT JOIN m ON m.hdb = p.hdb AND m.tdb = p.tdb
-  LEFT JOIN ntp_offset AS o ON o.hdb = p.hdb AND o.tdb = p.tdb
+  LEFT JOIN _ntp_pair_offset AS o ON o.hdb = p.hdb AND o.tdb = p.tdb
   LEFT JOIN ctrl AS x ON x.hdb = p.hdb AND x.tdb = p.tdb
 ), e AS MATERIALIZED (
   -- MATERIALIZED: its columns are values for the window functions below
   -- (SQLite 3.40 loses a stored view's WITH inside a windowed subquery)
   SELECT c.*,
     -- host commands on the target's controllers within its recording
-    -- (cmd.t from 0 to duration_ns on the target's clock)
-    (SELECT count(*) FROM ntp_host_cmd AS h
-     WHERE h.db = c.hdb
-       AND h.t BETWEEN -c.a / (1 - c.drift) AND (c.t_duration - c.a) / (1 - c.drift)
-       AND EXISTS (SELECT 1 FROM _ntp_grp_all AS tg
-                   WHERE tg.db = c.tdb AND tg.nqn = h.nqn AND tg.cntlid = h.cntlid))
-      AS eligible,
+    -- (cmd.t from 0 to duration_ns on the target's clock): all of the
+    -- host's when the target recorded its controllers, all of them, for
+    -- all its recording (no scan), else counted
+    CASE WHEN -c.a / (1 - c.drift) <= 0
+           AND (c.t_duration - c.a) / (1 - c.drift) >= c.h_duration
+           AND NOT EXISTS (SELECT 1 FROM _ntp_grp_all AS hg
+                           WHERE hg.db = c.hdb AND NOT EXISTS (
+                             SELECT 1 FROM _ntp_grp_all AS tg
+                             WHERE tg.db = c.tdb AND tg.nqn = hg.nqn
+                               AND tg.cntlid = hg.cntlid))
+      THEN c.host_records
+      ELSE (SELECT count(*) FROM ntp_host_cmd AS h
+            WHERE h.db = c.hdb
+              AND h.t BETWEEN -c.a / (1 - c.drift) AND (c.t_duration - c.a) / (1 - c.drift)
+              AND EXISTS (SELECT 1 FROM _ntp_grp_all AS tg
+                          WHERE tg.db = c.tdb AND tg.nqn = h.nqn AND tg.cntlid = h.cntlid))
+    END AS eligible,
     -- the share of its sampled records the target stored
     c.t_records * 1.0 / max(c.t_records + c.t_lost, 1) AS kept
   FROM c

@@ -29,6 +29,9 @@
 --                 their identity lay in the window
 -- _ntp_command_target: ntp_joined's rows with the target's t_data_wait and
 --                 t_e2e (stats.sql's ntp_command)
+-- _ntp_pair_offset: ntp_offset's row of each host and target pair (the
+--                 join check's: a session without a pair compiles none of
+--                 the offset's SQL)
 
 -- @ntp_db all
 SELECT
@@ -230,6 +233,13 @@ FROM ntp_joined AS j
 -- the target record by its rowid
 CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = j.tt
 WHERE j.hdb = '@h@' AND j.tdb = '@t@'
+-- @_ntp_pair_offset pair
+SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
+WHERE hdb = '@h@' AND tdb = '@t@'
+-- @_ntp_pair_offset_none
+SELECT NULL AS hdb, NULL AS tdb, NULL AS pairs, NULL AS window_ns, NULL AS offset_ns,
+  NULL AS drift
+WHERE 0
 -- @_ntp_command_target_none
 SELECT
   NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
