@@ -149,6 +149,9 @@ int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
 
+/* The path given for the recording attached as SCHEMA ("?" if none). */
+const char *ntp_session_path(const struct ntp_session *s, const char *schema);
+
 /*
  * Write OUT (which must not exist), one SQLite file holding the prelude's
  * views over PATHS materialized as tables, with the recordings' identity
@@ -241,19 +244,32 @@ char *ntp_clean_text(char *s);
 #define NTP_REPORT_ALL 2    /* admin and fabrics groups, not one line for them */
 #define NTP_REPORT_JSON 4   /* a JSON document (docs/report-json.md) */
 #define NTP_REPORT_CSV 8    /* one CSV table, ntp_report_rows (docs/report-json.md) */
+#define NTP_REPORT_STRICT 16 /* ntp_report returns NTP_REPORT_UNRELIABLE on a warning */
+
+/* What ntp_report returns with NTP_REPORT_STRICT when the report it printed
+ * has a warning (ntp_report_warning: a refused join, records lost). */
+#define NTP_REPORT_UNRELIABLE 1
 
 /* The JSON report's "schema" and "version": the version changes when a
  * change would break a reader of the one before (docs/report-json.md). */
 #define NTP_REPORT_SCHEMA "ntprof-report"
-#define NTP_REPORT_VERSION 1
+#define NTP_REPORT_VERSION 2
 
 /* Print the report for the session: host-only or joined per group, I/O
  * groups first, as text (seed layout), JSON or CSV; FLAGS (NTP_REPORT_*)
  * add the components table and the admin groups and choose the format;
  * GROUP, if not NULL, limits it to groups whose name contains it. Nothing
- * is written unless the whole report is. Returns 0, or -1 with err set. */
+ * is written unless the whole report is. Returns 0, or -1 with err set;
+ * with NTP_REPORT_STRICT, NTP_REPORT_UNRELIABLE after a report that has a
+ * warning (a refused join, a group's records lost). */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
+
+/* Set COLUMN of ntp_report_threshold (min_match_pct, max_lost_pct: sql/join.sql)
+ * to PCT, before the session is prepared (the verdicts are cached with the
+ * join). Returns 0, or -1 with err set. */
+int ntp_report_threshold(struct ntp_session *s, const char *column, double pct, char *err,
+			 size_t errlen);
 
 /* Print the time series of the report's groups (sql/stats.sql) in buckets of
  * WIDTH_NS: per group (FLAGS and GROUP select them as for ntp_report) one

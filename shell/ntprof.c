@@ -31,10 +31,16 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check] [--timeline WIDTH]\n"
+		"                     [--strict] [--min-match PCT] [--max-lost PCT]\n"
 		"                     HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
+		"A join whose matches look accidental (under PCT %% of the host's\n"
+		"commands, or clocks that disagree) is refused: that host is reported\n"
+		"from its side only, with a 'join refused:' line saying why. A group\n"
+		"that lost more of its sampled records than --max-lost allows gets a\n"
+		"'warning:' line above its numbers; rates count the lost records.\n"
 		"More than 10 files are merged first into a temporary file, as ntprof\n"
 		"merge does (merging once saves that work); a merged file reads as the\n"
 		"recordings it holds.\n"
@@ -49,9 +55,16 @@ static void report_usage(FILE *f)
 		"                   damaged file is then reported on as if it were whole)\n"
 		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
 		"                   (1s, 500ms, 0.5: seconds), rate, mean, p99, stage means\n"
+		"      --strict     exit 3 after a report with a refused join or a warning\n"
+		"      --min-match PCT  refuse a join under PCT %% of the host's commands\n"
+		"                   the target could have recorded (default 50)\n"
+		"      --max-lost PCT  warn of a group that lost over PCT %% of its sampled\n"
+		"                   records (default 1)\n"
 		"  -h, --help       this text\n"
 		"On a terminal, stderr shows progress while the work takes more than\n"
 		"NTPROF_PROGRESS_AFTER seconds (default 1).\n"
+		"Exit status: 0 the report; 1 an error (nothing printed); 2 a usage error;\n"
+		"3 with --strict, the report printed has a warning.\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
@@ -59,7 +72,17 @@ static void report_usage(FILE *f)
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
 		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
-		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
+		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n"
+		"  ntprof report --strict --max-lost 0.1 host.ntp target.ntp || echo unreliable\n");
+}
+
+/* --min-match or --max-lost: a percentage, 0 to 100; 0 or exit status 2. */
+static int report_pct(const char *opt, const char *arg, double *pct)
+{
+	if (!ntp_parse_pct(arg, pct) && *pct <= 100)
+		return 0;
+	fprintf(stderr, "ntprof report: --%s: '%s': expected a percentage, 0 to 100\n", opt, arg);
+	return 2;
 }
 
 static int do_report(int argc, char **argv)
@@ -73,12 +96,16 @@ static int do_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "min-match", required_argument, NULL, 'M' },
+		{ "max-lost", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ntp_session s;
 	const char *group = NULL;
 	int64_t width = 0; /* --timeline: bucket width, ns; 0: no time series */
+	double min_match = -1, max_lost = -1; /* < 0: the SQL's default */
 	int report = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 
@@ -99,6 +126,15 @@ static int do_report(int argc, char **argv)
 					NTP_WIDTH_HELP);
 				return 2;
 			}
+			break;
+		case 'S': report |= NTP_REPORT_STRICT; break;
+		case 'M':
+			if (report_pct("min-match", optarg, &min_match))
+				return 2;
+			break;
+		case 'L':
+			if (report_pct("max-lost", optarg, &max_lost))
+				return 2;
 			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
@@ -123,13 +159,20 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
-	rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
-	if (!rc && width)
-		rc = ntp_report_timeline(&s, stdout, report, group, width, err, sizeof(err));
-	if (rc)
+	rc = min_match >= 0 ? ntp_report_threshold(&s, "min_match_pct", min_match, err,
+						   sizeof(err)) : 0;
+	if (!rc && max_lost >= 0)
+		rc = ntp_report_threshold(&s, "max_lost_pct", max_lost, err, sizeof(err));
+	if (!rc)
+		rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
+	/* the time series follows a report with a warning too (--strict) */
+	if (rc >= 0 && width && ntp_report_timeline(&s, stdout, report, group, width, err,
+						    sizeof(err)))
+		rc = -1;
+	if (rc < 0)
 		fprintf(stderr, "ntprof report: %s\n", err);
 	ntp_session_close(&s);
-	return rc ? 1 : 0;
+	return rc < 0 ? 1 : rc == NTP_REPORT_UNRELIABLE ? 3 : 0;
 }
 
 static void compare_usage(FILE *f)

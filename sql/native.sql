@@ -20,7 +20,8 @@ WITH d AS MATERIALIZED (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_joined AS j
       -- unary +: scan, do not build an automatic index per group
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_host_cmd AS c
@@ -69,19 +70,21 @@ SELECT
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
 
--- Matched commands per host group, one count per group instead of a sort of
--- the whole join. Like the view above, it reads ntp_joined once per group:
+-- Matched commands per host group (of the joins ntp_join_check accepts),
+-- one count per group instead of a sort of the whole join. Like the view above, it reads ntp_joined once per group:
 -- cache the join first (the shell does; docs/sql.md shows how).
 DROP VIEW _ntp_group_matched;
 CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, matched, tdb, tdb_n
 FROM (
   SELECT g.db AS hdb, g.grp AS grp,
-    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp)
-      AS matched,
+    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS matched,
     (SELECT j.tdb FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY count(*) DESC, j.tdb LIMIT 1) AS tdb,
     (SELECT count(*) AS n FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY n DESC, j.tdb LIMIT 1) AS tdb_n
   FROM ntp_host_grp AS g
 )

@@ -349,7 +349,14 @@ static int issue(struct sim *s, int h, uint32_t slot, int64_t start, int64_t *do
 			return -1;
 		s->res ? s->res->target_records++ : 0;
 	}
-	if (host_rec && ntp_sampled(hash, cfg->sample_rate)) {
+	/* a sampled host record lost (no draw without host_loss: the same
+	 * seed, the same recordings) */
+	if (host_rec && ntp_sampled(hash, cfg->sample_rate) && cfg->host_loss > 0 &&
+	    unit(s) < cfg->host_loss) {
+		if (ntp_db_add_lost(hm->db, NTP_CAUSE_RING_FULL, 1))
+			return -1;
+		s->res ? s->res->host_lost[h]++ : 0;
+	} else if (host_rec && ntp_sampled(hash, cfg->sample_rate)) {
 		r.role = NTP_ROLE_HOST;
 		to_record(&r, c.h, NTP_H_NPOINTS, hm->mono_base, 0);
 		if (ntp_db_add_cmd(hm->db, &r) || keep_truth(s, h, &c, target_rec))

@@ -50,6 +50,8 @@ struct gen_config {
 	double host_window[2];    /* host records [a, b] seconds of the workload */
 	double target_window[2];  /* target records [a, b]; may exceed the workload */
 	double target_loss;       /* share of the target's records dropped */
+	double host_loss;         /* share of the hosts' sampled records lost, as to
+				   * a full ring: counted in lost, not stored */
 	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
 	int64_t wall_error_ns;    /* target's wall clock error */
 	double target_drift_ppm;  /* target's CLOCK_MONOTONIC runs this much fast */
@@ -96,6 +98,7 @@ struct gen_result {
 	uint64_t host_records[GEN_MAX_HOSTS];
 	uint64_t target_records;
 	uint64_t issued[GEN_MAX_HOSTS]; /* commands in each host's window */
+	uint64_t host_lost[GEN_MAX_HOSTS]; /* sampled records lost (host_loss) */
 };
 
 /* Fill CFG with the defaults (one host, qd 1, reads, -s 1, kernel TCP). */

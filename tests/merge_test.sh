@@ -208,6 +208,12 @@ expect_fail "a merged file as a run's target" 1 \
 expect_fail "a target after a merged file" 1 \
 	"^ntprof compare: b/t1.db: a file after run run.ntp's merged file (a merged file is a run alone)$" \
 	"$NTPROF" compare run.ntp,b/t1.db run-b.ntp
+# a merged file of an ntprof whose prelude had fewer views: named, refused
+cp sub.ntp older.ntp && sqlite3 older.ntp 'DROP TABLE ntp_grp_lost' || bad "older.ntp"
+expect_fail "a merged file without a table" 1 \
+	"^ntprof report: older.ntp: a merged file without table ntp_grp_lost (merged by another version of ntprof: merge the recordings again)$" \
+	"$NTPROF" report older.ntp
+rm -f older.ntp
 expect_fail "hosts alone" 1 "^ntprof merge: 2 host recordings and no target" \
 	"$NTPROF" merge -o hosts.ntp a/h1.db a/h2.db
 # shellcheck disable=SC2086

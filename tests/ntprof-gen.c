@@ -31,6 +31,8 @@ static void usage(FILE *f)
 		"  -H A,B           host records seconds A..B (default 0,n)\n"
 		"  -T A,B           target records seconds A..B (default -1,n+1)\n"
 		"  -L FRACTION      share of target records dropped (default 0)\n"
+		"  -P FRACTION      share of the hosts' sampled records lost, as to a full\n"
+		"                   ring: counted as lost, not stored (default 0)\n"
 		"  -D PPM           the target's clock runs PPM fast (default 0)\n"
 		"  -M NS            the target's storage takes NS ns longer (default 0)\n"
 		"  -Y STAGE=NS      every command's STAGE takes NS ns longer (NS > 0): its\n"
@@ -120,7 +122,7 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 
-	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:D:M:x:i:c:R:X:Y:h", longopts,
+	while ((opt = getopt_long(argc, argv, "o:t:s:S:n:r:q:Q:l:w:k:d:H:T:L:P:D:M:x:i:c:R:X:Y:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -160,6 +162,7 @@ int main(int argc, char **argv)
 		case 'H': if (window(optarg, c.host_window)) goto bad; hw = 1; break;
 		case 'T': if (window(optarg, c.target_window)) goto bad; tw = 1; break;
 		case 'L': c.target_loss = atof(optarg); break;
+		case 'P': c.host_loss = atof(optarg); break;
 		case 'D': c.target_drift_ppm = atof(optarg); break;
 		case 'M': c.storage_delay_ns = strtoll(optarg, NULL, 0); break;
 		case 'x': c.seed = strtoull(optarg, NULL, 0); break;
