@@ -355,8 +355,10 @@ WHERE kind = 'stage' AND tail_driven;
 -- problem, in the order printed: a run without an I/O group in common with
 -- the first (nothing to compare: ntprof compare refuses), a group some runs
 -- lack, a group joined in some runs and host side only in others, and runs
--- whose host driver, target driver, transport or sampling differ. ntprof
--- compare prints each as a "note:" line before the tables.
+-- whose host driver, target driver, transport or sampling differ; then the
+-- report's warnings of each run (ntp_report_warning): a join refused (its
+-- groups are host side only), a group that lost records while recording.
+-- ntprof compare prints each as a "note:" line before the tables.
 CREATE TEMP VIEW ntp_compare_note AS
 WITH r AS (
   -- every run, with or without I/O groups
@@ -441,14 +443,31 @@ WITH r AS (
   WHERE val IS NOT NULL
   GROUP BY kind
   HAVING count(DISTINCT val) > 1
+), warn AS (
+  -- the report's warnings of the runs (ntp_report_warning): a refused join,
+  -- of the run; a group's lost records, of its I/O group
+  SELECT 8 + (w.level = 'group'), w.reason, g.op, g.bytes, g.name,
+    CASE w.level
+      WHEN 'join' THEN printf('%s: join refused, %s with %s: %s', n.run, hd.hostname,
+                              td.hostname, w.message)
+      ELSE printf('%s: %s: %s', n.run, rg.name, w.message)
+    END, n.ord
+  FROM ntp_report_warning AS w
+  JOIN ntp_run AS n ON n.db = w.hdb
+  JOIN ntp_db AS hd ON hd.db = w.hdb
+  LEFT JOIN ntp_db AS td ON td.db = w.tdb
+  LEFT JOIN _ntp_compare_group AS g ON g.hdb = w.hdb AND g.grp = w.grp
+  LEFT JOIN ntp_report_group AS rg ON rg.hdb = w.hdb AND rg.grp = w.grp
+  WHERE w.level = 'join' OR g.hdb IS NOT NULL
 )
 SELECT
-  kind,            -- no_group, group, mode, host_driver, target_driver, transport, sample_rate
+  kind,            -- no_group, group, mode, host_driver, target_driver, transport,
+                   -- sample_rate, join_refused, host_lost, target_lost
   op, bytes,       -- the group, or NULL: the runs
   name,            -- its name ('read 4KiB'), or NULL
   note             -- what is wrong, a line of text
 FROM (SELECT * FROM lone UNION ALL SELECT * FROM missing UNION ALL SELECT * FROM modes
-      UNION ALL SELECT * FROM props)
+      UNION ALL SELECT * FROM props UNION ALL SELECT * FROM warn)
 ORDER BY ord, sub, op, bytes;
 
 -- The comparison in one long table, unrounded, in the text's order: per

@@ -8,7 +8,8 @@
 # - every median and p99 interval recomputed in Python from each command's
 #   stage times;
 # - runs that differ (groups, mode, drivers, sampling) are said to, and runs
-#   without a group in common refused;
+#   without a group in common refused; a run's refused join and lost records
+#   are said too;
 # - two runs of the same distribution: no stage moved beyond noise;
 # - the numbers are each run's own: every stage mean, and the end-to-end p99,
 #   are what `ntprof report` prints for that run alone (a host joined with
@@ -627,6 +628,33 @@ a=$(printf 'a\001') b=$(printf 'a\002')
 rc=$?
 [ $rc -eq 1 ] && [ ! -s out.txt ] && [ "$(cat err.txt)" = "ntprof compare: runs 1 and 2 would both be shown as 'a?': name them apart (--label)" ] &&
 	ok || bad "compare labels alike: exit $rc, '$(cat err.txt)'"
+
+# 3c. What the report warns of in a run is said too, after the ways the runs
+# differ: a run whose host and target are of different runs (the join
+# refused, its group host side only, with why and how many matched), and a
+# run that lost 99 % of its sampled records while recording.
+"$NTPROF" compare --label joined,apart base-h.db,base-t.db h1.db,same-t.db > apart.txt 2> err.txt
+expect "compare refused join: exit" $? 0
+grep '^note: ' apart.txt > apart-notes.txt
+expect "compare refused join: notes" "$(sed -n 1p apart-notes.txt)" \
+	"note: read 4KiB: joined with the target in joined; host side only in apart: only the host's stages and end to end compare"
+sed -n 2p apart-notes.txt | grep -Eq '^note: apart: join refused, gen-host0 with gen-target: the recordings do not overlap in time; 0 of [0-9]+ host commands matched; reporting the host side only$' &&
+	[ "$(wc -l < apart-notes.txt)" -eq 2 ] && ok ||
+	bad "compare refused join: the refusal not noted: $(cat apart-notes.txt)"
+"$GEN" -o l99-h.db -n 1 -x 141 -P 0.99 || bad "generator l99"
+"$NTPROF" compare --label all,lost h1.db l99-h.db > lost.txt 2> err.txt
+expect "compare 99 % lost: exit" $? 0
+grep '^note: ' lost.txt | grep -Eq '^note: lost: read 4KiB [^:]+: about [0-9]+ of [0-9]+ sampled commands lost while recording \(9[89](\.[0-9])? %, over 1 %\): the rate counts them, the latency and stages rest on the [0-9]+ stored$' &&
+	[ "$(grep -c '^note: ' lost.txt)" -eq 1 ] && ok ||
+	bad "compare 99 % lost: not noted: $(grep '^note: ' lost.txt)"
+"$NTPROF" compare --json --label joined,apart base-h.db,base-t.db h1.db,same-t.db > apart.json
+"$NTPROF" compare --json --label all,lost h1.db l99-h.db > lost.json
+python3 - apart.json lost.json <<'PY' && ok || bad "compare --json: the warnings' notes"
+import json, sys
+a, l = (json.load(open(f)) for f in sys.argv[1:])
+assert [(n["kind"], n["name"]) for n in a["notes"]] == [("mode", "read 4KiB"), ("join_refused", None)], a["notes"]
+assert [(n["kind"], n["name"]) for n in l["notes"]] == [("host_lost", "read 4KiB")], l["notes"]
+PY
 
 # 4. Bad input: a clear one-line error naming the argument, no table.
 # expect_fail NAME STATUS PATTERN CMD...
