@@ -549,14 +549,15 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 
 static void help_line(FILE *f, const struct dot_cmd *c)
 {
-	char head[64];
+	int len;
 
-	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	/* never cut: no buffer of the usage's length */
+	len = fprintf(f, ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	/* a long usage gets a line of its own, the help under the others' */
-	if (strlen(head) > 28)
-		fprintf(f, "%s\n%-28s %s\n", head, "", c->help);
+	if (len > 28)
+		fprintf(f, "\n%-28s %s\n", "", c->help);
 	else
-		fprintf(f, "%-28s %s\n", head, c->help);
+		fprintf(f, "%*s %s\n", 28 - (len < 0 ? 0 : len), "", c->help);
 }
 
 static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **argv)
