@@ -67,6 +67,7 @@ TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
+	$(OUTPUT)/cpu_hog \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
@@ -259,6 +260,11 @@ $(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Ibpf $< -o $@
 
+# A periodic SCHED_FIFO hog of one CPU (stall_test.sh: compare under stalls).
+$(OUTPUT)/cpu_hog: tests/cpu_hog.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
 $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) $< -o $@ $(LIBS_SQL)
@@ -349,9 +355,11 @@ check-plot: all
 check-merge: all
 	@sh tests/merge_test.sh
 
-# The collector recording the fixture pair: root, this machine's kernel.
+# The collector recording the fixture pair: root, this machine's kernel;
+# then compare on recordings of a host whose CPU a SCHED_FIFO hog stalls.
 check-collect: all
 	@sh tests/collect_test.sh
+	@sh tests/stall_test.sh
 
 # Faults while recording (docs/reliability.md): a disk that fills up. Root.
 check-fault: all

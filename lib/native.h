@@ -21,6 +21,15 @@ int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[4]);
 int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4]);
 
 /*
+ * The distribution-free 95 % interval of a quantile of N sorted values
+ * (docs/sql.md, Percentiles): WHICH 0 the median, 1 p99. Sets the 1-based
+ * ranks *L and *U of its ends and returns 0, or returns -1 when they fall
+ * outside 1..N (too few values for an interval), or N is over 2^40.
+ */
+#define NTP_CI_N 2
+int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u);
+
+/*
  * Reorder V so that v[k] (k < N) is the value sorted order puts there, with
  * nothing greater before it and nothing smaller after it. DEPTH partitions
  * are tried before the rest is heapsorted, which bounds the worst case at

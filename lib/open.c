@@ -351,11 +351,38 @@ static int is_merged_table(const char *name)
 	return ntp_prelude_each(merged_table_is, (void *)name);
 }
 
+/* What merged_has_tables looks for, and where. */
+struct merged_look {
+	sqlite3 *db;
+	const char *missing; /* the first prelude view without its table */
+};
+
+static int merged_has_table(void *arg, const char *name, const char *over)
+{
+	struct merged_look *m = arg;
+	sqlite3_stmt *st;
+	int found = 0;
+
+	(void)over;
+	if (sqlite3_prepare_v2(m->db, "SELECT 1 FROM peek.sqlite_schema WHERE type = 'table'"
+			       " AND name = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	if (!found)
+		m->missing = name;
+	return !found;
+}
+
 /* A merged file holds tables of ntp_merge's names and its indexes, nothing
  * else: no view or trigger of someone else's runs when it is read. Their
- * columns are checked when the views are built over them. */
+ * columns are checked when the views are built over them; a table this
+ * ntprof's prelude has and the file lacks (merged by an older ntprof) is
+ * named. */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
+	struct merged_look look = { db, NULL };
 	sqlite3_stmt *st;
 	int rc = 0;
 
@@ -374,6 +401,10 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 				      "(refusing a changed file)", d->path, type, name);
 	}
 	sqlite3_finalize(st);
+	if (!rc && ntp_prelude_each(merged_has_table, &look))
+		rc = ntp_fail(err, errlen, "%s: a merged file without table %s (merged by another "
+			      "version of ntprof: merge the recordings again)", d->path,
+			      look.missing);
 	if (!rc)
 		snprintf(d->role, sizeof(d->role), "merged");
 	return rc;
@@ -1070,17 +1101,22 @@ static void remove_copy(struct ntp_dbinfo *d)
 	rmdir(d->copy_dir);
 }
 
-/* The path given for the recording attached as SCHEMA. */
-static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+const char *ntp_session_path(const struct ntp_session *s, const char *schema)
 {
 	for (int i = 0; schema && i < s->ndbs; i++)
-		if (!strcmp(s->dbs[i].schema, (const char *)schema))
+		if (!strcmp(s->dbs[i].schema, schema))
 			return s->dbs[i].path;
 	return "?";
 }
 
+static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+{
+	return ntp_session_path(s, (const char *)schema);
+}
+
 /* A host and a target recorded at different times (ntp_window_gap) are
- * still reported on, with a warning: their commands will hardly pair. */
+ * still reported on, with a warning: their commands will hardly pair (and
+ * the report refuses their join, ntp_join_check). */
 static void warn_windows(struct ntp_session *s)
 {
 	sqlite3_stmt *st;

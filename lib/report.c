@@ -33,9 +33,23 @@ struct rep {
 	sqlite3 *db;            /* s->db */
 	FILE *f;                /* where the text or the JSON goes */
 	struct ntp_json *w;     /* the JSON document; NULL: text */
+	const char *group;      /* only groups whose name has this; NULL: all */
+	int all;                /* admin and fabrics groups too */
+	int warnings;           /* warnings in the report (ntp_report_warning) */
 	char *err;              /* the message, on -1 */
 	size_t errlen;
 };
+
+/* The warnings of the report (sql/report.sql, ntp_report_warning): every
+ * refused join, and those of the groups it shows (?1: the group filter,
+ * ?2: admin and fabrics groups too), in report order. */
+static const char shown_warnings_sql[] =
+	"SELECT w.level, w.hdb, w.tdb, w.grp, w.reason, w.message"
+	" FROM ntp_report_warning AS w"
+	" LEFT JOIN ntp_report_group AS g ON g.hdb = w.hdb AND g.grp = w.grp"
+	" WHERE w.level = 'join' OR ((?2 OR g.queue = 'io')"
+	"  AND (?1 IS NULL OR g.name LIKE '%' || ?1 || '%'))"
+	" ORDER BY w.level = 'group', g.queue != 'io', w.hdb, w.grp, w.tdb, w.reason";
 
 /* How json_rows writes the rows of a query. */
 enum json_as {
@@ -102,6 +116,52 @@ static int json_rows(struct rep *r, const char *name, const char *sql, const str
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_error(r);
 }
 
+/* The report's warnings (shown_warnings_sql): counted into r->warnings;
+ * with PRINT (after a count), the refused joins printed, one line each, as
+ * text, or the JSON's "reliable" and "unreliable" members. */
+static int print_warnings(struct rep *r, int print)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (sqlite3_prepare_v2(r->db, shown_warnings_sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(r);
+	sqlite3_bind_text(st, 1, r->group, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, r->all);
+	if (print && r->w) {
+		ntp_json_bool_field(r->w, "reliable", !r->warnings);
+		ntp_json_name(r->w, "unreliable");
+		ntp_json_start_array(r->w);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *level = (const char *)sqlite3_column_text(st, 0);
+
+		n++;
+		if (!print)
+			continue;
+		if (r->w) {
+			if (ntp_json_row(r->w, st)) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		} else if (!strcmp(level, "join")) {
+			fprintf(r->f, "join refused: %s with %s: %s\n",
+				ntp_session_path(r->s, (const char *)sqlite3_column_text(st, 1)),
+				ntp_session_path(r->s, (const char *)sqlite3_column_text(st, 2)),
+				sqlite3_column_text(st, 5));
+		}
+	}
+	if (print && r->w)
+		ntp_json_end_array(r->w);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_NOMEM)
+		return ntp_fail(r->err, r->errlen, "out of memory");
+	if (rc != SQLITE_DONE)
+		return sql_error(r);
+	r->warnings = n;
+	return 0;
+}
+
 /* One recording in the JSON: its path, its row of ntp_db, its hooks. */
 static int json_recording(struct rep *r, const struct ntp_dbinfo *d)
 {
@@ -142,7 +202,9 @@ static int print_header(struct rep *r)
 			if (strcmp(s->dbs[i].role, "merged"))
 				rc = json_recording(r, &s->dbs[i]);
 		ntp_json_end_array(r->w);
-		return rc;
+		return rc || print_warnings(r, 1) ||
+		       json_rows(r, "joins", "SELECT * FROM ntp_join_check", NULL, JSON_ARRAY) ?
+		       -1 : 0;
 	}
 	fprintf(r->f, "recorded on ");
 	for (int i = 0, k = 0; i < s->ndbs; i++) {
@@ -152,7 +214,7 @@ static int print_header(struct rep *r)
 			s->dbs[i].kernel);
 	}
 	fprintf(r->f, ", one command in %lld sampled\n", (long long)s->dbs[0].sample_rate);
-	return 0;
+	return print_warnings(r, 1);
 }
 
 static int print_throughput(struct rep *r)
@@ -180,11 +242,41 @@ static int print_throughput(struct rep *r)
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
+/* The group's warnings (ntp_report_warning): as text, a line each above
+ * its numbers; in the JSON, "reliable" and the "unreliable" array. */
+static int print_group_warnings(struct rep *r, const struct group *g)
+{
+	static const char sql[] = "SELECT reason, message FROM ntp_report_warning"
+				  " WHERE level = 'group' AND hdb = ?1 AND grp = ?2";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (r->w) {
+		st = prepare_group_query(r->db, "SELECT unreliable IS NULL FROM ntp_report_group"
+					 " WHERE hdb = ?1 AND grp = ?2", g);
+		if (!st || sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return sql_error(r);
+		}
+		ntp_json_bool_field(r->w, "reliable", sqlite3_column_int(st, 0));
+		sqlite3_finalize(st);
+		return json_rows(r, "unreliable", sql, g, JSON_ARRAY);
+	}
+	st = prepare_group_query(r->db, sql, g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fprintf(r->f, "warning: %s\n", sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
 static int print_group_title(struct rep *r, const struct group *g)
 {
 	if (r->w)
 		return json_rows(r, NULL, "SELECT name, hdb, grp, queue, op, bytes, mode, sampled,"
-				 " matched, rate, exact, host_driver, transport, target_driver"
+				 " matched, rate, exact, host_driver, transport, target_driver,"
+				 " lost, lost_pct, target_lost_pct"
 				 " FROM ntp_report_group WHERE hdb = ?1 AND grp = ?2", g,
 				 JSON_MEMBERS);
 	fprintf(r->f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
@@ -425,9 +517,9 @@ static int print_group(struct rep *r, const struct group *g, int detail)
 
 	if (r->w)
 		ntp_json_start_object(r->w);
-	rc = print_group_title(r, g) || print_latency(r, g) || print_stages(r, g) ||
-	     print_largest(r, g) || (detail && print_components(r, g)) ||
-	     (detail && print_tail(r, g)) ? -1 : 0;
+	rc = print_group_title(r, g) || print_group_warnings(r, g) || print_latency(r, g) ||
+	     print_stages(r, g) || print_largest(r, g) ||
+	     (detail && print_components(r, g)) || (detail && print_tail(r, g)) ? -1 : 0;
 	if (r->w)
 		ntp_json_end_object(r->w);
 	return rc;
@@ -648,6 +740,8 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	struct group *g = NULL;
 	int n = 0, rc = 0;
 
+	r->group = group;
+	r->all = all;
 	if (ntp_session_prepare(r->s, r->err, r->errlen) || load_groups(r, group, &g, &n))
 		return -1;
 	if (!n) {
@@ -658,6 +752,10 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	/* the stages' percentiles of the JSON and the CSV, computed once */
 	if (flags & (NTP_REPORT_JSON | NTP_REPORT_CSV) &&
 	    ntp_session_cache(r->s, "ntp_report_stage_stats", r->err, r->errlen)) {
+		free_groups(g, n);
+		return -1;
+	}
+	if (print_warnings(r, 0)) {
 		free_groups(g, n);
 		return -1;
 	}
@@ -682,6 +780,28 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	if (r->w)
 		ntp_json_end_object(r->w);
 	free_groups(g, n);
+	return rc;
+}
+
+int ntp_report_threshold(struct ntp_session *s, const char *column, double pct, char *err,
+			 size_t errlen)
+{
+	char *sql = sqlite3_mprintf("UPDATE ntp_report_threshold SET \"%w\" = ?1", column);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* the verdicts are cached with the join (ntp_join_check) */
+	if (s->joined)
+		rc = ntp_fail(err, errlen, "%s: the report is computed already: set it before",
+			      column);
+	else if (!sql || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = ntp_fail(err, errlen, "failed to set %s: %s", column, sqlite3_errmsg(s->db));
+	else if (sqlite3_bind_double(st, 1, pct), sqlite3_step(st) != SQLITE_DONE)
+		rc = ntp_fail(err, errlen, "%s: %g: %s", column, pct, sqlite3_errmsg(s->db));
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
 	return rc;
 }
 
@@ -719,5 +839,7 @@ int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, cha
 	else if (!rc)
 		ntp_put_text(f, buf);
 	free(buf);
+	if (!rc && flags & NTP_REPORT_STRICT && r.warnings)
+		return NTP_REPORT_UNRELIABLE;
 	return rc;
 }

@@ -117,13 +117,15 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 	const char *group = NULL;
 	char err[NTP_ERR_MAX];
 	int64_t width = 0;
-	int flags = 0;
+	int flags = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--detail")) {
 			flags |= NTP_REPORT_DETAIL;
 		} else if (!strcmp(argv[i], "--all")) {
 			flags |= NTP_REPORT_ALL;
+		} else if (!strcmp(argv[i], "--strict")) {
+			flags |= NTP_REPORT_STRICT;
 		} else if (!strcmp(argv[i], "--timeline")) {
 			if (i + 1 == argc) {
 				err_msg(sh, ".report: --timeline: missing WIDTH");
@@ -132,8 +134,8 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			if (parse_width(sh, "report", argv[++i], &width))
 				return -1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --timeline)",
-				argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --strict, "
+				"--timeline)", argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -147,11 +149,18 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	if (ntp_session_prepare(s, err, sizeof(err)) ||
-	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err)) ||
+	rc = ntp_session_prepare(s, err, sizeof(err)) ? -1 :
+	     ntp_report(s, sh->out.f, flags, group, err, sizeof(err));
+	if (rc < 0 ||
 	    (width && ntp_report_timeline(s, sh->out.f, flags, group, width, err, sizeof(err)))) {
 		err_msg(sh, ".report: %s", err);
 		return -1;
+	}
+	/* --strict: the report is printed; its warnings make the exit status 3 */
+	if (rc == NTP_REPORT_UNRELIABLE) {
+		err_msg(sh, ".report: --strict: the report has a warning (a refused join, "
+			"records lost)");
+		sh->unreliable = 1;
 	}
 	return 0;
 }
@@ -208,7 +217,7 @@ static int cmd_compare(struct ntp_session *s, struct shell *sh, int argc, char *
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	if (ntp_compare(s, sh->out.f, group, flags, err, sizeof(err))) {
+	if (ntp_compare(s, sh->out.f, group, flags, NULL, err, sizeof(err))) {
 		err_msg(sh, ".compare: %s", err);
 		return -1;
 	}
@@ -372,6 +381,8 @@ static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **a
 	return run_sql(sh, ".match", sqlite3_mprintf(
 		"SELECT * FROM ntp_match_stats;\n"
 		"SELECT hdb, tdb, pairs, offset_ns, drift, window_ns FROM ntp_offset;\n"
+		"SELECT hdb, tdb, eligible, matched, round(share_pct, 2) AS share_pct, verdict,"
+		" reason FROM ntp_join_check;\n"
 		"SELECT reason, n FROM ntp_report_unmatched;"));
 }
 
@@ -555,14 +566,15 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 
 static void help_line(FILE *f, const struct dot_cmd *c)
 {
-	char head[64];
+	int len;
 
-	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	/* never cut: no buffer of the usage's length */
+	len = fprintf(f, ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	/* a long usage gets a line of its own, the help under the others' */
-	if (strlen(head) > 28)
-		fprintf(f, "%s\n%-28s %s\n", head, "", c->help);
+	if (len > 28)
+		fprintf(f, "\n%-28s %s\n", "", c->help);
 	else
-		fprintf(f, "%-28s %s\n", head, c->help);
+		fprintf(f, "%*s %s\n", 28 - (len < 0 ? 0 : len), "", c->help);
 }
 
 static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -606,7 +618,7 @@ const struct dot_cmd shell_cmds[] = {
 	{ "queues", 1, "[GROUP]", "per group and queue (qid): commands, rate, mean, p99, QD",
 	  cmd_queues },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 5, "[--detail] [--all] [--timeline WIDTH] [GROUP]",
+	{ "report", 5, "[--detail] [--all] [--strict] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },

@@ -21,7 +21,8 @@ WITH d AS MATERIALIZED (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_joined AS j
       -- unary +: scan, do not build an automatic index per group
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_host_cmd AS c
@@ -70,30 +71,33 @@ SELECT
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
 
--- Matched commands per host group, one count per group instead of a sort of
--- the whole join. Like the view above, it reads ntp_joined once per group:
+-- Matched commands per host group (of the joins ntp_join_check accepts),
+-- one count per group instead of a sort of the whole join. Like the view above, it reads ntp_joined once per group:
 -- cache the join first (the shell does; docs/sql.md shows how).
 DROP VIEW _ntp_group_matched;
 CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, matched, tdb, tdb_n
 FROM (
   SELECT g.db AS hdb, g.grp AS grp,
-    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp)
-      AS matched,
+    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS matched,
     (SELECT j.tdb FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY count(*) DESC, j.tdb LIMIT 1) AS tdb,
     (SELECT count(*) AS n FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY n DESC, j.tdb LIMIT 1) AS tdb_n
   FROM ntp_host_grp AS g
 )
 WHERE matched > 0;
 
--- ntp_compare_stage of compare.sql again, with ntp_dist(): one scan of the
--- compared commands and no sort of their values. The same rows as the
+-- ntp_compare_stage of compare.sql again, with ntp_dist_ci(): one scan of
+-- the compared commands and no sort of their values. The same rows as the
 -- portable view (tests compare them): the values of ntp_command that
 -- _ntp_report_cmd_value gives, a group's commands of its report mode (so
 -- h_wait, which a matched command has too, only in host mode), the mean
--- sum / n, the variance from the same sums as the view's.
+-- sum / n, the variance from the same sums as the view's, the intervals of
+-- the median and p99 at the ranks of compare.sql's rule (lib/native.c).
 -- Its cache is then this view's rows (ntp_session_cache): compare.sql's
 -- builder is for the portable view.
 DELETE FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';
@@ -101,9 +105,9 @@ DROP VIEW ntp_compare_stage;
 CREATE TEMP VIEW ntp_compare_stage AS
 WITH d AS MATERIALIZED (
   SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
-    ntp_dist(host_block, host_driver, host_rx, net_target, network, target_driver, storage,
-      e2e) AS ds,
-    ntp_dist(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
+    ntp_dist_ci(host_block, host_driver, host_rx, net_target, network, target_driver,
+      storage, e2e) AS ds,
+    ntp_dist_ci(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
       t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl,
       h_handoff) AS dc,
     json_array(total(host_block * host_block), total(host_driver * host_driver),
@@ -143,7 +147,11 @@ SELECT
   sum_ns * 1.0 / n AS mean_ns,                           -- mean ns
   (sq - sum_ns * 1.0 * sum_ns / n) / (n - 1) AS var_ns2, -- sample variance, ns^2
   json_extract(a, '$[2]') AS p50_ns,                     -- median
-  json_extract(a, '$[3]') AS p99_ns                      -- 99th
+  json_extract(a, '$[5]') AS p50_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[6]') AS p50_hi_ns,
+  json_extract(a, '$[3]') AS p99_ns,                     -- 99th
+  json_extract(a, '$[7]') AS p99_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[8]') AS p99_hi_ns
 FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;

@@ -23,7 +23,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_text_series', NULL, 0, 1);
 
 -- The drill-down: one row per host command, with the target's side where
--- it was matched (ntp_joined), its identity, every component and every
+-- it was matched (ntp_joined, a join ntp_join_check accepts), its
+-- identity, every component and every
 -- stage in ns. A matched command's stages are those of a joined report
 -- (component.stage_joined), any other's those of the host's own report
 -- (component.stage_local); a stage outside its report is NULL.
@@ -35,6 +36,7 @@ WITH c AS (
     j.t_e2e AS t_e2e
   FROM ntp_host_cmd AS h
   LEFT JOIN _ntp_command_target AS j ON j.hdb = h.db AND j.ht = h.t
+    AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
 )
 SELECT
   c.db AS hdb,                   -- host database
@@ -429,7 +431,8 @@ INSERT INTO ntp_bucket VALUES (1000000000);
 -- Every command of every form of the time series, with its bucket and its
 -- components (NULL where the form has none): 'host', each host's commands
 -- (ntp_host_cmd); 'target', each target's (ntp_target_cmd); 'joined', the
--- matched commands (ntp_joined), on the host's clock. A bucket counts from
+-- matched commands of the joins ntp_join_check accepts (ntp_joined), on
+-- the host's clock. A bucket counts from
 -- the recording's first command (_ntp_series_grp.first_t), so bucket b is
 -- [b x width, (b + 1) x width) after it.
 CREATE TEMP VIEW _ntp_series_cmd AS
@@ -457,7 +460,8 @@ SELECT 'joined', j.hdb, j.grp, (j.ht - o.first_t) / w.width_ns, j.e2e,
   j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff
 FROM ntp_joined AS j
 JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
-CROSS JOIN ntp_bucket AS w;
+CROSS JOIN ntp_bucket AS w
+WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 
 -- Per form, recording, group and bucket with a command: what ntp_series
 -- and ntp_series_stage show, and the sum of each component (NULL: none

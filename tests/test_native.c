@@ -844,6 +844,122 @@ static void load_ext(const char *entry)
 	sqlite3_close(db);
 }
 
+/*
+ * The intervals' ranks (ntp_ci_ranks) against the rule of docs/sql.md
+ * worked out the slow way: h the least integer with D h^2 >= C n, found by
+ * bisection in 128-bit integers; l = floor(n q) - h, u = ceil(n q) + h + 1,
+ * none outside 1..n. Every n to 200,000, the n whose C n / D is a perfect
+ * square (the floating-point start lands on an integer) and its neighbours,
+ * and large n.
+ */
+static const struct {
+	int64_t q, c, d;
+} CI[NTP_CI_N] = { { 50000, 9604, 10000 }, { 99000, 3803184, 100000000 } };
+
+static void ref_ci(uint64_t n, int which, int *ok, uint64_t *l, uint64_t *u)
+{
+	unsigned __int128 cn = (unsigned __int128)CI[which].c * n, lo = 0, hi = 1ULL << 32;
+	uint64_t fl = n * (uint64_t)CI[which].q / 100000;
+	uint64_t ce = (n * (uint64_t)CI[which].q + 99999) / 100000;
+
+	while (lo < hi) {
+		unsigned __int128 mid = (lo + hi) / 2;
+
+		if ((unsigned __int128)CI[which].d * mid * mid >= cn)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*ok = fl >= (uint64_t)lo + 1 && ce + (uint64_t)lo + 1 <= n;
+	*l = fl - (uint64_t)lo;
+	*u = ce + (uint64_t)lo + 1;
+}
+
+static void check_ci(uint64_t n)
+{
+	for (int w = 0; w < NTP_CI_N; w++) {
+		uint64_t wl, wu;
+		size_t l = 0, u = 0;
+		int ok;
+
+		ref_ci(n, w, &ok, &wl, &wu);
+		if (!ok) {
+			assert_int_equal(ntp_ci_ranks((size_t)n, w, &l, &u), -1);
+			continue;
+		}
+		if (ntp_ci_ranks((size_t)n, w, &l, &u))
+			fail_msg("n %" PRIu64 " q %d: no interval, want [%" PRIu64 ", %" PRIu64 "]",
+				 n, w, wl, wu);
+		if (l != wl || u != wu)
+			fail_msg("n %" PRIu64 " q %d: [%zu, %zu], want [%" PRIu64 ", %" PRIu64 "]",
+				 n, w, l, u, wl, wu);
+	}
+}
+
+static void test_ci_ranks(void **state)
+{
+	size_t l, u;
+
+	for (uint64_t n = 1; n <= 200000; n++)
+		check_ci(n);
+	/* 0.9604 n = (49 j)^2 at n = 2500 j^2, and 0.03803184 n = (1617 j)^2 at
+	 * n = 68750000 j^2: exact squares, where the floating-point start
+	 * lands on an integer; and their neighbours */
+	for (uint64_t j = 1; j <= 20000; j += 7)
+		for (int64_t e = -2; e <= 2; e++)
+			check_ci(2500 * j * j + (uint64_t)e);
+	for (uint64_t j = 1; j <= 126; j++)
+		for (int64_t e = -2; e <= 2; e++)
+			check_ci(68750000 * j * j + (uint64_t)e);
+	for (uint64_t n = 1000000; n < (1ULL << 40); n = n * 3 + 1)
+		check_ci(n);
+	/* the first n with an interval: the median at 8 values (ranks 1 and 8),
+	 * p99 at 600 (ranks 589 and 600); none at 7 and 599 */
+	assert_int_equal(ntp_ci_ranks(7, 0, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(8, 0, &l, &u), 0);
+	assert_true(l == 1 && u == 8);
+	assert_int_equal(ntp_ci_ranks(599, 1, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(600, 1, &l, &u), 0);
+	assert_true(l == 589 && u == 600);
+	/* 10,000 values: the median's h is ceil(0.98 x 100) = 98 */
+	assert_int_equal(ntp_ci_ranks(10000, 0, &l, &u), 0);
+	assert_true(l == 5000 - 98 && u == 5000 + 98 + 1);
+	assert_int_equal(ntp_ci_ranks(0, 0, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(100, NTP_CI_N, &l, &u), -1);
+	/* beyond 2^40 values, none (C n could overflow) */
+	assert_int_equal(ntp_ci_ranks((size_t)(1ULL << 40) + 1, 0, &l, &u), -1);
+}
+
+/* ntp_dist_ci: ntp_dist's entries, then the intervals' values, null when
+ * there is none. The values are their ranks, so the ranks show. */
+static void test_sql_dist_ci(void **state)
+{
+	sqlite3 *db = open_db();
+	char want[256];
+	size_t l50, u50, l99, u99;
+
+	exec(db, "CREATE TABLE t(x INTEGER, y INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000)"
+		 " INSERT INTO t SELECT 10001 - i, CASE WHEN i <= 7 THEN i END FROM c");
+	assert_int_equal(ntp_ci_ranks(10000, 0, &l50, &u50), 0);
+	assert_int_equal(ntp_ci_ranks(10000, 1, &l99, &u99), 0);
+	snprintf(want, sizeof(want), "[[10000,50005000,5000,9900,9990,%zu,%zu,%zu,%zu],"
+		 "[7,28,4,7,7,null,null,null,null],[0,null,null,null,null,null,null,null,null]]",
+		 l50, u50, l99, u99);
+	assert_query(db, "SELECT ntp_dist_ci(x, y, NULL) FROM t", want);
+	/* the same first five as ntp_dist's (which adds p90 after them) */
+	assert_query(db, "SELECT json_extract(ntp_dist_ci(x), '$[0][0]') || ','"
+		     " || json_extract(ntp_dist_ci(x), '$[0][4]') FROM t", "10000,9990");
+	assert_query(db, "SELECT ntp_dist(x, y) FROM t",
+		     "[[10000,50005000,5000,9900,9990,9000],[7,28,4,7,7,7]]");
+	/* 8 values: the median's interval is all of them */
+	assert_query(db, "SELECT ntp_dist_ci(x) FROM t WHERE x <= 8",
+		     "[[8,36,4,8,8,1,8,null,null]]");
+	assert_query(db, "SELECT ntp_dist_ci('a')", "ERROR: ntp_dist_ci: integer expected");
+	assert_query(db, "SELECT ntp_dist('a')", "ERROR: ntp_dist: integer expected");
+	sqlite3_close(db);
+}
+
 static void test_extension(void **state)
 {
 	load_ext(NULL);
@@ -870,6 +986,8 @@ int main(void)
 		cmocka_unit_test(test_sql_group_by),
 		cmocka_unit_test(test_sql_trusted_schema_off),
 		cmocka_unit_test(test_sql_nomem),
+		cmocka_unit_test(test_ci_ranks),
+		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_extension),
 	};
 
