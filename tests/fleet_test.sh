@@ -63,7 +63,7 @@ done
 set --
 for t in 1 2 3 4; do set -- "$@" -t "t$t.db"; done
 for i in $(seq 1 16); do set -- "$@" -o "h$i.db"; done
-"$GEN" -n 0.5 -r 2000 -w 0.3 -k 16 -T 0.05,1.5 -E 0.01 -x 11 "$@" ||
+"$GEN" -n 0.5 -r 2000 -w 0.3 -k 16 -T 0.05,1.5 -P 0.01 -x 11 "$@" ||
 	{ echo "FAIL: generator"; exit 1; }
 hosts=$(for i in $(seq 1 16); do printf 'h%d.db ' "$i"; done)
 # shellcheck disable=SC2086
