@@ -38,12 +38,22 @@ endif
 DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev \
 	libsqlite3-dev sqlite3 libreadline-dev libcmocka-dev systemtap-sdt-dev python3 bc \
 	qemu-system-x86 busybox-static kmod zstd nvme-cli fio iproute2 \
-	libibverbs-dev librdmacm-dev ibverbs-providers chromium
+	libibverbs-dev librdmacm-dev ibverbs-providers chromium clickhouse-server clickhouse-client \
+	nodejs
+# npm from Debian, unless a Node.js with its own npm is installed (NodeSource's
+# nodejs package carries npm, and conflicts with Debian's)
+DEB_CMDS := npm
+# DuckDB for the fleet recipe's test, from the npm registry (make deps-npm)
+NPM_DIR := .output/npm
+DUCKDB_NPM := @duckdb/node-api@1.5.6-r.1
 
+# ClickHouse's tables and views of a fleet (docs/fleet.md): installed, not
+# embedded
+CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/live.sql \
-	sql/live_gaps.sql
+	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
+	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
@@ -51,7 +61,8 @@ LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
-	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o
+	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/export.o \
+	$(OUTPUT)/clickhouse.o
 # lib/ as one static archive: each program links only the objects it calls
 # (the collector's summary takes the report, not the plots, merge or compare).
 LIB_A := $(OUTPUT)/libntprof.a
@@ -71,7 +82,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps deps-npm check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -289,7 +300,11 @@ $(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) 
 # The Debian packages of DEB_PKGS not installed, as a shell command.
 MISSING_DEBS = for p in $(DEB_PKGS); do \
 		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' \
-		|| echo $$p; done
+		|| echo $$p; done; for c in $(DEB_CMDS); do command -v $$c > /dev/null || echo $$c; done
+# Whether DuckDB's package of the pinned version is in $(NPM_DIR).
+NPM_OK = { [ -f $(NPM_DIR)/node_modules/@duckdb/node-api/package.json ] && \
+		grep -q '"version": "$(lastword $(subst @, ,$(DUCKDB_NPM)))"' \
+			$(NPM_DIR)/node_modules/@duckdb/node-api/package.json; }
 
 # Installs what `make` builds only if it is missing: no-op when all is there.
 deps:
@@ -299,11 +314,20 @@ deps:
 		if [ "$$(id -u)" != 0 ]; then echo "make deps: run as root (sudo make ...)" >&2; exit 1; fi; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@$(MAKE) --no-print-directory deps-npm
 
-# The Debian packages are installed by `make deps` (the README's commands
-# name it); check only says what is missing.
+# DuckDB's Node.js package, pinned, into $(NPM_DIR) (npm needs no
+# privilege, and the tree is the build's); no-op when it is there.
+deps-npm:
+	@$(NPM_OK) || \
+		{ mkdir -p $(NPM_DIR) && npm install --prefix $(NPM_DIR) --no-save --no-audit --no-fund \
+			--no-package-lock $(DUCKDB_NPM); }
+
+# The Debian packages and DuckDB's are installed by `make deps` (the
+# README's commands name it); check only says what is missing.
 check:
-	@missing=$$($(MISSING_DEBS)); if [ -n "$$missing" ]; then \
+	@missing=$$($(MISSING_DEBS)); $(NPM_OK) || missing="$$missing $(DUCKDB_NPM) (npm)"; \
+	if [ -n "$$(echo $$missing)" ]; then \
 		echo "make check: not installed:" $$missing "(sudo make deps installs them)" >&2; \
 		exit 1; fi
 	$(MAKE) all
@@ -312,6 +336,7 @@ check:
 	$(MAKE) check-cli-rest
 	$(MAKE) check-plot
 	$(MAKE) check-merge
+	$(MAKE) check-fleet
 	$(MAKE) check-collect
 	$(MAKE) check-fault
 	$(MAKE) check-vm
@@ -354,6 +379,12 @@ check-plot: all
 # merge, and report, compare and the shell over it (tests/merge_test.sh).
 check-merge: all
 	@sh tests/merge_test.sh
+
+# ntprof export, and the fleet recipes of docs/fleet.md: two ClickHouse
+# servers as a two-shard cluster and DuckDB, against ntprof's numbers
+# (tests/fleet_test.sh; clickhouse-server and DuckDB from make deps).
+check-fleet: all
+	@NODE_MODULES=$(CURDIR)/$(NPM_DIR)/node_modules sh tests/fleet_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel;
 # then compare on recordings of a host whose CPU a SCHED_FIFO hog stalls.
@@ -429,9 +460,10 @@ INST_COMPS := ntprof-shell ntprof-collect
 
 # Only what it installs is built: not the tests.
 install: $(INST_BINS) $(OUTPUT)/ntprof_sqlite.so
-	install -d $(BINDIR) $(SQLDIR) $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
+	install -d $(BINDIR) $(SQLDIR)/clickhouse $(EXTDIR) $(MANDIR) $(DOCDIR)/docs $(COMPDIR)
 	install -m 755 $(INST_BINS) $(BINDIR)/
 	install -m 644 $(SQL_FILES) $(SQLDIR)/
+	install -m 644 $(CH_SQL_FILES) $(SQLDIR)/clickhouse/
 	install -m 755 $(OUTPUT)/ntprof_sqlite.so $(EXTDIR)/
 	install -m 644 $(INST_MANS) $(MANDIR)/
 	install -m 644 README.md $(DOCDIR)/
@@ -441,10 +473,12 @@ install: $(INST_BINS) $(OUTPUT)/ntprof_sqlite.so
 
 uninstall:
 	rm -f $(addprefix $(BINDIR)/,$(INST_BINS)) $(addprefix $(SQLDIR)/,$(notdir $(SQL_FILES))) \
+		$(addprefix $(SQLDIR)/clickhouse/,$(notdir $(CH_SQL_FILES))) \
 		$(EXTDIR)/ntprof_sqlite.so $(addprefix $(MANDIR)/,$(notdir $(INST_MANS))) \
 		$(DOCDIR)/README.md $(addprefix $(DOCDIR)/docs/,$(notdir $(INST_DOCS))) \
 		$(addprefix $(COMPDIR)/,ntprof $(INST_COMPS))
-	rmdir $(SQLDIR) $(DESTDIR)$(PREFIX)/share/ntprof $(EXTDIR) $(DOCDIR)/docs $(DOCDIR) \
+	rmdir $(SQLDIR)/clickhouse $(SQLDIR) $(DESTDIR)$(PREFIX)/share/ntprof $(EXTDIR) \
+		$(DOCDIR)/docs $(DOCDIR) \
 		2>/dev/null || true
 
 clean:

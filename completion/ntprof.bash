@@ -6,13 +6,16 @@
 # Options are listed here by hand; tests/cli.sh checks that they are
 # exactly the long options each program's --help names.
 
-_ntprof_commands="probe record report compare plot merge shell help"
-_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check --strict --min-match --max-lost -h --help"
+_ntprof_commands="probe record report compare plot merge export shell help"
+_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --summary --per-host
+	--timeline --no-check --strict --min-match --max-lost -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
 	--csv --fail-on-change --no-check --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h
 	--help"
 _ntprof_merge_opts="-o --output --no-check -h --help"
+_ntprof_export_opts="-l --label -t --table -o --output -j --jsonl --csv --clickhouse --no-check -h
+	--help"
 _ntprof_shell_opts="-c -json --json -jsonl --jsonl -csv --csv -header --header -noheader --noheader --sql --portable --no-check --label -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
@@ -131,6 +134,13 @@ _ntprof()
 		esac
 		_ntprof_db_args "$_ntprof_plot_opts" -g --group ;;
 	merge) _ntprof_db_args "$_ntprof_merge_opts" ;;
+	export)
+		case $prev in
+		-t | --table) _ntprof_words_of "command recording interval lost"; return ;;
+		-o | --output) _ntprof_files; return ;;
+		-l | --label | --clickhouse) return ;;
+		esac
+		_ntprof_db_args "$_ntprof_export_opts" ;;
 	shell)
 		[[ $prev == --label ]] && return
 		_ntprof_db_args "$_ntprof_shell_opts" -c --command ;;

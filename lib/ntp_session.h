@@ -221,6 +221,8 @@ struct ntp_out {
 	FILE *f;            /* where results go (stdout, .output, .once) */
 	enum ntp_mode mode; /* .mode */
 	int headers;        /* .headers on|off (table and csv) */
+	int empty_header;   /* csv: the header also when there is no row */
+	uint64_t rows;      /* rows printed, added up over the calls */
 };
 
 /* Run every statement in SQL, printing each result set in o's mode.
@@ -247,10 +249,18 @@ char *ntp_clean_text(char *s);
 #define NTP_REPORT_JSON 4   /* a JSON document (docs/report-json.md) */
 #define NTP_REPORT_CSV 8    /* one CSV table, ntp_report_rows (docs/report-json.md) */
 #define NTP_REPORT_STRICT 16 /* ntp_report returns NTP_REPORT_UNRELIABLE on a warning */
+#define NTP_REPORT_SUMMARY 32  /* the fleet summary, however many hosts */
+#define NTP_REPORT_PER_HOST 64 /* a section per group, however many hosts */
 
 /* What ntp_report returns with NTP_REPORT_STRICT when the report it printed
  * has a warning (ntp_report_warning: a refused join, records lost). */
 #define NTP_REPORT_UNRELIABLE 1
+
+/* Without NTP_REPORT_SUMMARY or _PER_HOST, and without a GROUP, a report
+ * over more host recordings than this is the fleet summary: per operation
+ * and size, a total over every host's commands, then a row per host
+ * (sql/report.sql, ntp_report_fleet_*; docs/fleet.md). */
+#define NTP_REPORT_FLEET_HOSTS 4
 
 /* The JSON report's "schema" and "version": the version changes when a
  * change would break a reader of the one before (docs/report-json.md). */
@@ -259,11 +269,13 @@ char *ntp_clean_text(char *s);
 
 /* Print the report for the session: host-only or joined per group, I/O
  * groups first, as text (seed layout), JSON or CSV; FLAGS (NTP_REPORT_*)
- * add the components table and the admin groups and choose the format;
- * GROUP, if not NULL, limits it to groups whose name contains it. Nothing
- * is written unless the whole report is. Returns 0, or -1 with err set;
- * with NTP_REPORT_STRICT, NTP_REPORT_UNRELIABLE after a report that has a
- * warning (a refused join, a group's records lost). */
+ * add the components table and the admin groups, choose the format and
+ * the layout (sections, or the fleet summary: NTP_REPORT_FLEET_HOSTS);
+ * GROUP, if not NULL, limits it to groups (in the summary, fleet groups)
+ * whose name contains it. Nothing is written unless the whole report is.
+ * Returns 0, or -1 with err set; with NTP_REPORT_STRICT,
+ * NTP_REPORT_UNRELIABLE after a report that has a warning (a refused join,
+ * a group's records lost). */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
 

@@ -885,8 +885,8 @@ static void run_table(sqlite3_str *q, const struct ntp_session *s)
 }
 
 /* The vocabulary, the prelude's views over the attached databases, then
- * join.sql, report.sql, stats.sql and shell.sql: the whole TEMP set-up, as
- * SQL. */
+ * join.sql, report.sql, stats.sql, shell.sql, compare.sql, plot.sql and
+ * export.sql: the whole TEMP set-up, as SQL. */
 static char *setup_sql(const struct ntp_session *s)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
@@ -901,6 +901,7 @@ static char *setup_sql(const struct ntp_session *s)
 	sqlite3_str_appendall(q, ntp_sql_shell);
 	sqlite3_str_appendall(q, ntp_sql_compare);
 	sqlite3_str_appendall(q, ntp_sql_plot);
+	sqlite3_str_appendall(q, ntp_sql_export);
 	if (rc) {
 		sqlite3_free(sqlite3_str_finish(q));
 		return NULL;

@@ -447,6 +447,10 @@ static int run_stmt(struct run *r, sqlite3_stmt *st)
 			break;
 		nrow++;
 	}
+	if (!nrow && rc == SQLITE_DONE && r->o->mode == NTP_MODE_CSV && r->o->headers &&
+	    r->o->empty_header)
+		csv_header(r->o->f, st, ncol);
+	r->o->rows += nrow;
 	if (r->o->mode == NTP_MODE_TABLE && rc == SQLITE_DONE && g.nrow)
 		table_print(r, st, &g);
 	else if (r->o->mode != NTP_MODE_TABLE)

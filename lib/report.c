@@ -6,7 +6,8 @@
  * (_ntp_text_*), the JSON's and CSV's as the views compute them, so this
  * file only lays them out. One printer per part, as bpftool's: with a JSON
  * writer it writes the part's members (docs/report-json.md), else its
- * lines.
+ * lines. The fleet summary's groups (ntp_report_fleet_*) go through the
+ * same printers, with their own queries.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 #include "ntp_session.h"
 
 struct group {
-	char *hdb;        /* host schema */
-	int64_t grp;      /* grp.id there */
+	char *hdb;        /* host schema; "": a fleet group */
+	int64_t grp;      /* grp.id there; a fleet group's fleet */
 	char *name;       /* 'read 4KiB nvme1n1' */
 	int64_t sampled;  /* sampled commands */
 	char *rate;       /* commands per second, as text: 12.2k */
@@ -33,6 +34,7 @@ struct rep {
 	sqlite3 *db;            /* s->db */
 	FILE *f;                /* where the text or the JSON goes */
 	struct ntp_json *w;     /* the JSON document; NULL: text */
+	int fleet;              /* the fleet summary: its groups are fleet groups */
 	const char *group;      /* only groups whose name has this; NULL: all */
 	int all;                /* admin and fabrics groups too */
 	int warnings;           /* warnings in the report (ntp_report_warning) */
@@ -56,6 +58,41 @@ enum json_as {
 	JSON_ARRAY,    /* "name": [{row}, ...] */
 	JSON_OBJECT,   /* "name": {first row}, or null without one */
 	JSON_MEMBERS,  /* the first row's columns, into the open object */
+};
+
+/* A group's parts in the JSON: the queries of a report group (?1 its host
+ * schema, ?2 its grp), and of a fleet group (?2 its fleet). The text's
+ * views have both (a fleet group's hdb is ''). */
+static const struct part_sql {
+	const char *title, *latency, *stages, *largest;
+} part_json[2] = {
+	{
+		.title = "SELECT name, hdb, grp, queue, op, bytes, mode, sampled, matched,"
+			" rate, exact, host_driver, transport, target_driver,"
+			" lost, lost_pct, target_lost_pct"
+			" FROM ntp_report_group WHERE hdb = ?1 AND grp = ?2",
+		.latency = "SELECT n, mean_ns, p50_ns, p99_ns, p999_ns"
+			" FROM ntp_report_component_stats"
+			" WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'",
+		.stages = "SELECT s.ord, s.stage, s.label, s.mean_ns, s.share, s.avg_qd, p.n,"
+			" p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns"
+			" FROM ntp_report_stage AS s LEFT JOIN ntp_report_stage_stats AS p"
+			" ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage"
+			" WHERE s.hdb = ?1 AND s.grp = ?2 ORDER BY s.ord",
+		.largest = "SELECT stage, label, share FROM ntp_report_largest"
+			" WHERE hdb = ?1 AND grp = ?2",
+	},
+	{
+		.title = "SELECT name, fleet, queue, op, bytes, mode, hosts, groups, sampled,"
+			" matched, rate, exact, host_driver, transport, target_driver"
+			" FROM ntp_report_fleet_group WHERE fleet = ?2",
+		.latency = "SELECT n, mean_ns, p50_ns, p99_ns, p999_ns"
+			" FROM ntp_report_fleet_stats WHERE fleet = ?2 AND kind = 'component'",
+		.stages = "SELECT ord, stage, label, mean_ns, share, avg_qd"
+			" FROM ntp_report_fleet_stage WHERE fleet = ?2 ORDER BY ord",
+		.largest = "SELECT stage, label, share FROM ntp_report_fleet_largest"
+			" WHERE fleet = ?2",
+	},
 };
 
 static char *dup_text(sqlite3_stmt *st, int col)
@@ -187,6 +224,37 @@ static int json_recording(struct rep *r, const struct ntp_dbinfo *d)
 	return rc;
 }
 
+/* How many of the session's databases have ROLE. */
+static int count_role(const struct ntp_session *s, const char *role)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->ndbs; i++)
+		n += !strcmp(s->dbs[i].role, role);
+	return n;
+}
+
+/* The summary's hosts: "16 hosts (kernel 6.1.0-13-amd64)", each kernel once. */
+static void print_fleet_hosts_kernels(struct rep *r)
+{
+	const struct ntp_session *s = r->s;
+	int k = 0;
+
+	fprintf(r->f, "%d hosts (kernel", count_role(s, "host"));
+	for (int i = 0; i < s->ndbs; i++) {
+		int seen = 0;
+
+		if (strcmp(s->dbs[i].role, "host"))
+			continue;
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(s->dbs[j].role, "host") &&
+			       !strcmp(s->dbs[j].kernel, s->dbs[i].kernel);
+		if (!seen)
+			fprintf(r->f, "%s %s", k++ ? "," : "", s->dbs[i].kernel);
+	}
+	fprintf(r->f, ")");
+}
+
 static int print_header(struct rep *r)
 {
 	struct ntp_session *s = r->s;
@@ -207,7 +275,9 @@ static int print_header(struct rep *r)
 		       -1 : 0;
 	}
 	fprintf(r->f, "recorded on ");
-	for (int i = 0, k = 0; i < s->ndbs; i++) {
+	if (r->fleet)
+		print_fleet_hosts_kernels(r);
+	for (int i = 0, k = 0; i < s->ndbs && !r->fleet; i++) {
 		if (strcmp(s->dbs[i].role, "host"))
 			continue;
 		fprintf(r->f, "%s%s (kernel %s)", k++ ? " and " : "", s->dbs[i].hostname,
@@ -274,11 +344,7 @@ static int print_group_warnings(struct rep *r, const struct group *g)
 static int print_group_title(struct rep *r, const struct group *g)
 {
 	if (r->w)
-		return json_rows(r, NULL, "SELECT name, hdb, grp, queue, op, bytes, mode, sampled,"
-				 " matched, rate, exact, host_driver, transport, target_driver,"
-				 " lost, lost_pct, target_lost_pct"
-				 " FROM ntp_report_group WHERE hdb = ?1 AND grp = ?2", g,
-				 JSON_MEMBERS);
+		return json_rows(r, NULL, part_json[r->fleet].title, g, JSON_MEMBERS);
 	fprintf(r->f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
 		(long long)g->sampled, g->exact ? "" : "about ", g->rate);
 	if (!g->joined)
@@ -296,10 +362,7 @@ static int print_latency(struct rep *r, const struct group *g)
 	int rc;
 
 	if (r->w)
-		return json_rows(r, "latency", "SELECT n, mean_ns, p50_ns, p99_ns, p999_ns"
-				 " FROM ntp_report_component_stats"
-				 " WHERE hdb = ?1 AND grp = ?2 AND component = 'e2e'", g,
-				 JSON_OBJECT);
+		return json_rows(r, "latency", part_json[r->fleet].latency, g, JSON_OBJECT);
 	st = prepare_group_query(r->db, "SELECT mean_us, p50_us, p99_us, p999_us"
 				 " FROM _ntp_text_latency WHERE hdb = ?1 AND grp = ?2", g);
 	if (!st)
@@ -319,11 +382,7 @@ static int print_stages(struct rep *r, const struct group *g)
 	int rc, w = 0;
 
 	if (r->w)
-		return json_rows(r, "stages", "SELECT s.ord, s.stage, s.label, s.mean_ns, s.share,"
-				 " s.avg_qd, p.n, p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns"
-				 " FROM ntp_report_stage AS s LEFT JOIN ntp_report_stage_stats AS p"
-				 " ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage"
-				 " WHERE s.hdb = ?1 AND s.grp = ?2 ORDER BY s.ord", g, JSON_ARRAY);
+		return json_rows(r, "stages", part_json[r->fleet].stages, g, JSON_ARRAY);
 	st = prepare_group_query(r->db, "SELECT label, mean_us, share, avg_qd, bar,"
 				 " max(length(label)) OVER () FROM _ntp_text_stage"
 				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
@@ -354,8 +413,7 @@ static int print_largest(struct rep *r, const struct group *g)
 	int rc;
 
 	if (r->w)
-		return json_rows(r, "largest", "SELECT stage, label, share FROM ntp_report_largest"
-				 " WHERE hdb = ?1 AND grp = ?2", g, JSON_OBJECT);
+		return json_rows(r, "largest", part_json[r->fleet].largest, g, JSON_OBJECT);
 	st = prepare_group_query(r->db, "SELECT label, share_pct FROM _ntp_text_largest"
 				 " WHERE hdb = ?1 AND grp = ?2", g);
 	if (!st)
@@ -393,6 +451,47 @@ static int print_components(struct rep *r, const struct group *g)
 			(long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2),
 			sqlite3_column_text(st, 3), sqlite3_column_text(st, 4),
 			sqlite3_column_text(st, 5));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
+/*
+ * A fleet group's hosts, one row per host group pooled into it:
+ *   per host: commands sampled and matched, end to end (us), largest stage
+ *     host       sampled  matched    mean     p50     p99   p99.9  lost  largest
+ */
+static int print_fleet_hosts(struct rep *r, const struct group *g)
+{
+	sqlite3_stmt *st;
+	int rc, w = 0;
+
+	if (r->w)
+		return json_rows(r, "per_host", "SELECT hdb, grp, hostname, \"group\", sampled,"
+				 " matched, rate, exact, n, mean_ns, p50_ns, p99_ns, p999_ns,"
+				 " largest, largest_label, largest_share, lost"
+				 " FROM ntp_report_fleet_host WHERE fleet = ?2", g, JSON_ARRAY);
+	st = prepare_group_query(r->db, "SELECT hostname, sampled, matched, mean_us, p50_us,"
+				 " p99_us, p999_us, lost, largest,"
+				 " max(length(hostname)) OVER ()"
+				 " FROM _ntp_text_fleet_host WHERE fleet = ?2", g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!w) {
+			w = sqlite3_column_int(st, 9) > 4 ? sqlite3_column_int(st, 9) : 4;
+			fprintf(r->f, "per host: commands sampled and matched, end to end (us),"
+				" records lost, largest stage\n");
+			fprintf(r->f, "  %-*s  %8s  %8s  %8s  %8s  %8s  %8s  %6s  %s\n", w, "host",
+				"sampled", "matched", "mean", "p50", "p99", "p99.9", "lost",
+				"largest");
+		}
+		fprintf(r->f, "  %-*s  %8lld  %8lld  %8s  %8s  %8s  %8s  %6lld  %s\n", w,
+			sqlite3_column_text(st, 0), (long long)sqlite3_column_int64(st, 1),
+			(long long)sqlite3_column_int64(st, 2), sqlite3_column_text(st, 3),
+			sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
+			sqlite3_column_text(st, 6), (long long)sqlite3_column_int64(st, 7),
+			sqlite3_column_text(st, 8));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
@@ -517,9 +616,10 @@ static int print_group(struct rep *r, const struct group *g, int detail)
 
 	if (r->w)
 		ntp_json_start_object(r->w);
-	rc = print_group_title(r, g) || print_group_warnings(r, g) || print_latency(r, g) ||
-	     print_stages(r, g) || print_largest(r, g) ||
-	     (detail && print_components(r, g)) || (detail && print_tail(r, g)) ? -1 : 0;
+	rc = print_group_title(r, g) || (!r->fleet && print_group_warnings(r, g)) ||
+	     print_latency(r, g) || print_stages(r, g) || print_largest(r, g) ||
+	     (detail && print_components(r, g)) || (detail && print_tail(r, g)) ||
+	     (r->fleet && print_fleet_hosts(r, g)) ? -1 : 0;
 	if (r->w)
 		ntp_json_end_object(r->w);
 	return rc;
@@ -574,9 +674,22 @@ static int print_records(struct rep *r)
 	for (int i = 0, k = 0; i < s->ndbs; i++) {
 		if (!strcmp(s->dbs[i].role, "merged"))
 			continue; /* its recordings are listed */
-		fprintf(r->f, "%s%lld %s", k++ ? ", " : "", (long long)s->dbs[i].records,
-			s->dbs[i].role);
 		lost += s->dbs[i].lost;
+		if (!r->fleet)
+			fprintf(r->f, "%s%lld %s", k++ ? ", " : "", (long long)s->dbs[i].records,
+				s->dbs[i].role);
+	}
+	/* the summary: per role, "16000 host (16 recordings)" */
+	for (int k = 0; r->fleet && k < 2; k++) {
+		const char *role = k ? "target" : "host";
+		int64_t n = 0;
+
+		for (int i = 0; i < s->ndbs; i++)
+			if (!strcmp(s->dbs[i].role, role))
+				n += s->dbs[i].records;
+		if (count_role(s, role))
+			fprintf(r->f, "%s%lld %s (%d recording%s)", k ? ", " : "", (long long)n,
+				role, count_role(s, role), count_role(s, role) > 1 ? "s" : "");
 	}
 	if (s->ntargets) {
 		/* never round a partial match up to "100 %" */
@@ -597,16 +710,6 @@ static int print_records(struct rep *r)
 		fprintf(r->f, "; %lld lost while recording", (long long)lost);
 	fprintf(r->f, "\n");
 	return 0;
-}
-
-/* How many of the session's databases have ROLE. */
-static int count_role(const struct ntp_session *s, const char *role)
-{
-	int n = 0;
-
-	for (int i = 0; i < s->ndbs; i++)
-		n += !strcmp(s->dbs[i].role, role);
-	return n;
 }
 
 /*
@@ -658,18 +761,22 @@ static void free_groups(struct group *g, int n)
 	free(g);
 }
 
-/* The groups to report, optionally those whose name contains FILTER. */
+/* The groups to report (the fleet groups in the summary), optionally those
+ * whose name contains FILTER. */
 static int load_groups(struct rep *r, const char *filter, struct group **out, int *n)
 {
+	static const char *const sql[2] = {
+		"SELECT hdb, grp, name, sampled, rate, exact, matched, joined, io"
+		" FROM _ntp_text_group WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
+		"SELECT '', fleet, title, sampled, rate, exact, matched, joined, io"
+		" FROM _ntp_text_fleet_group WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
+	};
 	sqlite3_stmt *st;
 	struct group *g = NULL, *ng;
 	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(r->db, "SELECT hdb, grp, name, sampled, rate, exact, matched,"
-			       " joined, io FROM _ntp_text_group"
-			       " WHERE ?1 IS NULL OR name LIKE '%' || ?1 || '%'",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(r->db, sql[r->fleet], -1, &st, NULL) != SQLITE_OK)
 		return sql_error(r);
 	sqlite3_bind_text(st, 1, filter, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -696,13 +803,14 @@ static int load_groups(struct rep *r, const char *filter, struct group **out, in
 	return 0;
 }
 
-/* The groups G[N] as text, or as the JSON's "groups" array. */
+/* The groups G[N] as text, or as the JSON's "groups" ("fleet": the
+ * summary's) array. */
 static int print_groups(struct rep *r, const struct group *g, int n, int detail, int all)
 {
 	int rc = 0;
 
 	if (r->w) {
-		ntp_json_name(r->w, "groups");
+		ntp_json_name(r->w, r->fleet ? "fleet" : "groups");
 		ntp_json_start_array(r->w);
 	}
 	for (int i = 0; i < n && !rc; i++)
@@ -721,9 +829,15 @@ static int print_groups(struct rep *r, const struct group *g, int n, int detail,
 static int report_csv(struct rep *r, int detail, int all, const char *group)
 {
 	struct ntp_out o = { .f = r->f, .mode = NTP_MODE_CSV, .headers = 1 };
-	char *sql = sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
-		"WHERE (%d OR queue = 'io') AND (%d OR section NOT IN ('component', 'tail'))\n"
-		"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group, group);
+	char *sql = r->fleet ?
+		sqlite3_mprintf("SELECT * FROM ntp_report_fleet_rows\n"
+			"WHERE (%d OR queue = 'io') AND section NOT IN ('component', 'tail')\n"
+			"  AND (%Q IS NULL OR fleet IN (SELECT fleet FROM ntp_report_fleet_group\n"
+			"    WHERE name LIKE '%%' || %Q || '%%'));", all, group, group) :
+		sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
+			"WHERE (%d OR queue = 'io') AND (%d OR section NOT IN ('component', 'tail'))\n"
+			"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group,
+			group);
 	int rc;
 
 	if (!sql)
@@ -733,13 +847,29 @@ static int report_csv(struct rep *r, int detail, int all, const char *group)
 	return rc;
 }
 
-/* The report into R: text or JSON; the CSV is one query. */
+/* 1: the fleet summary's layout (NTP_REPORT_FLEET_HOSTS), 0: sections. */
+static int fleet_layout(const struct ntp_session *s, int flags, const char *group)
+{
+	if (flags & NTP_REPORT_SUMMARY)
+		return 1;
+	if (flags & (NTP_REPORT_PER_HOST | NTP_REPORT_DETAIL) || group)
+		return 0;
+	return count_role(s, "host") > NTP_REPORT_FLEET_HOSTS;
+}
+
+/* The report into R: text or JSON; the CSV is one query. In the summary,
+ * the JSON has the fleet groups and every group's section too. */
 static int report_raw(struct rep *r, int flags, const char *group)
 {
 	int detail = flags & NTP_REPORT_DETAIL, all = flags & NTP_REPORT_ALL || group;
-	struct group *g = NULL;
-	int n = 0, rc = 0;
+	struct group *g = NULL, *sg = NULL;
+	int n = 0, sn = 0, rc = 0;
 
+	if ((flags & NTP_REPORT_SUMMARY) && (flags & (NTP_REPORT_PER_HOST | NTP_REPORT_DETAIL)))
+		return ntp_fail(r->err, r->errlen, "the fleet summary has no %s",
+				flags & NTP_REPORT_DETAIL ? "components table: --detail is for the"
+				" sections (--per-host)" : "sections: --summary or --per-host");
+	r->fleet = fleet_layout(r->s, flags, group);
 	r->group = group;
 	r->all = all;
 	if (ntp_session_prepare(r->s, r->err, r->errlen) || load_groups(r, group, &g, &n))
@@ -766,11 +896,20 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	if (r->w)
 		ntp_json_start_object(r->w);
 	rc = print_header(r);
+	if (!rc && r->w)
+		ntp_json_string_field(r->w, "layout", r->fleet ? "summary" : "sections");
 	/* the text shows the throughput only without a target, as the tutorial */
 	if (!rc && (r->w || !r->s->ntargets))
 		rc = print_throughput(r);
 	if (!rc)
 		rc = print_groups(r, g, n, detail, all);
+	if (!rc && r->fleet && r->w) {
+		/* the JSON's "groups" as in the sections' layout */
+		r->fleet = 0;
+		rc = load_groups(r, group, &sg, &sn) || print_groups(r, sg, sn, detail, all);
+		free_groups(sg, sn);
+		r->fleet = 1;
+	}
 	if (!rc && (r->w || !all))
 		rc = print_admin(r);
 	if (!rc)

@@ -126,6 +126,10 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			flags |= NTP_REPORT_ALL;
 		} else if (!strcmp(argv[i], "--strict")) {
 			flags |= NTP_REPORT_STRICT;
+		} else if (!strcmp(argv[i], "--summary")) {
+			flags |= NTP_REPORT_SUMMARY;
+		} else if (!strcmp(argv[i], "--per-host")) {
+			flags |= NTP_REPORT_PER_HOST;
 		} else if (!strcmp(argv[i], "--timeline")) {
 			if (i + 1 == argc) {
 				err_msg(sh, ".report: --timeline: missing WIDTH");
@@ -134,8 +138,8 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			if (parse_width(sh, "report", argv[++i], &width))
 				return -1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --strict, "
-				"--timeline)", argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --strict,"
+				" --summary, --per-host, --timeline)", argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -618,7 +622,7 @@ const struct dot_cmd shell_cmds[] = {
 	{ "queues", 1, "[GROUP]", "per group and queue (qid): commands, rate, mean, p99, QD",
 	  cmd_queues },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 5, "[--detail] [--all] [--strict] [--timeline WIDTH] [GROUP]",
+	{ "report", 5, "[--detail] [--all] [--strict] [--summary | --per-host] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_export.h"
 #include "ntp_plot.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
@@ -30,9 +31,9 @@ static void usage(FILE *f);
 static void report_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check] [--timeline WIDTH]\n"
-		"                     [--strict] [--min-match PCT] [--max-lost PCT]\n"
-		"                     HOST.db [TARGET.db] [DB...]\n"
+		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--summary | --per-host]\n"
+		"                     [--no-check] [--timeline WIDTH] [--strict] [--min-match PCT]\n"
+		"                     [--max-lost PCT] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
@@ -44,6 +45,9 @@ static void report_usage(FILE *f)
 		"More than 10 files are merged first into a temporary file, as ntprof\n"
 		"merge does (merging once saves that work); a merged file reads as the\n"
 		"recordings it holds.\n"
+		"Over more than %d hosts it prints the fleet summary: per operation and\n"
+		"size, the total over every host's commands, then one row per host;\n"
+		"-g and -d print a section per group instead.\n"
 		"  -d, --detail     add the components table (n, mean, L, p50, p99)\n"
 		"  -a, --all        also the admin and fabrics commands' groups, not one line\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
@@ -51,6 +55,9 @@ static void report_usage(FILE *f)
 		"  -j, --json       the report as one JSON document (docs/report-json.md)\n"
 		"      --csv        the report as one CSV table: a row per group and stage\n"
 		"                   (and component, with -d), numbers unrounded\n"
+		"      --summary    the fleet summary, however many hosts (-g: fleet groups\n"
+		"                   whose name contains TEXT)\n"
+		"      --per-host   a section per group, however many hosts\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
 		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
@@ -73,7 +80,8 @@ static void report_usage(FILE *f)
 		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
 		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n"
-		"  ntprof report --strict --max-lost 0.1 host.ntp target.ntp || echo unreliable\n");
+		"  ntprof report --strict --max-lost 0.1 host.ntp target.ntp || echo unreliable\n",
+		NTP_REPORT_FLEET_HOSTS);
 }
 
 /* --min-match or --max-lost: a percentage, 0 to 100; 0 or exit status 2. */
@@ -95,8 +103,10 @@ static int do_report(int argc, char **argv)
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ "per-host", no_argument, NULL, 'H' },
 		{ "timeline", required_argument, NULL, 'T' },
-		{ "strict", no_argument, NULL, 'S' },
+		{ "strict", no_argument, NULL, 'X' },
 		{ "min-match", required_argument, NULL, 'M' },
 		{ "max-lost", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
@@ -117,6 +127,8 @@ static int do_report(int argc, char **argv)
 		case 'a': report |= NTP_REPORT_ALL; break;
 		case 'j': report |= NTP_REPORT_JSON; break;
 		case 'C': report |= NTP_REPORT_CSV; break;
+		case 'S': report |= NTP_REPORT_SUMMARY; break;
+		case 'H': report |= NTP_REPORT_PER_HOST; break;
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
@@ -127,7 +139,7 @@ static int do_report(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'S': report |= NTP_REPORT_STRICT; break;
+		case 'X': report |= NTP_REPORT_STRICT; break;
 		case 'M':
 			if (report_pct("min-match", optarg, &min_match))
 				return 2;
@@ -142,6 +154,15 @@ static int do_report(int argc, char **argv)
 	}
 	if ((report & NTP_REPORT_JSON) && (report & NTP_REPORT_CSV)) {
 		fprintf(stderr, "ntprof report: --json and --csv: one output format at a time\n");
+		return 2;
+	}
+	if ((report & NTP_REPORT_SUMMARY) && (report & NTP_REPORT_PER_HOST)) {
+		fprintf(stderr, "ntprof report: --summary and --per-host: one layout at a time\n");
+		return 2;
+	}
+	if ((report & NTP_REPORT_SUMMARY) && (report & NTP_REPORT_DETAIL)) {
+		fprintf(stderr, "ntprof report: --summary and --detail: the fleet summary has no"
+			" components table (--per-host has)\n");
 		return 2;
 	}
 	/* the time series is a text table after the report: not inside a document */
@@ -477,6 +498,119 @@ static int do_merge(int argc, char **argv)
 	return 0;
 }
 
+static void export_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ntprof export [-l NAME] [-t TABLE] [-o PREFIX] [-j | --csv] [--no-check]\n"
+		"                     HOST.db [TARGET.db] [DB...]\n"
+		"       ntprof export [-l NAME] --clickhouse URL [--no-check] HOST.db [DB...]\n"
+		"Writes the values of the recordings of one run for an analytics engine,\n"
+		"each row naming its run, machines and recordings (docs/fleet.md): the\n"
+		"table command has a row per host command (every component and stage,\n"
+		"ns, its start on the host's wall clock); recording, interval and lost a\n"
+		"row per recording, per interval and group, per cause of loss. Any number\n"
+		"of hosts and targets, or a merged file (ntprof merge), in one command.\n"
+		"  -l, --label NAME the run's name in every row (default: the first file)\n"
+		"  -t, --table TABLE  command (the default), recording, interval or lost\n"
+		"  -o, --output PREFIX  into new files PREFIX-TABLE.csv (.jsonl with -j),\n"
+		"                   every table, or -t's, instead of standard output\n"
+		"  -j, --jsonl      JSON lines: one object per row, one row a line\n"
+		"      --csv        CSV with a header line (the default)\n"
+		"      --clickhouse URL  load every table into ClickHouse over HTTP instead:\n"
+		"                   http://[USER[:PASSWORD]@]HOST[:PORT][/PATH][?PARAMS],\n"
+		"                   tables of sql/clickhouse/schema.sql; a recording\n"
+		"                   loaded before (same version, run, targets) is left out\n"
+		"      --no-check   skip SQLite's integrity check of each file\n"
+		"  -h, --help       this text\n"
+		"examples:\n"
+		"  ntprof export -l run1 run.ntp > run1-command.csv\n"
+		"  ntprof export -l run1 -o out/run1 run.ntp  (out/run1-command.csv, ...)\n"
+		"  ntprof export -j -t recording host.ntp target.ntp\n"
+		"  ntprof export -l run1 --clickhouse http://localhost:8123/ run.ntp\n"
+		"  ntprof export -l run1 --clickhouse 'http://ch1:8123/?database=fleet' \\\n"
+		"      host*.ntp target*.ntp\n");
+}
+
+static int do_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "label", required_argument, NULL, 'l' },
+		{ "table", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "jsonl", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'C' },
+		{ "clickhouse", required_argument, NULL, 'K' },
+		{ "no-check", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ntp_export_opts o = { .table = -1, .mode = NTP_MODE_CSV };
+	int flags = NTP_OPEN_PROGRESS, opt, rc, formats = 0;
+	char err[NTP_ERR_MAX];
+	struct ntp_session s;
+
+	optind = 1;
+	argv[0] = "ntprof export";
+	while ((opt = getopt_long(argc, argv, "l:t:o:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': o.label = optarg; break;
+		case 'o': o.prefix = optarg; break;
+		case 'j': o.mode = NTP_MODE_JSONL; formats |= 1; break;
+		case 'C': formats |= 2; break;
+		case 'K': o.clickhouse = optarg; break;
+		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 't':
+			o.table = ntp_export_table(optarg);
+			if (o.table < 0) {
+				fprintf(stderr, "ntprof export: --table: '%s': expected command, "
+					"recording, interval or lost\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': export_usage(stdout); return 0;
+		default: export_usage(stderr); return 2;
+		}
+	}
+	if (formats == 3) {
+		fprintf(stderr, "ntprof export: --jsonl and --csv: one output format at a time\n");
+		return 2;
+	}
+	if (o.clickhouse && (formats || o.prefix || o.table >= 0)) {
+		fprintf(stderr, "ntprof export: --clickhouse loads every table: not with %s\n",
+			o.prefix ? "--output" : o.table >= 0 ? "--table" : "--jsonl or --csv");
+		return 2;
+	}
+	if (o.clickhouse && ntp_clickhouse_check_url(o.clickhouse, err, sizeof(err))) {
+		fprintf(stderr, "ntprof export: %s\n", err);
+		return 2;
+	}
+	if (o.prefix && !*o.prefix) {
+		fprintf(stderr, "ntprof export: --output: an empty prefix\n");
+		return 2;
+	}
+	if (o.label && !*o.label) {
+		fprintf(stderr, "ntprof export: --label: an empty name\n");
+		return 2;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ntprof export: no recording given\n");
+		export_usage(stderr);
+		return 2;
+	}
+	/* standard output takes one table: the commands unless -t says */
+	if (!o.prefix && !o.clickhouse && o.table < 0)
+		o.table = NTP_EXPORT_COMMAND;
+	if (ntp_session_open(&s, argc - optind, argv + optind, flags, err, sizeof(err))) {
+		fprintf(stderr, "ntprof export: %s\n", err);
+		return 1;
+	}
+	rc = ntp_export(&s, &o, stdout, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "ntprof export: %s\n", err);
+	ntp_session_close(&s);
+	return rc ? 1 : 0;
+}
+
 /* Run a sibling program (next to this binary), else one from PATH. */
 static int run_sibling(const char *prog, char **argv)
 {
@@ -524,6 +658,7 @@ static const struct cmd cmds[] = {
 	{ "compare", do_compare, "print two or more runs side by side, stage by stage" },
 	{ "plot", do_plot, "draw runs as SVG plots and an HTML page" },
 	{ "merge", do_merge, "bring the recordings of many machines into one file" },
+	{ "export", do_export, "write the values of recordings for analytics engines" },
 	{ "shell", do_shell, "open recordings in the interactive shell (ntprof-shell)" },
 	{ "help", do_help, "this text" },
 };

@@ -16,6 +16,7 @@
 -- ntp_grp_lost:   every database's lost records, estimated per group
 -- ntp_gap:        every database's missing points, per point and cause
 -- _ntp_lost_interval: every database's lost records, per interval and cause
+-- ntp_interval:   every database's intervals, per group, with their commands
 -- _ntp_grp_all:   every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
@@ -116,6 +117,23 @@ SELECT
   g.n AS n                   -- commands that lack it for this cause
 FROM "@db@".ntp_gap_by_cause AS g
 JOIN "@db@".point AS p ON p.name = g.point
+-- @ntp_interval all
+SELECT
+  '@db@' AS db,              -- database
+  i.id AS interval,          -- interval.id
+  i.start AS start,          -- ns since mono_start
+  i.stop AS stop,            -- ns since mono_start
+  ig.grp AS grp,             -- grp.id
+  g.name AS name,            -- 'read 4KiB nvme1n1'
+  g.queue AS queue,          -- io, admin or fabrics
+  g.op AS op,                -- read, write, ...
+  g.bytes AS bytes,          -- size of each command; NULL: no data
+  g.device AS device,        -- device.name
+  ig.sampled AS sampled,     -- sampled commands done in the interval
+  ig.total AS total          -- all commands, NULL: not counted
+FROM "@db@".interval AS i
+JOIN "@db@".interval_grp AS ig ON ig.interval = i.id
+JOIN "@db@".ntp_grp_info AS g ON g.grp = ig.grp
 -- @_ntp_grp_all all
 SELECT '@db@' AS db, g.grp, g.nqn, g.cntlid, g.nsid, g.admin, g.opcode, g.fctype, g.nlb
 FROM "@db@".ntp_grp_info AS g

@@ -27,7 +27,16 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_text_largest', NULL, 0, 1),
   ('_ntp_text_component', NULL, 0, 1),
   ('_ntp_text_admin', NULL, 0, 1),
-  ('_ntp_text_match', NULL, 0, 1);
+  ('_ntp_text_match', NULL, 0, 1),
+  ('_ntp_fleet_member', NULL, 0, 1),
+  ('ntp_report_fleet_group', NULL, 0, 1),
+  ('ntp_report_fleet_stats', NULL, 0, 1),
+  ('ntp_report_fleet_stage', NULL, 0, 1),
+  ('ntp_report_fleet_largest', NULL, 0, 1),
+  ('ntp_report_fleet_host', NULL, 0, 1),
+  ('ntp_report_fleet_rows', NULL, 0, 1),
+  ('_ntp_text_fleet_group', NULL, 0, 1),
+  ('_ntp_text_fleet_host', NULL, 0, 1);
 
 -- Matched commands per host group, of the joins ntp_join_check accepts.
 CREATE TEMP VIEW _ntp_group_matched AS
@@ -485,40 +494,57 @@ SELECT
   queue = 'io' AS io                     -- 1: an I/O group
 FROM ntp_report_group;
 
--- Per group: the latency line, us.
+-- Per group: the latency line, us. A fleet group of the summary
+-- (ntp_report_fleet_*, below) has hdb '' and its fleet as grp, here and
+-- in the stage and largest lines.
 CREATE TEMP VIEW _ntp_text_latency AS
 SELECT
-  hdb,                                   -- host database
-  grp,                                   -- grp.id there
+  hdb,                                   -- host database; '': a fleet group
+  grp,                                   -- grp.id there; the fleet group
   printf('%.2f', mean_ns / 1e3) AS mean_us, -- mean
   printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
   printf('%.2f', p99_ns / 1e3) AS p99_us,   -- 99th percentile
   printf('%.2f', p999_ns / 1e3) AS p999_us  -- 99.9th percentile
-FROM ntp_report_component_stats
-WHERE component = 'e2e';
+FROM (
+  SELECT hdb, grp, mean_ns, p50_ns, p99_ns, p999_ns
+  FROM ntp_report_component_stats
+  WHERE component = 'e2e'
+  UNION ALL
+  SELECT '', fleet, mean_ns, p50_ns, p99_ns, p999_ns
+  FROM ntp_report_fleet_stats
+  WHERE kind = 'component'
+);
 
 -- Per group and stage: the stage table's rows.
 CREATE TEMP VIEW _ntp_text_stage AS
 SELECT
-  s.hdb AS hdb,                          -- host database
-  s.grp AS grp,                          -- grp.id there
+  s.hdb AS hdb,                          -- host database; '': a fleet group
+  s.grp AS grp,                          -- grp.id there; the fleet group
   s.ord AS ord,                          -- stage order
   s.label AS label,                      -- stage label
   printf('%.2f', s.mean_ns / 1e3) AS mean_us,  -- mean per command
   printf('%.0f%%', 100 * s.share) AS share,    -- of the mean latency
   printf('%.2f', s.avg_qd) AS avg_qd,          -- Little's law
   max(0, min(s.bar, k.bar_width)) AS bar       -- '#'s, within the width
-FROM ntp_report_stage AS s
+FROM (
+  SELECT hdb, grp, ord, label, mean_ns, share, avg_qd, bar FROM ntp_report_stage
+  UNION ALL
+  SELECT '', fleet, ord, label, mean_ns, share, avg_qd, bar FROM ntp_report_fleet_stage
+) AS s
 JOIN ntp_constant AS k;
 
 -- Per group: the largest stage's line.
 CREATE TEMP VIEW _ntp_text_largest AS
 SELECT
-  hdb,                                   -- host database
-  grp,                                   -- grp.id there
+  hdb,                                   -- host database; '': a fleet group
+  grp,                                   -- grp.id there; the fleet group
   label,                                 -- stage label
   printf('%.0f', 100 * share) AS share_pct -- of the latency, %
-FROM ntp_report_largest;
+FROM (
+  SELECT hdb, grp, label, share FROM ntp_report_largest
+  UNION ALL
+  SELECT '', fleet, label, share FROM ntp_report_fleet_largest
+);
 
 -- Per group and component: the components table's rows (--detail), us.
 CREATE TEMP VIEW _ntp_text_component AS
@@ -570,3 +596,248 @@ SELECT
     AS matched_pct,                      -- of the host's, %
   sum(host_records) - sum(matched) AS unmatched -- host records without
 FROM ntp_match_stats;
+
+-- The fleet summary (`ntprof report` over many hosts, docs/fleet.md): the
+-- I/O groups of every host pooled per operation, size, report mode and
+-- drivers, as fio's group_reporting: a total per fleet group over every
+-- command of its hosts' groups (exact percentiles of the pooled values,
+-- never averages of the hosts' own), then one row per host.
+
+-- Per report group: the fleet group it is pooled into.
+CREATE TEMP VIEW _ntp_fleet_member AS
+WITH m AS (
+  SELECT g.hdb, g.grp, g.queue, g.op, g.bytes, g.mode, g.host_driver, g.transport,
+    g.target_driver,
+    -- 'read 4KiB': the group's name without its device
+    substr(h.name, 1, length(h.name) - length(h.device) - 1) AS name
+  FROM ntp_report_group AS g
+  JOIN ntp_host_grp AS h ON h.db = g.hdb AND h.grp = g.grp
+), k AS (
+  SELECT queue, op, bytes, mode, host_driver, transport, target_driver, name,
+    row_number() OVER (ORDER BY queue != 'io', queue, op, bytes, name, mode DESC,
+      host_driver, transport, target_driver) AS fleet
+  FROM (SELECT DISTINCT queue, op, bytes, mode, host_driver, transport, target_driver, name
+        FROM m)
+)
+SELECT
+  m.hdb AS hdb,                -- host database
+  m.grp AS grp,                -- grp.id there
+  k.fleet AS fleet,            -- the fleet group, 1 first in report order
+  k.name AS name               -- its name: 'read 4KiB'
+FROM m
+JOIN k ON k.queue = m.queue AND k.op = m.op AND k.bytes IS m.bytes AND k.mode = m.mode
+  AND k.host_driver = m.host_driver AND k.transport = m.transport
+  AND k.target_driver IS m.target_driver AND k.name = m.name;
+
+-- Per fleet group, in report order: what it pools. Its commands are its
+-- groups' commands of the report mode (joined: the matched ones).
+CREATE TEMP VIEW ntp_report_fleet_group AS
+SELECT
+  f.fleet AS fleet,                       -- fleet group, 1 first
+  f.name AS name,                         -- 'read 4KiB'
+  g.queue AS queue,                       -- io, admin or fabrics
+  g.op AS op,                             -- read, write, ...
+  g.bytes AS bytes,                       -- bytes per command
+  g.mode AS mode,                         -- joined or host
+  g.host_driver AS host_driver,           -- names the host's stages
+  g.transport AS transport,               -- names the network
+  g.target_driver AS target_driver,       -- names the target's stages
+  count(DISTINCT g.hdb) AS hosts,         -- host recordings pooled
+  count(*) AS groups,                     -- report groups pooled
+  sum(g.sampled) AS sampled,              -- sampled commands
+  sum(g.matched) AS matched,              -- with the target's side
+  sum(g.rate) AS rate,                    -- commands per second, all hosts
+  min(g.exact) AS exact                   -- 1: every rate counted
+FROM _ntp_fleet_member AS f
+JOIN ntp_report_group AS g ON g.hdb = f.hdb AND g.grp = f.grp
+GROUP BY f.fleet
+ORDER BY f.fleet;
+
+-- Per fleet group, end to end ('e2e', kind 'component') and each stage of
+-- the report (kind 'stage'): commands, sum and mean, and the exact
+-- nearest-rank p50, p99, p99.9 of every pooled command's value (ns).
+CREATE TEMP VIEW ntp_report_fleet_stats AS
+WITH r AS (
+  SELECT f.fleet, v.kind, v.name, v.ns,
+    row_number() OVER (PARTITION BY f.fleet, v.kind, v.name ORDER BY v.ns) AS rn,
+    count(*) OVER (PARTITION BY f.fleet, v.kind, v.name) AS n
+  FROM _ntp_report_cmd_value AS v
+  JOIN _ntp_fleet_member AS f ON f.hdb = v.hdb AND f.grp = v.grp
+  WHERE v.kind = 'stage' OR v.name = 'e2e'
+)
+SELECT
+  fleet,               -- fleet group
+  kind,                -- 'component' (e2e) or 'stage'
+  name,                -- 'e2e', or stage.name
+  n,                   -- commands it is over
+  sum(ns) AS sum_ns,   -- total ns
+  avg(ns) AS mean_ns,  -- mean ns
+  max(CASE WHEN rn = (n * 50000 + 99999) / 100000 THEN ns END) AS p50_ns,  -- median
+  max(CASE WHEN rn = (n * 99000 + 99999) / 100000 THEN ns END) AS p99_ns,  -- 99th
+  max(CASE WHEN rn = (n * 99900 + 99999) / 100000 THEN ns END) AS p999_ns  -- 99.9th
+FROM r
+GROUP BY fleet, kind, name;
+
+-- Per fleet group and stage, as ntp_report_stage per group: the mean over
+-- all the pooled commands (a command without the stage counts 0), share
+-- of the mean end to end, avg QD (Little's law, over the summed rate),
+-- '#' bar width.
+CREATE TEMP VIEW ntp_report_fleet_stage AS
+WITH g AS (
+  SELECT *, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS cmds
+  FROM ntp_report_fleet_group
+), e AS (
+  SELECT fleet, mean_ns FROM ntp_report_fleet_stats WHERE kind = 'component'
+)
+SELECT
+  s.fleet AS fleet,                                -- fleet group
+  st.ord AS ord,                                   -- report order
+  st.name AS stage,                                -- stage.name
+  sl.label AS label,                               -- as the report prints it
+  s.sum_ns * 1.0 / g.cmds AS mean_ns,              -- mean ns per command
+  s.sum_ns * 1.0 / g.cmds / e.mean_ns AS share,    -- of the mean latency
+  g.rate * s.sum_ns / g.cmds / 1e9 AS avg_qd,      -- Little's law
+  CAST(round(cst.bar_width * 1.0 * s.sum_ns / g.cmds / e.mean_ns) AS INTEGER) AS bar -- '#'s
+FROM ntp_report_fleet_stats AS s
+JOIN g ON g.fleet = s.fleet
+JOIN e ON e.fleet = s.fleet
+JOIN stage AS st ON st.name = s.name
+JOIN stage_label AS sl ON sl.stage = st.name
+  AND sl.flavour = CASE st.side WHEN 'transport' THEN g.transport
+                   WHEN 'host' THEN g.host_driver ELSE g.target_driver END
+JOIN ntp_constant AS cst
+WHERE s.kind = 'stage'
+ORDER BY s.fleet, st.ord;
+
+-- Per fleet group: the stage with the largest share.
+CREATE TEMP VIEW ntp_report_fleet_largest AS
+SELECT
+  fleet,                       -- fleet group
+  stage,                       -- stage.name
+  label,                       -- as the report prints it
+  share                        -- of the mean latency
+FROM (SELECT *, row_number() OVER (PARTITION BY fleet ORDER BY share DESC, ord) AS rn
+      FROM ntp_report_fleet_stage)
+WHERE rn = 1;
+
+-- Per fleet group, one row per host group pooled into it, in report
+-- order: the host, its commands, its own end to end and largest stage
+-- (its report group's), and the records its recording lost.
+CREATE TEMP VIEW ntp_report_fleet_host AS
+SELECT
+  f.fleet AS fleet,            -- fleet group
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  d.hostname AS hostname,      -- machine
+  g.name AS "group",           -- its report group's name
+  g.sampled AS sampled,        -- sampled commands
+  g.matched AS matched,        -- with the target's side
+  g.rate AS rate,              -- commands per second
+  g.exact AS exact,            -- 1: rate counted, 0: estimated
+  c.n AS n,                    -- commands the latency is over
+  c.mean_ns AS mean_ns,        -- end to end: mean ns
+  c.p50_ns AS p50_ns,          -- median
+  c.p99_ns AS p99_ns,          -- 99th percentile
+  c.p999_ns AS p999_ns,        -- 99.9th percentile
+  l.stage AS largest,          -- stage.name of its largest stage
+  l.label AS largest_label,    -- as the report prints it
+  l.share AS largest_share,    -- its share of the mean latency
+  d.lost AS lost               -- records its recording lost (all its groups)
+FROM _ntp_fleet_member AS f
+JOIN ntp_report_group AS g ON g.hdb = f.hdb AND g.grp = f.grp
+JOIN ntp_db AS d ON d.db = g.hdb
+LEFT JOIN ntp_report_component_stats AS c
+  ON c.hdb = g.hdb AND c.grp = g.grp AND c.component = 'e2e'
+LEFT JOIN ntp_report_largest AS l ON l.hdb = g.hdb AND l.grp = g.grp
+ORDER BY f.fleet, g.hdb, g.grp;
+
+-- The fleet summary in one table, long form, as ntp_report_rows: what
+-- `ntprof report --csv` prints in the summary layout. Per fleet group, in
+-- report order: a 'fleet_latency' row (end to end, pooled), a
+-- 'fleet_stage' row per stage, then each host group pooled, its rows of
+-- ntp_report_rows (its 'latency' row is the text's host row). hdb and grp
+-- are NULL on the fleet rows, hosts on the host groups' rows.
+CREATE TEMP VIEW ntp_report_fleet_rows AS
+SELECT
+  v.section AS section,        -- fleet_latency, fleet_stage, or ntp_report_rows'
+  coalesce(v.host_group, f.name) AS "group", -- fleet group's name, or the host group's
+  v.hdb AS hdb,                -- host database (latency rows)
+  v.grp AS grp,                -- grp.id there (latency rows)
+  f.queue AS queue,            -- io, admin or fabrics
+  f.mode AS mode,              -- joined or host
+  v.sampled AS sampled,        -- sampled commands
+  v.matched AS matched,        -- with the target's side
+  v.rate AS rate,              -- commands per second
+  v.exact AS exact,            -- 1: rate counted, 0: estimated
+  v.ord AS ord,                -- stage order; NULL for latency
+  v.name AS name,              -- stage.name, or component.name (e2e)
+  v.label AS label,            -- as the report prints it
+  v.n AS n,                    -- commands (latency)
+  v.mean_ns AS mean_ns,        -- mean ns per command
+  v.share AS share,            -- of the mean latency (fleet_stage)
+  v.avg_qd AS avg_qd,          -- commands in it by Little's law (fleet_stage)
+  NULL AS l,                   -- (a component's; none here)
+  v.p50_ns AS p50_ns,          -- median ns (latency rows)
+  v.p99_ns AS p99_ns,          -- 99th percentile ns
+  v.p999_ns AS p999_ns,        -- 99.9th percentile ns
+  v.fleet AS fleet,            -- fleet group, 1 first
+  v.hosts AS hosts             -- host recordings pooled (fleet rows)
+FROM (
+  SELECT 1 AS sec, 'fleet_latency' AS section, s.fleet, NULL AS hdb, NULL AS grp,
+    g.sampled, g.matched, g.rate, g.exact, NULL AS ord, s.name, k.label, s.n, s.mean_ns,
+    NULL AS share, NULL AS avg_qd, s.p50_ns, s.p99_ns, s.p999_ns, g.hosts,
+    NULL AS host_group
+  FROM ntp_report_fleet_stats AS s
+  JOIN ntp_report_fleet_group AS g ON g.fleet = s.fleet
+  JOIN component AS k ON k.name = s.name
+  WHERE s.kind = 'component'
+  UNION ALL
+  SELECT 2, 'fleet_stage', s.fleet, NULL, NULL, g.sampled, g.matched, g.rate, g.exact, s.ord,
+    s.stage, s.label, NULL, s.mean_ns, s.share, s.avg_qd, NULL, NULL, NULL, g.hosts, NULL
+  FROM ntp_report_fleet_stage AS s
+  JOIN ntp_report_fleet_group AS g ON g.fleet = s.fleet
+  UNION ALL
+  SELECT 3, r.section, m.fleet, r.hdb, r.grp, r.sampled, r.matched, r.rate, r.exact, r.ord,
+    r.name, r.label, r.n, r.mean_ns, r.share, r.avg_qd, r.p50_ns, r.p99_ns, r.p999_ns,
+    NULL, r."group"
+  FROM ntp_report_rows AS r
+  JOIN _ntp_fleet_member AS m ON m.hdb = r.hdb AND m.grp = r.grp
+) AS v
+JOIN ntp_report_fleet_group AS f ON f.fleet = v.fleet
+ORDER BY v.fleet, v.sec, v.hdb, v.grp,
+  CASE v.section WHEN 'latency' THEN 0 WHEN 'stage' THEN 1 ELSE 2 END, v.ord;
+
+-- The fleet summary's text, formatted as the report's (_ntp_text_*).
+
+-- Per fleet group to report, in report order: its title line.
+CREATE TEMP VIEW _ntp_text_fleet_group AS
+SELECT
+  fleet,                                 -- fleet group
+  name,                                  -- 'read 4KiB'
+  name || ', ' || hosts || CASE hosts WHEN 1 THEN ' host' ELSE ' hosts' END
+    AS title,                            -- 'read 4KiB, 16 hosts'
+  sampled,                               -- sampled commands
+  CASE WHEN rate < 1e3 THEN printf('%.0f', rate)
+    WHEN rate < 1e6 THEN printf('%.1fk', rate / 1e3)
+    ELSE printf('%.1fM', rate / 1e6) END AS rate, -- commands per second, all hosts
+  exact,                                 -- 1: every rate counted
+  matched,                               -- with the target's side
+  mode = 'joined' AS joined,             -- 1: over matched commands
+  queue = 'io' AS io                     -- 1: an I/O group
+FROM ntp_report_fleet_group;
+
+-- Per fleet group and host group pooled: the host table's rows, us.
+CREATE TEMP VIEW _ntp_text_fleet_host AS
+SELECT
+  fleet,                                 -- fleet group
+  hdb, grp,                              -- the host group
+  hostname,                              -- machine
+  sampled,                               -- sampled commands
+  matched,                               -- with the target's side
+  printf('%.2f', mean_ns / 1e3) AS mean_us, -- end to end: mean
+  printf('%.2f', p50_ns / 1e3) AS p50_us,   -- median
+  printf('%.2f', p99_ns / 1e3) AS p99_us,   -- 99th percentile
+  printf('%.2f', p999_ns / 1e3) AS p999_us, -- 99.9th percentile
+  printf('%s %.0f%%', largest_label, 100 * largest_share) AS largest, -- its largest stage
+  lost                                   -- records its recording lost
+FROM ntp_report_fleet_host;

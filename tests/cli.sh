@@ -372,6 +372,9 @@ same_options "_ntprof ntprof plot" "$NTPROF" plot
 mkdir -p plots.d
 expect_comp "plots.d " _ntprof ntprof plot -o plots
 same_options "_ntprof ntprof merge" "$NTPROF" merge
+same_options "_ntprof ntprof export" "$NTPROF" export
+expect_comp "interval " _ntprof ntprof export -t i
+expect_comp "h10.db host.db host2.db " _ntprof ntprof export --clickhouse http://x/ h
 expect_comp "h10.db host.db host2.db " _ntprof ntprof merge -o run.ntp h
 expect_comp "compare " _ntprof ntprof com
 same_options "_ntprof_shell ntprof-shell" "$SHELL_BIN"
@@ -421,6 +424,7 @@ man_has_options ntprof-shell.1 "$SHELL_BIN"
 man_has_options ntprof-report.1 "$NTPROF" report
 man_has_options ntprof-compare.1 "$NTPROF" compare
 man_has_options ntprof-merge.1 "$NTPROF" merge
+man_has_options ntprof-export.1 "$NTPROF" export
 man_has_options ntprof-plot.1 "$NTPROF" plot
 # The refusal of an old file in ntprof-report(1) names this schema version.
 v=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql")

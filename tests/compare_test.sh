@@ -656,18 +656,8 @@ assert [(n["kind"], n["name"]) for n in a["notes"]] == [("mode", "read 4KiB"), (
 assert [(n["kind"], n["name"]) for n in l["notes"]] == [("host_lost", "read 4KiB")], l["notes"]
 PY
 
-# 4. Bad input: a clear one-line error naming the argument, no table.
-# expect_fail NAME STATUS PATTERN CMD...
-expect_fail() {
-	name=$1 status=$2 pattern=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	if [ $rc -ne "$status" ]; then bad "$name: exit $rc, expected $status"; cat err.txt >&2
-	elif [ -s out.txt ]; then bad "$name: printed a table anyway"
-	elif ! head -1 err.txt | grep -q -- "$pattern"; then bad "$name: '$(head -1 err.txt)'"
-	else ok; fi
-}
+# 4. Bad input: a clear one-line error naming the argument, no table
+# (expect_fail: tests/testlib.sh).
 expect_fail "one run" 2 "^ntprof compare: one run given: compare needs two runs or more$" \
 	"$NTPROF" compare base-h.db,base-t.db
 expect_fail "three files" 2 "^ntprof compare: 'a.db,b.db,c.db': expected HOST.db or HOST.db,TARGET.db$" \

@@ -5,6 +5,10 @@
 # - merge writes one file and leaves the recordings byte for byte as they
 #   were; the report over it is the report over the 18 files given directly
 #   (merged on the fly into a temporary file, which is gone afterwards);
+# - over more than 4 hosts the report is the fleet summary: per group a
+#   total over every host's commands, exactly the pooled values of the
+#   export's command rows (not averages of the hosts' own), then a row per
+#   host, as text, JSON and CSV; --per-host, -g and -d give the sections;
 # - every host's commands are paired with its own target, and (no record
 #   lost, the target recording longer than the hosts) nearly all of them;
 # - over 10 files or fewer, the report over the files themselves and over
@@ -66,9 +70,95 @@ expect "report run.ntp: exit" $? 0
 "$NTPROF" report $hosts a/t1.db a/t2.db > direct.txt 2> err2.txt
 expect "report 18 files: exit" $? 0
 expect "report 18 files: stderr" "$(cat err2.txt)" ""
-[ "$(grep -c '^== read 4KiB' direct.txt)" -eq 16 ] && cmp -s merged.txt direct.txt && ok ||
+[ "$(grep -c '^== read 4KiB, 16 hosts: ' direct.txt)" -eq 1 ] && cmp -s merged.txt direct.txt && ok ||
 	bad "report over 18 files differs from the report over their merge"
 no_tmp "report over 18 files"
+
+# 2b. The fleet summary (more than 4 hosts): a total per group, then a row
+# per host; its totals are the pooled values of every host's commands.
+expect "summary: sections" "$(grep -c '^== ' merged.txt)" 1
+expect "summary: a row per host" "$(grep -cE '^  gen-host[0-9]+ +[0-9]+ +[0-9]+ ' merged.txt)" 16
+expect "summary: the hosts line" "$(head -1 merged.txt)" \
+	"recorded on 16 hosts (kernel 6.1.0-synthetic), one command in 1 sampled"
+"$NTPROF" report --json run.ntp > fleet.json || bad "report --json run.ntp"
+"$NTPROF" report --csv run.ntp > fleet.csv || bad "report --csv run.ntp"
+"$NTPROF" export run.ntp > commands.csv || bad "export run.ntp"
+python3 - fleet.json commands.csv fleet.csv merged.txt <<'PY' && ok || bad "fleet summary's totals"
+import csv, json, sys
+from decimal import Decimal, ROUND_HALF_UP
+rep = json.load(open(sys.argv[1]))
+cmds = list(csv.DictReader(open(sys.argv[2], newline="")))
+rows = list(csv.DictReader(open(sys.argv[3], newline="")))
+text = open(sys.argv[4]).read()
+assert rep["layout"] == "summary", rep["layout"]
+def rank(v, q):  # ntprof's nearest rank, q in 1e-5 (docs/sql.md)
+    return v[(len(v) * q + 99999) // 100000 - 1]
+groups = {(g["hdb"], g["grp"]): g for g in rep["groups"]}
+assert rep["fleet"] and len(groups) == 16, len(groups)
+for f in rep["fleet"]:
+    # every command of the group's mode, of every host, pooled
+    c = [r for r in cmds if r["op"] == f["op"] and int(r["bytes"]) == f["bytes"]
+         and r["mode"] == f["mode"]]
+    e = sorted(int(r["e2e"]) for r in c)
+    want = {"n": len(e), "mean_ns": sum(e) / len(e), "p50_ns": rank(e, 50000),
+            "p99_ns": rank(e, 99000), "p999_ns": rank(e, 99900)}
+    for k, v in want.items():
+        assert abs(f["latency"][k] - v) <= 1e-9 * v, (f["name"], k, f["latency"][k], v)
+    assert f["hosts"] == 16 == len({r["host"] for r in c}), f["hosts"]
+    assert f["matched"] == len(e), f["matched"]
+    for s in f["stages"]:
+        v = sum(int(r[s["stage"]]) for r in c if r[s["stage"]] != "") / len(e)
+        assert abs(s["mean_ns"] - v) <= 1e-9 * v, (f["name"], s, v)
+    # its rows per host are their groups' own
+    assert len(f["per_host"]) == 16
+    for h in f["per_host"]:
+        g = groups[(h["hdb"], h["grp"])]
+        assert [h[k] for k in ("n", "mean_ns", "p99_ns")] == \
+            [g["latency"][k] for k in ("n", "mean_ns", "p99_ns")], (h, g)
+    # the CSV's fleet rows and the text are the JSON's numbers
+    lr = [r for r in rows if r["section"] == "fleet_latency" and r["fleet"] == str(f["fleet"])]
+    assert len(lr) == 1 and [int(lr[0][k]) for k in ("n", "p50_ns", "p99_ns", "p999_ns")] == \
+        [want[k] for k in ("n", "p50_ns", "p99_ns", "p999_ns")], lr
+    assert sum(r["section"] == "fleet_stage" and r["fleet"] == str(f["fleet"]) for r in rows) \
+        == len(f["stages"])
+    assert sum(r["section"] == "latency" and r["fleet"] == str(f["fleet"]) for r in rows) == 16
+    # SQLite's printf rounds halves away from zero (docs/sql.md, Rounding)
+    line = "latency (us): mean %s, p50 %s, p99 %s, p99.9 %s" % tuple(
+        Decimal(repr(want[k] / 1e3)).quantize(Decimal("0.01"), ROUND_HALF_UP)
+        for k in ("mean_ns", "p50_ns", "p99_ns", "p999_ns"))
+    assert line in text, line
+PY
+# the layout: more than 4 hosts, unless --per-host, -g or -d; --summary
+sub4=$(for i in 1 2 3 4; do printf 'a/h%d.db ' "$i"; done)
+# shellcheck disable=SC2086
+expect "4 hosts: sections" "$("$NTPROF" report $sub4 a/t1.db a/t2.db | grep -c '^== read 4KiB ')" 4
+# shellcheck disable=SC2086
+"$NTPROF" report $sub4 a/h5.db a/t1.db a/t2.db > sum5.txt || bad "report over 5 hosts"
+# shellcheck disable=SC2086
+n5=$("$NTPROF" report --per-host $sub4 a/h5.db a/t1.db a/t2.db |
+	sed -nE 's/^== read 4KiB .*: ([0-9]+) commands sampled .*/\1/p' | paste -sd+ | bc)
+expect "5 hosts: the summary" "$(grep '^== ' sum5.txt)" \
+	"== read 4KiB, 5 hosts: $n5 commands sampled (from 10.1k commands/s), all with the target's side"
+expect "--per-host: sections" "$("$NTPROF" report --per-host run.ntp | grep -c '^== read 4KiB ')" 16
+expect "-g: sections" "$("$NTPROF" report -g gen-host3 run.ntp | grep -c '^== ')" 1
+expect "-d: sections" "$("$NTPROF" report -d run.ntp | grep -c '^components, ')" 16
+expect "--summary: one host" "$("$NTPROF" report --summary a/h1.db | grep -A1 '^== ')" \
+	"== read 4KiB, 1 host: 1013 commands sampled (from 2.0k commands/s), host side only
+$("$NTPROF" report a/h1.db | grep '^latency')"
+expect "--json --per-host: no fleet" \
+	"$("$NTPROF" report --json --per-host run.ntp | python3 -c 'import json, sys
+r = json.load(sys.stdin); print(r["layout"], "fleet" in r, len(r["groups"]))')" "sections False 16"
+expect "--summary -g: the fleet groups named" \
+	"$("$NTPROF" report --summary --csv -g 'read 4' run.ntp | cut -d, -f1 | sort | uniq -c |
+	awk '{ printf "%s %s; ", $1, $2 }')" "1 fleet_latency; 5 fleet_stage; 16 latency; 1 section; 80 stage; "
+# the shell's .report: the same layouts
+expect "shell .report: the summary" "$("$SHELL_BIN" -c '.report' run.ntp | grep -c '^== ')" 1
+expect "shell .report --per-host" \
+	"$("$SHELL_BIN" -c '.report --per-host' run.ntp | grep -c '^== read 4KiB ')" 16
+expect_fail "--summary and --per-host" 2 "^ntprof report: --summary and --per-host: one layout at a time$" \
+	"$NTPROF" report --summary --per-host run.ntp
+expect_fail "--summary and -d" 2 "^ntprof report: --summary and --detail: the fleet summary has no components table" \
+	"$NTPROF" report --summary -d run.ntp
 
 # (the shell's csv lines end in CRLF, as sqlite3's .mode csv; sqlite3 -csv's in LF)
 
@@ -174,17 +264,8 @@ expect "JSON lines export read back" "$got" "$want"
 expect "JSON lines: one object a line" "$(grep -cv '^{.*}$' cmd.jsonl)" 0
 sha256sum -c --quiet run.sum && ok || bad "reading run.ntp changed it"
 
-# 8. Bad input: one line naming the problem, no file left behind.
-# expect_fail NAME STATUS PATTERN CMD...
-expect_fail() {
-	name=$1 status=$2 pattern=$3
-	shift 3
-	"$@" > out.txt 2> err.txt
-	rc=$?
-	if [ $rc -ne "$status" ]; then bad "$name: exit $rc, expected $status"; cat err.txt >&2
-	elif ! head -1 err.txt | grep -q -- "$pattern"; then bad "$name: '$(head -1 err.txt)'"
-	else ok; fi
-}
+# 8. Bad input: one line naming the problem, no file left behind
+# (expect_fail: tests/testlib.sh).
 expect_fail "merge a merged file" 1 \
 	"^ntprof merge: run.ntp: already a merged file; merge the recordings it was made from$" \
 	"$NTPROF" merge -o again.ntp run.ntp a/t1.db
@@ -221,6 +302,11 @@ expect_fail "--sql over 18 files" 2 "^ntprof-shell: --sql: 18 files, sqlite3 att
 	"$SHELL_BIN" --sql $hosts a/t1.db a/t2.db
 expect_fail "-jsonl and -csv" 2 "^ntprof-shell: -jsonl and -csv: one output mode at a time$" \
 	"$SHELL_BIN" -jsonl -csv run.ntp
+# a merged file written by an ntprof whose prelude had fewer views
+cp sub.ntp old.ntp && sqlite3 old.ntp 'DROP TABLE ntp_interval'
+expect_fail "a merged file of another version" 1 \
+	"^ntprof report: old.ntp: a merged file without table ntp_interval (merged by another version of ntprof: merge the recordings again)$" \
+	"$NTPROF" report old.ntp
 no_tmp "bad input"
 sha256sum -c --quiet sums && ok || bad "the tests changed the recordings"
 

@@ -240,7 +240,7 @@ run -c '.tables ntp_report%' -c '.schema ntp_offset' -c .help -c '.help mode' -c
 expect_rc 0 "schema and help commands"
 expect_out "ntp_report_stage" ".tables"
 expect_out "CREATE VIEW ntp_offset" ".schema"
-expect_out ".report [--detail] [--all] [--strict] [--timeline WIDTH] [GROUP]" ".help"
+expect_out ".report [--detail] [--all] [--strict] [--summary | --per-host] [--timeline WIDTH] [GROUP]" ".help"
 expect_out "ATTACH" ".sql"
 
 # Every name .mode takes (its error lists them from the one table) is one

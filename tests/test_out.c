@@ -77,6 +77,31 @@ static void test_csv_numbers(void **state)
 		   "i,n,r,w,b,t,m\r\n42,-7,2.5,82.0,1.0e+20,0.1,-0.5\r\n");
 }
 
+/* A file that must say its columns (ntprof export): with empty_header, the
+ * header also without rows; rows counts the rows printed over the calls. */
+static void test_csv_empty_header(void **state)
+{
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	sqlite3 *db;
+	struct ntp_out o = { .mode = NTP_MODE_CSV, .headers = 1, .empty_header = 1 };
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	o.f = open_memstream(&buf, &len);
+	assert_non_null(o.f);
+	assert_int_equal(ntp_out_query(&o, db, "SELECT 1 AS a, 'x' AS \"b c\" WHERE 0", err,
+				       sizeof(err)), 0);
+	assert_int_equal(ntp_out_query(&o, db, "SELECT 1 AS a UNION ALL SELECT 2", err,
+				       sizeof(err)), 0);
+	o.mode = NTP_MODE_JSONL;
+	assert_int_equal(ntp_out_query(&o, db, "SELECT 3 AS a", err, sizeof(err)), 0);
+	fclose(o.f);
+	sqlite3_close(db);
+	assert_string_equal(buf, "a,\"b c\"\r\na\r\n1\r\n2\r\n{\"a\":3}\n");
+	assert_int_equal(o.rows, 3);
+	free(buf);
+}
+
 /* Several statements: each its header and rows; no rows, no header. */
 static void test_csv_statements(void **state)
 {
@@ -145,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_csv_control),
 		cmocka_unit_test(test_csv_numbers),
 		cmocka_unit_test(test_csv_statements),
+		cmocka_unit_test(test_csv_empty_header),
 		cmocka_unit_test(test_json_mode),
 		cmocka_unit_test(test_json_writer_rows),
 	};

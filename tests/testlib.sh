@@ -33,6 +33,21 @@ need_built() {
 # expect WHAT ACTUAL EXPECTED
 expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 
+# expect_fail NAME STATUS PATTERN CMD...: CMD fails with exit status
+# STATUS, writes nothing on standard output, and says on the first line of
+# standard error what PATTERN matches (out.txt and err.txt, in the current
+# directory, keep what it wrote).
+expect_fail() {
+	_name=$1 _status=$2 _pattern=$3
+	shift 3
+	"$@" > out.txt 2> err.txt
+	_rc=$?
+	if [ $_rc -ne "$_status" ]; then bad "$_name: exit $_rc, expected $_status"; cat err.txt >&2
+	elif [ -s out.txt ]; then bad "$_name: wrote on standard output anyway"
+	elif ! head -1 err.txt | grep -q -- "$_pattern"; then bad "$_name: '$(head -1 err.txt)'"
+	else ok; fi
+}
+
 # wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
 wait_for() {
 	_i=0
