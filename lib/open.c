@@ -21,13 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ntp_copy.h"
 #include "ntp_err.h"
 #include "ntp_schema.h"
 #include "ntp_session.h"
 #include "ntp_sql.h"
-
-/* SQLite's largest mmap_size unless built otherwise (just under 2 GiB). */
-#define NTP_MMAP_SIZE 2147418112LL
 
 
 static uint32_t be32(const unsigned char *p)
@@ -37,12 +35,17 @@ static uint32_t be32(const unsigned char *p)
 
 /* Look at FILE's header ourselves: a clear word for a file that is not a
  * database, is truncated, or belongs to another program; messages name it
- * PATH. *ST gets its stat. */
-static int check_file(const char *path, const char *file, struct stat *out, int *wal,
-		      char *err, size_t errlen)
+ * PATH. *ST gets its stat, *WAL whether it was not closed: its header says
+ * WAL mode, or a -wal lies beside it. The main file of a database not
+ * closed (WAL set) is judged by the rest of its header only in the private
+ * copy with the WAL folded in (COPY): before the first checkpoint its
+ * header is still the empty database's. */
+static int check_file(const char *path, const char *file, int copy, struct stat *out,
+		      int *wal, char *err, size_t errlen)
 {
+	char side[PATH_MAX + 8];
 	unsigned char h[100];
-	struct stat st;
+	struct stat st, ws;
 	uint32_t page, pages;
 	ssize_t n;
 	int fd;
@@ -61,6 +64,12 @@ static int check_file(const char *path, const char *file, struct stat *out, int 
 		return ntp_fail(err, errlen, "%s: empty file, not an ntprof database", path);
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16))
 		return ntp_fail(err, errlen, "%s: not an ntprof database (not SQLite)", path);
+	*out = st;
+	snprintf(side, sizeof(side), "%s-wal", file);
+	/* WAL mode: not closed (yet); a -wal beside it is read by SQLite too */
+	*wal = !copy && ((h[18] == 2 && h[19] == 2) || (!lstat(side, &ws) && ws.st_size > 0));
+	if (*wal)
+		return 0;
 	page = (uint32_t)h[16] << 8 | h[17];
 	page = page == 1 ? 65536 : page;
 	pages = be32(h + 28);
@@ -74,8 +83,6 @@ static int check_file(const char *path, const char *file, struct stat *out, int 
 	if (be32(h + 60) != NTP_SCHEMA_VERSION)
 		return ntp_fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
 			    path, be32(h + 60), NTP_SCHEMA_VERSION);
-	*out = st;
-	*wal = h[18] == 2 && h[19] == 2; /* WAL mode: not closed (yet) */
 	return 0;
 }
 
@@ -84,21 +91,21 @@ static int check_header(struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (check_file(d->path, d->path, &st, &d->wal, err, errlen))
+	if (check_file(d->path, d->path, 0, &st, &d->wal, err, errlen))
 		return -1;
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	return 0;
 }
 
-/* A private copy with its WAL folded in: the header again, as the WAL left
+/* A private copy with its WAL folded in: the whole header, as the WAL left
  * it. */
 static int check_copy(const struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
 	int wal;
 
-	return check_file(d->path, d->open_path, &st, &wal, err, errlen);
+	return check_file(d->path, d->open_path, 1, &st, &wal, err, errlen);
 }
 
 /* file: URI for a path: percent-encode what URIs give meaning to. */
@@ -531,9 +538,9 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	else
 		snprintf(d->schema, sizeof(d->schema), s->nmerged ? "merged%d" : "merged",
 			 s->nmerged + 1);
-	/* Read big recordings through mmap: no read() per page, no copy. */
-	sql = sqlite3_mprintf("ATTACH %Q AS %w; PRAGMA %w.mmap_size = %lld", uri, d->schema,
-			      d->schema, NTP_MMAP_SIZE);
+	/* Read with read(2), never mmap: a file truncated while it is read is
+	 * an error then, where a mapping's missing page is SIGBUS. */
+	sql = sqlite3_mprintf("ATTACH %Q AS %w", uri, d->schema);
 	rc = sql ? exec(s->db, sql) : -1;
 	sqlite3_free(sql);
 	free(uri);
@@ -975,75 +982,23 @@ static void order_by_role(struct ntp_session *s)
 	memcpy(s->dbs, tmp, sizeof(tmp[0]) * (size_t)n);
 }
 
-/* Copy regular file FROM to TO (created); 0 or -1 with errno. */
-static int copy_file(const char *from, const char *to)
-{
-	char buf[1 << 16];
-	struct stat st;
-	ssize_t n = 0;
-	int in, out, rc = -1;
-
-	in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (in < 0)
-		return -1;
-	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
-		close(in);
-		errno = EINVAL;
-		return -1;
-	}
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out >= 0) {
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			if (write(out, buf, (size_t)n) != n)
-				break;
-		rc = n == 0 && close(out) == 0 ? 0 : -1;
-		if (n != 0)
-			close(out);
-	}
-	close(in);
-	return rc;
-}
-
 /*
  * A recording that was not closed (its collector killed, its disk full, or
  * still recording): read a private copy of it and its -wal, with the WAL
- * folded in, so nothing is written or locked beside the input and the
- * checks below see what the WAL changes.
+ * folded in (lib/copy.c), so nothing is written or locked beside the input
+ * and the checks see what the WAL changes. Said on stderr unless S is NULL.
  */
 static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
 			size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
-	char dir[PATH_MAX], file[PATH_MAX + 16], wal[PATH_MAX + 32], from[PATH_MAX + 8];
-	int has_wal, rc;
-	sqlite3 *db;
+	int has_wal = 0;
+	int rc = ntp_private_copy(d->path, &d->copy_dir, &d->open_path, &has_wal, err, errlen);
 
-	snprintf(from, sizeof(from), "%s-wal", d->path);
-	has_wal = access(from, F_OK) == 0;
-	warn(s, "%s was not closed (its collector was killed or is still recording)%s",
-	     d->path, has_wal ? ": reading a copy with its -wal" :
-		", and no -wal is beside it: its last records may be missing");
-	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return ntp_fail(err, errlen, "%s: cannot make a private copy in %s: %s", d->path,
-				tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	d->copy_dir = strdup(dir);
-	snprintf(file, sizeof(file), "%s/recording.db", dir);
-	snprintf(wal, sizeof(wal), "%s-wal", file);
-	if (copy_file(d->path, file) || (has_wal && copy_file(from, wal)))
-		return ntp_fail(err, errlen, "%s: cannot copy it to %s: %s", d->path, dir,
-				strerror(errno));
-	rc = sqlite3_open_v2(file, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		ntp_fail(err, errlen, "%s: cannot read its -wal: %s", d->path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return -1;
-	}
-	sqlite3_close(db);
-	d->open_path = strdup(file);
-	return d->copy_dir && d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
+	if (s)
+		warn(s, "%s was not closed (its collector was killed or is still recording)%s",
+		     d->path, has_wal ? ": reading a copy with its -wal" :
+		     ", and no -wal is beside it: its last records may be missing");
+	return rc ? rc : check_copy(d, err, errlen);
 }
 
 /* The file to read for D: its path, or a private copy. */
@@ -1058,16 +1013,7 @@ static int choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
 
 static void remove_copy(struct ntp_dbinfo *d)
 {
-	char f[PATH_MAX + 32];
-	const char *side[] = { "", "-wal", "-journal", "-shm" };
-
-	if (!d->copy_dir)
-		return;
-	for (size_t i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
-		snprintf(f, sizeof(f), "%s/recording.db%s", d->copy_dir, side[i]);
-		unlink(f);
-	}
-	rmdir(d->copy_dir);
+	ntp_private_copy_remove(d->copy_dir);
 }
 
 /* The path given for the recording attached as SCHEMA. */
@@ -1264,7 +1210,6 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 		if (!d->path)
 			goto bad;
 		if (check_header(d, err, errlen) || choose_file(s, d, err, errlen) ||
-		    (d->copy_dir && check_copy(d, err, errlen)) ||
 		    attach_one(s, d, err, errlen))
 			goto bad;
 	}
@@ -1391,16 +1336,20 @@ int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *er
 		  size_t errlen)
 {
 	struct ntp_dbinfo d = { .path = (char *)path };
-	char *uri;
+	char *uri = NULL;
 	int rc;
 
-	if (check_header(&d, err, errlen))
-		return -1;
-	uri = immutable_uri(path);
-	if (!uri)
-		return ntp_fail(err, errlen, "%s: out of memory", path);
-	rc = peek_role(uri, &d, err, errlen);
+	/* a file not closed: its role from the private copy, quietly (the
+	 * session that reads it says so) */
+	rc = check_header(&d, err, errlen) || choose_file(NULL, &d, err, errlen) ? -1 : 0;
+	if (!rc && !(uri = immutable_uri(d.open_path)))
+		rc = ntp_fail(err, errlen, "%s: out of memory", path);
+	if (!rc)
+		rc = peek_role(uri, &d, err, errlen);
 	free(uri);
+	remove_copy(&d);
+	free(d.open_path);
+	free(d.copy_dir);
 	snprintf(role, 8, "%s", d.role);
 	*dev = d.dev;
 	*ino = d.ino;

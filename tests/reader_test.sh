@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Readers against files in every state a recording can be left in, and
+# outputs that cannot be written: a recording not closed (still in WAL
+# mode, all of it in the -wal), a -wal with gigabytes of holes, a file
+# truncated while it is read, a full disk under the output, impossible
+# values that pass SQLite's integrity check. Run from the repository root
+# after `make` (make check-cli):
+#
+#   sh tests/reader_test.sh
+
+top=$(pwd)
+NTPROF=${NTPROF:-$top/ntprof}
+SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
+GEN=${GEN:-$top/tests/ntprof-gen}
+TEST=reader_test
+. "$top/tests/testlib.sh"
+
+d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-reader-test.XXXXXX") || exit 1
+trap 'rm -rf "$d"' EXIT INT TERM
+"$GEN" -o "$d/h.db" -t "$d/t.db" -s 1 -n 1 -r 500 >"$d/gen.log" 2>&1 ||
+	{ cat "$d/gen.log" >&2; echo "0 passed, 1 failed"; exit 1; }
+H=$d/h.db
+T=$d/t.db
+"$NTPROF" report "$H" "$T" >"$d/closed.txt" 2>&1 || bad "report on the closed recordings"
+
+# sums DIR: the names and contents of DIR's files
+sums() { (cd "$1" && ls -a && sha256sum -- *); }
+
+echo "== a recording not closed, all of it in its -wal"
+mkdir "$d/wal"
+walled "$H" "$d/wal/h.db"
+walled "$T" "$d/wal/t.db"
+expect "the state made: the main file's application id" \
+	"$(od -An -tu1 -j68 -N4 "$d/wal/h.db" | tr -s ' ')" " 0 0 0 0"
+sums "$d/wal" >"$d/wal.before"
+"$NTPROF" report "$d/wal/h.db" "$d/wal/t.db" >"$d/out" 2>"$d/err"
+expect "report: exit status" $? 0
+cmp -s "$d/out" "$d/closed.txt" && ok ||
+	bad "report: not the closed recordings' report: $(head -3 "$d/err")"
+expect "report: said, once for each" "$(grep -c 'was not closed (its collector was killed or is still recording): reading a copy with its -wal' "$d/err")" 2
+"$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM host.cmd;' "$d/wal/h.db" >"$d/out" 2>/dev/null
+expect "ntprof-shell: every row" "$(tail -1 "$d/out" | tr -d "\r")" "$(sqlite3 "$H" 'SELECT count(*) FROM cmd')"
+"$NTPROF" merge -o "$d/m.db" "$d/wal/h.db" "$d/wal/t.db" >"$d/out" 2>"$d/err"
+expect "merge: exit status" $? 0
+"$NTPROF" report "$d/m.db" >"$d/out" 2>&1
+cmp -s "$d/out" "$d/closed.txt" && ok || bad "merge: not the closed recordings' report"
+sums "$d/wal" >"$d/wal.after"
+cmp -s "$d/wal.before" "$d/wal.after" && ok ||
+	bad "readers changed the directory of a recording not closed: $(diff "$d/wal.before" "$d/wal.after")"
+# the WAL's header is checked as the file's: another program's database
+# left in WAL mode is still refused by its application id
+sqlite3 "$d/other.db" 'CREATE TABLE x (a)' && walled "$d/other.db" "$d/wal/o.db"
+"$NTPROF" report "$d/wal/o.db" >"$d/out" 2>"$d/err"
+expect "another program's database in WAL mode: exit status" $? 1
+grep -q "o.db: not an ntprof database (application id 0)" "$d/err" && ok ||
+	bad "another program's database in WAL mode: $(cat "$d/err")"
+
+echo "== a -wal with 2 GB of holes after its last frame"
+mkdir "$d/sparse"
+walled "$H" "$d/sparse/h.db"
+truncate -s 2G "$d/sparse/h.db-wal"
+# a file size limit of 64 MiB: a copy of the holes would be killed by it
+(ulimit -f 131072 && exec "$NTPROF" report "$d/sparse/h.db" "$T") >"$d/out" 2>"$d/err"
+expect "sparse -wal: exit status" $? 0
+cmp -s "$d/out" "$d/closed.txt" && ok || bad "sparse -wal: not the closed recording's report"
+expect "sparse -wal: left as it was" "$(stat -c %s "$d/sparse/h.db-wal")" 2147483648
+
+echo "== a recording truncated while it is read"
+"$GEN" -o "$d/mid.db" -t "$d/mid-t.db" -s 1 -n 4 -r 50000 -q 4 >"$d/gen.log" 2>&1 ||
+	bad "cannot generate a bigger recording: $(cat "$d/gen.log")"
+"$NTPROF" report "$d/mid.db" "$d/mid-t.db" >"$d/out" 2>"$d/err" &
+pid=$!
+sleep 1
+kill -0 "$pid" 2>/dev/null && ok || bad "truncated: the report was over before the file was cut"
+truncate -s 65536 "$d/mid.db"
+wait "$pid"
+expect "truncated while read: exit status (not a signal)" $? 1
+grep -q "^ntprof report: .*database disk image is malformed" "$d/err" && ok ||
+	bad "truncated while read: no error: $(cat "$d/err")"
+
+finish
