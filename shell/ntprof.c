@@ -62,6 +62,16 @@ static void report_usage(FILE *f)
 		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
 }
 
+/* Why a write to stdout failed, noted before closing the session can
+ * change errno; close_stdout says it. */
+static int out_errno;
+
+static void note_output(void)
+{
+	if (ferror(stdout) && !out_errno)
+		out_errno = errno ? errno : EIO;
+}
+
 static int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -128,6 +138,7 @@ static int do_report(int argc, char **argv)
 		rc = ntp_report_timeline(&s, stdout, report, group, width, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof report: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc ? 1 : 0;
 }
@@ -271,6 +282,7 @@ static int do_compare(int argc, char **argv)
 		rc = ntp_compare(&s, stdout, o.group, o.flags, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc ? 1 : 0;
 }
@@ -359,6 +371,7 @@ static int do_plot(int argc, char **argv)
 	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof plot: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc ? 1 : 0;
 }
@@ -495,17 +508,37 @@ static const struct cmd *find(const char *name)
 	return hit;
 }
 
+/* RC, or 1 if what went to stdout did not all reach it: every write is
+ * checked (ferror) and the last flush and close too, so a report onto a
+ * full disk or /dev/full is an error, not a truncated file and exit 0. */
+static int close_stdout(const char *who, int rc)
+{
+	int e = out_errno;
+
+	if (fflush(stdout) && !e)
+		e = errno;
+	if (ferror(stdout) && !e)
+		e = errno ? errno : EIO;
+	if (fclose(stdout) && !e)
+		e = errno;
+	if (!e)
+		return rc;
+	fprintf(stderr, "%s: failed to write the output: %s\n", who, strerror(e));
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
+	char who[64];
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return close_stdout("ntprof", argc < 2 ? 2 : 0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("ntprof %s\n", NTP_VERSION);
-		return 0;
+		return close_stdout("ntprof", 0);
 	}
 	c = find(argv[1]);
 	if (!c) {
@@ -514,5 +547,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	argv[1] = (char *)c->name; /* "rec" runs ntprof-collect record */
-	return c->func(argc - 1, argv + 1);
+	snprintf(who, sizeof(who), "ntprof %s", c->name);
+	return close_stdout(who, c->func(argc - 1, argv + 1));
 }

@@ -80,4 +80,27 @@ expect "truncated while read: exit status (not a signal)" $? 1
 grep -q "^ntprof report: .*database disk image is malformed" "$d/err" && ok ||
 	bad "truncated while read: no error: $(cat "$d/err")"
 
+echo "== output onto a full disk"
+"$GEN" -o "$d/h2.db" -t "$d/t2.db" -s 1 -n 1 -r 500 -x 2 >"$d/gen.log" 2>&1 ||
+	bad "cannot generate a second run: $(cat "$d/gen.log")"
+# full WHAT CMD...: CMD's stdout onto /dev/full: exit 1, and said
+full() {
+	what=$1
+	shift
+	"$@" >/dev/full 2>"$d/err"
+	expect "$what onto /dev/full: exit status" $? 1
+	grep -q "failed to write the output: No space left on device$" "$d/err" && ok ||
+		bad "$what onto /dev/full: not said: $(cat "$d/err")"
+}
+full "report" "$NTPROF" report "$H" "$T"
+full "report --json" "$NTPROF" report --json "$H" "$T"
+full "report --csv" "$NTPROF" report --csv --detail "$H" "$T"
+full "report --timeline" "$NTPROF" report --timeline 100ms "$H" "$T"
+full "compare" "$NTPROF" compare "$H,$T" "$d/h2.db,$d/t2.db"
+full "compare --json" "$NTPROF" compare --json "$H,$T" "$d/h2.db,$d/t2.db"
+full "compare --csv" "$NTPROF" compare --csv "$H,$T" "$d/h2.db,$d/t2.db"
+full "compare --sql" "$NTPROF" compare --sql "$H,$T" "$d/h2.db,$d/t2.db"
+full "--help" "$NTPROF" --help
+full "report --help" "$NTPROF" report --help
+
 finish
