@@ -283,6 +283,88 @@ static int check_meta(const struct ntp_dbinfo *d, const char *role, int64_t vers
 	return 0;
 }
 
+/* More than any recording counts (records lost, points missing): with
+ * these bounds the sums over a session's 256 recordings never overflow. */
+#define NTP_MAX_COUNT 1000000000000000LL
+
+/* The first row of SQL (a printf format over the schema S, given N
+ * times) as text, "" when every value is sound: values that pass the
+ * integrity check and the schema but cannot be, told instead of reported
+ * on as fact. */
+static int check_values(sqlite3 *db, const struct ntp_dbinfo *d, const char *sql, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = ntp_fail(err, errlen, "%s: cannot check its values: %s", d->path,
+			      sqlite3_errmsg(db));
+	else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		rc = ntp_fail(err, errlen, "%s: %s: impossible values (refusing a changed "
+			      "database)", d->path, sqlite3_column_text(st, 0));
+	else if (sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_DONE &&
+		 sqlite3_errcode(db) != SQLITE_ROW)
+		rc = ntp_fail(err, errlen, "%s: cannot check its values: %s", d->path,
+			      sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_free((char *)sql);
+	return rc;
+}
+
+/* A recording: no count below 0 or beyond NTP_MAX_COUNT, no stop before
+ * its start. */
+static int check_recording_values(sqlite3 *db, const struct ntp_dbinfo *d, char *err,
+				  size_t errlen)
+{
+	return check_values(db, d, sqlite3_mprintf(
+		"SELECT coalesce("
+		" (SELECT printf('lost.n is %%lld in interval %%lld', n, interval)"
+		"  FROM %w.lost WHERE n NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('gap.n is %%lld in interval %%lld', n, interval)"
+		"  FROM %w.gap WHERE n NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('meta: stopped (mono_stop %%lld) before it started (mono_start "
+		"%%lld)', mono_stop, mono_start) FROM %w.meta WHERE mono_stop < mono_start),"
+		" (SELECT printf('meta: stopped (wall_stop %%lld) before it started (wall_start "
+		"%%lld)', wall_stop, wall_start) FROM %w.meta WHERE wall_stop < wall_start))",
+		d->schema, NTP_MAX_COUNT, d->schema, NTP_MAX_COUNT, d->schema, d->schema),
+		err, errlen);
+}
+
+/* A merged file's tables agree: as many recordings as ntp_merged says,
+ * each with the counts ntp_db gives it and the commands its rows hold, no
+ * count out of bounds, no negative length. */
+static int check_merged_values(sqlite3 *db, const struct ntp_dbinfo *m, char *err,
+			       size_t errlen)
+{
+	return check_values(db, m, sqlite3_mprintf(
+		"SELECT coalesce("
+		" (SELECT printf('ntp_merged says %%lld recordings, ntp_merged_recording holds "
+		"%%lld', recordings, (SELECT count(*) FROM %w.ntp_merged_recording))"
+		"  FROM %w.ntp_merged WHERE recordings IS NOT"
+		"  (SELECT count(*) FROM %w.ntp_merged_recording)),"
+		" (SELECT printf('recording %%s: lost %%lld, records %%lld', db, lost, records)"
+		"  FROM %w.ntp_merged_recording WHERE lost NOT BETWEEN 0 AND %lld"
+		"  OR records NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('recording %%s: ntp_merged_recording and ntp_db disagree', r.db)"
+		"  FROM %w.ntp_merged_recording AS r LEFT JOIN %w.ntp_db AS d ON d.db = r.db"
+		"  WHERE d.db IS NULL OR d.records IS NOT r.records OR d.lost IS NOT r.lost"
+		"  OR d.role IS NOT r.role OR d.sample_rate IS NOT r.sample_rate"
+		"  OR d.duration_ns < 0 LIMIT 1),"
+		" (SELECT printf('ntp_db has %%lld rows, ntp_merged_recording %%lld',"
+		"  (SELECT count(*) FROM %w.ntp_db), (SELECT count(*) FROM %w.ntp_merged_recording))"
+		"  WHERE (SELECT count(*) FROM %w.ntp_db) IS NOT"
+		"  (SELECT count(*) FROM %w.ntp_merged_recording)),"
+		" (SELECT printf('recording %%s: %%lld records, but %%lld commands', r.db,"
+		"  r.records, n) FROM (SELECT r.db, r.records, CASE r.role WHEN 'host'"
+		"  THEN (SELECT count(*) FROM %w.ntp_host_cmd WHERE db = r.db)"
+		"  ELSE (SELECT count(*) FROM %w.ntp_target_cmd WHERE db = r.db) END AS n"
+		"  FROM %w.ntp_merged_recording AS r) AS r WHERE n IS NOT r.records LIMIT 1))",
+		m->schema, m->schema, m->schema, m->schema, NTP_MAX_COUNT, NTP_MAX_COUNT,
+		m->schema, m->schema, m->schema, m->schema, m->schema, m->schema, m->schema,
+		m->schema, m->schema), err, errlen);
+}
+
 /* Read meta (exactly one row) and the record counts into D. */
 static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
@@ -550,9 +632,10 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 		return -1;
 	if (!strcmp(d->role, "merged")) {
 		s->nmerged++;
-		return read_merged(s, d, err, errlen);
+		return check_merged_values(s->db, d, err, errlen) ||
+		       read_merged(s, d, err, errlen) ? -1 : 0;
 	}
-	if (read_meta(s->db, d, err, errlen))
+	if (check_recording_values(s->db, d, err, errlen) || read_meta(s->db, d, err, errlen))
 		return -1;
 	if (!strcmp(d->role, "host"))
 		s->nhosts++;

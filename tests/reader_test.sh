@@ -103,4 +103,47 @@ full "compare --sql" "$NTPROF" compare --sql "$H,$T" "$d/h2.db,$d/t2.db"
 full "--help" "$NTPROF" --help
 full "report --help" "$NTPROF" report --help
 
+echo "== impossible values that pass the integrity check"
+# changed NAME SRC SQL: a copy of SRC as $d/NAME.db with SQL run on it
+changed() { cp "$2" "$d/$1.db" && sqlite3 "$d/$1.db" "$3"; }
+# refused WHAT PATTERN FILE...: ntprof report refuses them, saying PATTERN
+refused() {
+	what=$1 pattern=$2
+	shift 2
+	"$NTPROF" report "$@" >"$d/out" 2>"$d/err"
+	expect "$what: exit status" $? 1
+	grep -q -- "$pattern" "$d/err" && [ ! -s "$d/out" ] && ok ||
+		bad "$what: not refused as '$pattern': $(cat "$d/err") $(head -3 "$d/out")"
+}
+max=9223372036854775807
+changed lh "$H" "INSERT INTO lost VALUES (1, 1, $max)"
+changed lt "$T" "INSERT INTO lost VALUES (1, 1, $max)"
+refused "lost = INT64_MAX on both sides" \
+	"lh.db: lost.n is $max in interval 1: impossible values (refusing a changed database)$" \
+	"$d/lh.db" "$d/lt.db"
+changed neg "$H" "INSERT INTO lost VALUES (1, 1, -2)"
+refused "a negative lost" "neg.db: lost.n is -2 in interval 1: impossible values" "$d/neg.db" "$T"
+changed gapneg "$H" "INSERT INTO gap VALUES (1, 'h_rx', 1, -1)"
+refused "a negative gap" "gapneg.db: gap.n is -1 in interval 1: impossible values" "$d/gapneg.db" "$T"
+changed stop "$H" "UPDATE meta SET mono_stop = mono_start - 1"
+refused "a stop before the start" \
+	"stop.db: meta: stopped (mono_stop [0-9]*) before it started (mono_start [0-9]*): impossible values" \
+	"$d/stop.db" "$T"
+changed wstop "$H" "UPDATE meta SET wall_stop = wall_start - 1"
+refused "a wall stop before the start" "wstop.db: meta: stopped (wall_stop" "$d/wstop.db" "$T"
+"$NTPROF" merge -o "$d/good.ntp" "$H" "$T" 2>/dev/null || bad "merge of the recordings"
+changed mrec "$d/good.ntp" "UPDATE ntp_merged_recording SET records = records + 1 WHERE db = 'host'"
+cp "$d/mrec.db" "$d/mrec.ntp"
+refused "a merged file whose recording's count contradicts ntp_db" \
+	"recording host: ntp_merged_recording and ntp_db disagree" "$d/mrec.ntp"
+changed mcount "$d/good.ntp" "UPDATE ntp_merged SET recordings = 3"
+refused "a merged file that says 3 recordings of 2" \
+	"ntp_merged says 3 recordings, ntp_merged_recording holds 2" "$d/mcount.db"
+changed mcmd "$d/good.ntp" "DELETE FROM ntp_host_cmd WHERE rowid IN (SELECT rowid FROM ntp_host_cmd LIMIT 1)"
+refused "a merged file with a command fewer than it says" \
+	"recording host: [0-9]* records, but [0-9]* commands" "$d/mcmd.db"
+changed mlost "$d/good.ntp" "UPDATE ntp_merged_recording SET lost = -1 WHERE db = 'target';
+	UPDATE ntp_db SET lost = -1 WHERE db = 'target'"
+refused "a merged file with a negative lost" "recording target: lost -1" "$d/mlost.db"
+
 finish
