@@ -146,4 +146,29 @@ changed mlost "$d/good.ntp" "UPDATE ntp_merged_recording SET lost = -1 WHERE db 
 	UPDATE ntp_db SET lost = -1 WHERE db = 'target'"
 refused "a merged file with a negative lost" "recording target: lost -1" "$d/mlost.db"
 
+echo "== plot -o DIR with symlinks planted in DIR"
+"$NTPROF" plot -o "$d/other" "$H,$T" >/dev/null 2>&1 || bad "plot into a new directory"
+cp -r "$d/other" "$d/other.before"
+"$NTPROF" plot -o "$d/pl" "$H,$T" >/dev/null 2>&1 || bad "plot into another new directory"
+# a symlink where a file of the plot goes, to a file ntprof plot wrote
+# elsewhere: followed, that file would be overwritten
+rm "$d/pl/index.html"
+ln -s "$d/other/index.html" "$d/pl/index.html"
+# and one to a path that does not exist: followed, it would be created
+rm "$d/pl/stages.svg"
+ln -s "$d/elsewhere.svg" "$d/pl/stages.svg"
+"$NTPROF" plot -o "$d/pl" "$d/h2.db,$d/t2.db" >"$d/out" 2>"$d/err"
+expect "plot onto planted symlinks: exit status" $? 1
+grep -q "pl/stages.svg: not written by ntprof plot: not overwriting it\|pl/index.html: not written by ntprof plot: not overwriting it" \
+	"$d/err" && ok || bad "plot onto planted symlinks: not said: $(cat "$d/err")"
+diff -r "$d/other" "$d/other.before" >/dev/null && ok ||
+	bad "plot wrote through a symlink into another directory"
+[ ! -e "$d/elsewhere.svg" ] && ok || bad "plot created a file through a dangling symlink"
+[ -L "$d/pl/index.html" ] && [ -L "$d/pl/stages.svg" ] && ok || bad "plot replaced a symlink it did not write"
+# a plot over its own files replaces them by rename: no temporary left
+rm "$d/pl/index.html" "$d/pl/stages.svg"
+"$NTPROF" plot -o "$d/pl" "$H,$T" >"$d/out" 2>"$d/err"
+expect "plot over its own files: exit status" $? 0
+expect "plot over its own files: the files" "$(ls -A "$d/pl" | tr '\n' ' ')" "cdf-1.svg index.html stages.svg timeline.svg "
+
 finish
