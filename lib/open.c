@@ -1158,10 +1158,13 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* Where a signal would end the program, remove the file first. */
+/* Where a signal would end the program, remove the file first: every
+ * signal whose default is to end it that a user or the system sends
+ * (SIGQUIT still dumps core after). */
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+				    SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPIPE };
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old, sa = { .sa_handler = on_signal };

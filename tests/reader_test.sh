@@ -70,6 +70,7 @@ expect "sparse -wal: left as it was" "$(stat -c %s "$d/sparse/h.db-wal")" 214748
 echo "== a recording truncated while it is read"
 "$GEN" -o "$d/mid.db" -t "$d/mid-t.db" -s 1 -n 4 -r 50000 -q 4 >"$d/gen.log" 2>&1 ||
 	bad "cannot generate a bigger recording: $(cat "$d/gen.log")"
+cp "$d/mid.db" "$d/mid2.db"
 "$NTPROF" report "$d/mid.db" "$d/mid-t.db" >"$d/out" 2>"$d/err" &
 pid=$!
 sleep 1
@@ -170,5 +171,22 @@ rm "$d/pl/index.html" "$d/pl/stages.svg"
 "$NTPROF" plot -o "$d/pl" "$H,$T" >"$d/out" 2>"$d/err"
 expect "plot over its own files: exit status" $? 0
 expect "plot over its own files: the files" "$(ls -A "$d/pl" | tr '\n' ' ')" "cdf-1.svg index.html stages.svg timeline.svg "
+
+echo "== a stop signal during ntprof merge"
+for sig in QUIT USR1 ALRM; do
+	rm -f "$d/sig.ntp"
+	# a background job of sh ignores SIGQUIT; a user's merge does not
+	(ulimit -c 0; exec env --default-signal="$sig" "$NTPROF" merge -o "$d/sig.ntp" \
+		"$d/mid2.db" "$d/mid-t.db") >/dev/null 2>"$d/err" &
+	pid=$!
+	i=0
+	while [ ! -e "$d/sig.ntp" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+	[ -e "$d/sig.ntp" ] && ok || bad "SIG$sig: merge did not begin its file"
+	kill -"$sig" "$pid"
+	{ wait "$pid"; } 2>/dev/null
+	rc=$?
+	[ "$rc" -gt 128 ] && ok || bad "SIG$sig: merge was not ended by the signal (exit $rc)"
+	expect "SIG$sig during merge: what is left" "$(ls "$d" | grep -c '^sig\.ntp')" 0
+done
 
 finish
