@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -980,11 +981,14 @@ fail:
 
 static int write_files(struct plot *p, FILE *list, char *err, size_t errlen)
 {
+	char path[PATH_MAX + 300];
+
 	for (int i = 0; i < p->nfiles; i++) {
 		if (write_file(p, i))
 			return ntp_fail(err, errlen, "%s/%s: cannot write: %s", p->o->dir,
 					p->file[i].name, strerror(errno));
-		fprintf(list, "%s/%s\n", p->o->dir, p->file[i].name);
+		snprintf(path, sizeof(path), "%s/%s", p->o->dir, p->file[i].name);
+		fprintf(list, "%s\n", ntp_clean_controls(path));
 	}
 	remove_stale(p);
 	return 0;

@@ -189,4 +189,22 @@ for sig in QUIT USR1 ALRM; do
 	expect "SIG$sig during merge: what is left" "$(ls "$d" | grep -c '^sig\.ntp')" 0
 done
 
+echo "== control characters: C1 and CR in recorded text, ESC in file names"
+# U+009B (CSI to a terminal, 0xC2 0x9B in UTF-8) and a CR in the host name
+changed c1 "$H" "UPDATE meta SET hostname = 'h' || char(155) || '[31m' || char(13) || 'x'"
+"$NTPROF" report "$d/c1.db" "$T" >"$d/out" 2>&1
+expect "C1 and CR in the text report" "$(head -1 "$d/out" | cut -d' ' -f3)" 'h?[31m?x'
+"$SHELL_BIN" -c '.mode csv' -c 'SELECT hostname FROM host.meta;' "$d/c1.db" >"$d/out" 2>&1
+expect "C1 and CR in CSV" "$(tail -1 "$d/out" | tr -d '\r\n' | od -An -c | tr -s ' ')" \
+	' " h ? [ 3 1 m ? x "'
+"$NTPROF" report --json "$d/c1.db" >"$d/out" 2>&1
+grep -q '"hostname": "h\\u009b\[31m\\rx"' "$d/out" && ok || bad "C1 in JSON: $(grep hostname "$d/out")"
+esc=$(printf 'a\033]0;x\007b')
+"$NTPROF" report "$d/$esc.db" >"$d/out" 2>"$d/err"
+grep -q "a?]0;x?b.db: cannot open" "$d/err" && ! grep -q "$(printf '\033')" "$d/err" && ok ||
+	bad "ESC in a file name of an error: $(od -c "$d/err" | head -3)"
+"$NTPROF" plot -o "$d/$esc" "$H,$T" >"$d/out" 2>"$d/err"
+grep -q "a?]0;x?b/index.html" "$d/out" && ! grep -q "$(printf '\033')" "$d/out" && ok ||
+	bad "ESC in plot's file list: $(od -c "$d/out" | head -3)"
+
 finish
