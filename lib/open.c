@@ -440,12 +440,54 @@ static int is_merged_table(const char *name)
 	return ntp_prelude_each(merged_table_is, (void *)name);
 }
 
-/* A merged file holds tables of ntp_merge's names and its indexes, nothing
- * else: no view or trigger of someone else's runs when it is read. Their
- * columns are checked when the views are built over them. */
+static char *query_text(sqlite3 *db, const char *sql);
+
+/* The table NAME of the prelude, as the merged file attached as peek has
+ * it, into the database want by CREATE TABLE AS: what ntp_merge writes for
+ * its columns, names and affinities only (LIMIT 0: nothing in the file is
+ * evaluated). A file without it is left to the name check. */
+static int want_table(void *arg, const char *name, const char *over)
+{
+	sqlite3 *db = arg;
+	char *sql;
+	int rc;
+
+	(void)over;
+	if (sqlite3_table_column_metadata(db, "peek", name, NULL, NULL, NULL, NULL, NULL,
+					  NULL) != SQLITE_OK)
+		return 0;
+	sql = sqlite3_mprintf("CREATE TABLE want.\"%w\" AS SELECT * FROM peek.\"%w\" LIMIT 0",
+			      name, name);
+	rc = sql ? exec(db, sql) : -1;
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* The first table of peek whose stored SQL is not the reference's (main:
+ * ntp_merged_sql; want: the prelude's tables), as "table NAME"; NULL if
+ * none. */
+static char *merged_table_diff(sqlite3 *db)
+{
+	return query_text(db, "SELECT 'table ' || p.name FROM peek.sqlite_schema AS p"
+			  " LEFT JOIN (SELECT name, sql FROM main.sqlite_schema"
+			  "  UNION ALL SELECT name, sql FROM want.sqlite_schema) AS r"
+			  " ON r.name = p.name WHERE p.type = 'table' AND r.sql IS NOT p.sql"
+			  " LIMIT 1");
+}
+
+/*
+ * A merged file holds tables of ntp_merge's names and its indexes, nothing
+ * else: no view or trigger of someone else's runs when it is read. Each
+ * table's whole stored SQL is then compared with what ntp_merge writes:
+ * ntp_merged_sql for its own tables, CREATE TABLE AS for the prelude's. A
+ * generated column, a default, a constraint or a hidden column differs,
+ * and is refused before anything of the file is evaluated. The columns
+ * the views need are checked when the views are built over them.
+ */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
+	char *what;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT type, name FROM peek.sqlite_schema", -1, &st,
@@ -463,6 +505,18 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 				      "(refusing a changed file)", d->path, type, name);
 	}
 	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (exec(db, "ATTACH ':memory:' AS want") ||
+	    sqlite3_exec(db, ntp_merged_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    ntp_prelude_each(want_table, db))
+		return ntp_fail(err, errlen, "%s: cannot build the reference schema: %s", d->path,
+				sqlite3_errmsg(db));
+	what = merged_table_diff(db);
+	if (what)
+		rc = ntp_fail(err, errlen, "%s: not ntprof's merged schema: %s differs (refusing "
+			      "a changed file)", d->path, what);
+	sqlite3_free(what);
 	if (!rc)
 		snprintf(d->role, sizeof(d->role), "merged");
 	return rc;
@@ -966,8 +1020,6 @@ static char *setup_sql(const struct ntp_session *s)
 	}
 	return sqlite3_str_finish(q);
 }
-
-static char *query_text(sqlite3 *db, const char *sql);
 
 /*
  * The session for plain sqlite3: the same settings, the recordings, the

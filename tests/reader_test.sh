@@ -207,4 +207,16 @@ grep -q "a?]0;x?b.db: cannot open" "$d/err" && ! grep -q "$(printf '\033')" "$d/
 grep -q "a?]0;x?b/index.html" "$d/out" && ! grep -q "$(printf '\033')" "$d/out" && ok ||
 	bad "ESC in plot's file list: $(od -c "$d/out" | head -3)"
 
+echo "== a merged file's whole schema"
+# a generated column that makes 100 MB a row (the report ran 164 s on it)
+changed gen "$d/good.ntp" "ALTER TABLE ntp_host_cmd ADD COLUMN x AS (printf('%.*c', 100000000, 'x'))"
+start=$(date +%s)
+timeout 20 "$NTPROF" report "$d/gen.db" >"$d/out" 2>"$d/err"
+expect "a generated column in a merged table: exit status" $? 1
+grep -q "gen.db: not ntprof's merged schema: table ntp_host_cmd differs (refusing a changed file)$" \
+	"$d/err" && ok || bad "a generated column in a merged table: $(cat "$d/err")"
+[ $(($(date +%s) - start)) -le 1 ] && ok || bad "a generated column in a merged table: not refused within 1 s"
+changed dflt "$d/good.ntp" "ALTER TABLE ntp_merged_hook ADD COLUMN y TEXT DEFAULT 'z'"
+refused "an extra column in ntp_merged_hook" "not ntprof's merged schema: table ntp_merged_hook differs" "$d/dflt.db"
+
 finish
