@@ -458,7 +458,7 @@ static void summary(struct rec *r)
 	}
 	if (!r->records)
 		return;
-	if (ntp_session_open(&s, 1, paths, 0, err, sizeof(err)) ||
+	if (ntp_session_open_batch(&s, 1, paths, 0, 0, err, sizeof(err)) ||
 	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
 		fprintf(stderr, "ntprof: %s\n", err);
 	ntp_session_close(&s);

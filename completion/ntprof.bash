@@ -7,9 +7,9 @@
 # exactly the long options each program's --help names.
 
 _ntprof_commands="probe record report compare plot merge shell help"
-_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check -h --help"
+_ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --timeline --no-check --strict --min-match --max-lost -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
-	--csv --no-check --sql -h --help"
+	--csv --fail-on-change --no-check --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h
 	--help"
 _ntprof_merge_opts="-o --output --no-check -h --help"
@@ -115,7 +115,10 @@ _ntprof()
 		return
 	fi
 	case $(_ntprof_command_of "${COMP_WORDS[1]}") in
-	report) _ntprof_db_args "$_ntprof_report_opts" -g --group ;;
+	report)
+		# a number follows these: left to the user
+		[[ $prev == --timeline || $prev == --min-match || $prev == --max-lost ]] && return
+		_ntprof_db_args "$_ntprof_report_opts" -g --group ;;
 	compare)
 		[[ $prev == -l || $prev == --label || $prev == -m || $prev == --min-effect ]] &&
 			return

@@ -9,8 +9,12 @@
  * instead of the recordings, and everything after the prelude is the same.
  * The hosts are named host, host2, ... across the batches, as one session
  * over all of them would name them, so a report reads the same either way.
+ * A session of more recordings than SQLite attaches (ntp_session_open) is
+ * opened here too, over a merged file of its own: merge sits on open.c,
+ * never the reverse.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,4 +284,50 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 	if (mine)
 		ntp_remove_forget(0);
 	return rc;
+}
+
+/* More recordings than SQLite attaches: merge them into a file of our own
+ * in TMPDIR and open that. */
+static int open_merged_tmp(struct ntp_session *s, int n, char *const *paths, int flags,
+			   char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX], *file;
+	int run = 0;
+
+	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	memset(s, 0, sizeof(*s));
+	if (!mkdtemp(dir))
+		return ntp_fail(err, errlen, "%d recordings: cannot make a directory to merge them "
+				"in %s: %s", n, tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	file = sqlite3_mprintf("%s/merged.ntp", dir);
+	if (!file) {
+		rmdir(dir);
+		return ntp_fail(err, errlen, "out of memory");
+	}
+	ntp_remove_on_signal(file, dir);
+	if (ntp_merge(file, n, paths, flags, err, errlen) ||
+	    ntp_session_open_runs(s, 1, &file, &run, &paths[0], 1, flags, err, errlen)) {
+		ntp_remove_forget(1);
+		sqlite3_free(file);
+		return -1;
+	}
+	s->tmp_merged = file;
+	return 0;
+}
+
+int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
+		     size_t errlen)
+{
+	int run[NTP_MAX_DBS] = { 0 };
+	char *label[1] = { n > 0 ? paths[0] : "" };
+
+	if (n > NTP_MAX_RECORDINGS) {
+		memset(s, 0, sizeof(*s));
+		return ntp_fail(err, errlen, "%d databases: at most %d in one session", n,
+				NTP_MAX_RECORDINGS);
+	}
+	if (n > NTP_MAX_DBS)
+		return open_merged_tmp(s, n, paths, flags, err, errlen);
+	return ntp_session_open_runs(s, n, paths, run, label, 1, flags, err, errlen);
 }

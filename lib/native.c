@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ntprof's native SQL functions. ntp_quantiles(x) is the aggregate behind
- * sql/native.sql: the pure-SQL views rank every row with window functions,
- * which sorts; this collects the values and selects the three ranks in O(n).
+ * ntprof's native SQL functions. ntp_dist(x1, ...) and ntp_dist_ci(x1, ...)
+ * are the aggregates behind sql/native.sql: the pure-SQL views rank every
+ * row with window functions, which sorts; these collect the values and
+ * select the ranks wanted in O(n).
  *
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -24,8 +26,9 @@ SQLITE_EXTENSION_INIT1
 /* Ranges this short are insertion sorted: cheaper than partitioning them. */
 #define NTP_SMALL 16
 
-/* p50, p99, p99.9 in units of 1/100000, ascending. */
-static const uint32_t ntp_q[3] = { 50000, 99000, 99900 };
+/* p50, p90, p99, p99.9 in units of 1/100000, ascending. */
+#define NTP_NQ 4
+static const uint32_t ntp_q[NTP_NQ] = { 50000, 90000, 99000, 99900 };
 
 /* 0-based index of nearest rank Q/100000 among N (>= 1) values. */
 static size_t rank_index(size_t n, uint32_t q)
@@ -148,39 +151,90 @@ void ntp_nth##SFX(T *v, size_t n, size_t k, unsigned int depth)		\
 }										\
 										\
 /*										\
- * Largest rank first: afterwards v[0..k) holds exactly the k smallest	\
- * values, so each smaller rank is selected within that prefix only.		\
+ * The values at the 0-based ranks K[0..NK) (ascending; K[NK-1] < N) into	\
+ * OUT, largest rank first: afterwards v[0..k) holds exactly the k		\
+ * smallest values, so each smaller rank is selected within that prefix	\
+ * only.									\
  */										\
-static int quantiles_##SFX(T *v, size_t n, int64_t out[3])			\
+static void select_##SFX(T *v, size_t n, const size_t *k, int nk, int64_t *out) \
 {										\
 	size_t hi = n;								\
 										\
+	for (int i = nk - 1; i >= 0; i--) {					\
+		/* k == hi: the same rank as the one just selected. */		\
+		if (k[i] < hi) {						\
+			ntp_nth##SFX(v, hi, k[i], 2 * ilog2(hi));		\
+			hi = k[i];						\
+		}								\
+		out[i] = v[k[i]];						\
+	}									\
+}										\
+										\
+static int quantiles_##SFX(T *v, size_t n, int64_t out[NTP_NQ])		\
+{										\
+	size_t k[NTP_NQ];							\
+										\
 	if (!n)									\
 		return -1;							\
-	for (int i = 2; i >= 0; i--) {						\
-		size_t k = rank_index(n, ntp_q[i]);				\
-										\
-		/* k == hi: the same rank as the one just selected. */		\
-		if (k < hi) {							\
-			ntp_nth##SFX(v, hi, k, 2 * ilog2(hi));			\
-			hi = k;							\
-		}								\
-		out[i] = v[k];							\
-	}									\
+	for (int i = 0; i < NTP_NQ; i++)					\
+		k[i] = rank_index(n, ntp_q[i]);					\
+	select_##SFX(v, n, k, NTP_NQ, out);					\
 	return 0;								\
 }
 
 NTP_DEFINE_SELECT(int32_t, 32)
 NTP_DEFINE_SELECT(int64_t, 64)
 
-int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[3])
+int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[4])
 {
 	return quantiles_64(v, n, out);
 }
 
-int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[3])
+int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4])
 {
 	return quantiles_32(v, n, out);
+}
+
+/*
+ * The distribution-free 95 % intervals of the median and p99, by the rule
+ * of sql/compare.sql (docs/sql.md, Percentiles): for the quantile
+ * q = Q / 100000 of n values, h is the least h >= 0 with D h^2 >= C n, where
+ * C / D = 1.96^2 q (1 - q), and the interval is [x_(l), x_(u)] with
+ * l = floor(n q) - h and u = ceil(n q) + h + 1.
+ */
+static const struct {
+	uint32_t q;
+	int64_t c, d;
+} ntp_ci[NTP_CI_N] = {
+	{ 50000, 9604, 10000 },         /* 0.9604 */
+	{ 99000, 3803184, 100000000 },  /* 0.03803184 */
+};
+
+/* Beyond this C n might overflow; no group holds that many values. */
+#define NTP_CI_MAX_N (1ULL << 40)
+
+int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u)
+{
+	int64_t c, d, cn, h;
+	uint64_t nq;
+
+	if (which < 0 || which >= NTP_CI_N || n < 1 || n > NTP_CI_MAX_N)
+		return -1;
+	c = ntp_ci[which].c;
+	d = ntp_ci[which].d;
+	cn = c * (int64_t)n;
+	/* a floating-point start, then exact integers decide */
+	h = (int64_t)sqrt((double)cn / (double)d);
+	while (h > 0 && d * (h - 1) * (h - 1) >= cn)
+		h--;
+	while (d * h * h < cn)
+		h++;
+	nq = (uint64_t)n * ntp_ci[which].q;
+	if (nq / 100000 < (uint64_t)h + 1 || (nq + 99999) / 100000 + (uint64_t)h + 1 > n)
+		return -1;
+	*l = (size_t)(nq / 100000 - (uint64_t)h);
+	*u = (size_t)((nq + 99999) / 100000 + (uint64_t)h + 1);
+	return 0;
 }
 
 /*
@@ -297,14 +351,14 @@ static void quantiles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 static void result_quantiles(sqlite3_context *ctx, struct qagg *a)
 {
-	int64_t q[3];
+	int64_t q[NTP_NQ];
 	char buf[3 * 21 + 4];
 
 	if (a->wide)
 		quantiles_64(a->v, a->n, q);
 	else
 		quantiles_32(a->v, a->n, q);
-	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[2], q[3]);
 	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
@@ -327,10 +381,17 @@ static void quantiles_final(sqlite3_context *ctx)
  * ntp_dist(x1, ..., xN), N <= NTP_DIST_MAX: the distribution of each
  * argument in one pass, for reports that need count, sum and percentiles of
  * many components of the same rows. Result: the JSON array
- * [[n, sum, p50, p99, p999], ...] with one entry per argument (NULLs
- * ignored; n = 0 gives [0,null,null,null,null]). The percentiles are
- * ntp_quantiles'; sum is exact or an "integer overflow" error, like SQL's
- * sum(). One call per row instead of four aggregates per component.
+ * [[n, sum, p50, p99, p999, p90], ...] with one entry per argument (NULLs
+ * ignored; n = 0 gives [0,null,null,null,null,null]). The percentiles are
+ * ntp_quantiles', and p90 by the same rule (after the others, so that the
+ * entries of the first three keep their places); sum is exact or an
+ * "integer overflow" error, like SQL's sum(). One call per row instead of
+ * four aggregates per component.
+ *
+ * ntp_dist_ci(x1, ..., xN), for ntprof compare: the same without p90, each
+ * entry followed by the 95 % intervals of the median and p99
+ * (ntp_ci_ranks): [n, sum, p50, p99, p999, p50_lo, p50_hi, p99_lo, p99_hi],
+ * an interval null when its ranks fall outside 1..n.
  */
 #define NTP_DIST_MAX 16
 
@@ -352,7 +413,8 @@ static int dist_add(sqlite3_context *ctx, struct dagg *d, int i, sqlite3_value *
 	case SQLITE_FLOAT:
 		break;
 	default:
-		sqlite3_result_error(ctx, "ntp_dist: integer expected", -1);
+		sqlite3_result_error(ctx, sqlite3_user_data(ctx) ? "ntp_dist_ci: integer expected" :
+				     "ntp_dist: integer expected", -1);
 		return -1;
 	}
 	x = sqlite3_value_int64(v);
@@ -386,9 +448,73 @@ static void dist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 }
 
+/* Append argument A's entry to OUT: n, sum, p50, p99, p999 and then p90,
+ * or with CI the intervals of p50 and p99 instead of p90. */
+static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+{
+	/* the entry's place of each of ntp_q's quantiles: p50, p90, p99, p999 */
+	static const int place[NTP_NQ] = { 0, 3, 1, 2 };
+	size_t k[NTP_NQ + 2 * NTP_CI_N];
+	int64_t v[NTP_NQ + 2 * NTP_CI_N];
+	int slot[NTP_NQ + 2 * NTP_CI_N], nk = 0, has[NTP_CI_N] = { 0 };
+
+	if (!a->n) {
+		sqlite3_str_appendall(out, ci ? "[0,null,null,null,null,null,null,null,null]" :
+				      "[0,null,null,null,null,null]");
+		return;
+	}
+	for (int i = 0; i < NTP_NQ; i++) {
+		if (ci && place[i] == 3) /* no p90 beside the intervals */
+			continue;
+		k[nk] = rank_index(a->n, ntp_q[i]);
+		slot[nk++] = place[i];
+	}
+	for (int i = 0; ci && i < NTP_CI_N; i++) {
+		size_t l, u;
+
+		if (ntp_ci_ranks(a->n, i, &l, &u))
+			continue;
+		has[i] = 1;
+		k[nk] = l - 1, slot[nk] = 3 + 2 * i, nk++;
+		k[nk] = u - 1, slot[nk] = 4 + 2 * i, nk++;
+	}
+	/* ascending ranks, each with its place in the entry */
+	for (int i = 1; i < nk; i++)
+		for (int j = i; j > 0 && k[j - 1] > k[j]; j--) {
+			size_t t = k[j];
+			int s = slot[j];
+
+			k[j] = k[j - 1], slot[j] = slot[j - 1];
+			k[j - 1] = t, slot[j - 1] = s;
+		}
+	{
+		int64_t got[NTP_NQ + 2 * NTP_CI_N];
+
+		if (a->wide)
+			select_64(a->v, a->n, k, nk, got);
+		else
+			select_32(a->v, a->n, k, nk, got);
+		for (int i = 0; i < nk; i++)
+			v[slot[i]] = got[i];
+	}
+	sqlite3_str_appendf(out, "[%lld,%lld,%lld,%lld,%lld", (long long)a->n, (long long)sum,
+			    (long long)v[0], (long long)v[1], (long long)v[2]);
+	if (!ci)
+		sqlite3_str_appendf(out, ",%lld", (long long)v[3]);
+	for (int i = 0; ci && i < NTP_CI_N; i++) {
+		if (has[i])
+			sqlite3_str_appendf(out, ",%lld,%lld", (long long)v[3 + 2 * i],
+					    (long long)v[4 + 2 * i]);
+		else
+			sqlite3_str_appendall(out, ",null,null");
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+}
+
 static void dist_final(sqlite3_context *ctx)
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+	int ci = sqlite3_user_data(ctx) != NULL;
 	sqlite3_str *out;
 
 	if (!d || d->failed) {
@@ -401,23 +527,11 @@ static void dist_final(sqlite3_context *ctx)
 	out = sqlite3_str_new(NULL);
 	sqlite3_str_appendchar(out, 1, '[');
 	for (int i = 0; i < d->nargs; i++) {
-		struct qagg *a = &d->q[i];
-		int64_t q[3];
-
-		if (!a->n) {
-			sqlite3_str_appendf(out, "%s[0,null,null,null,null]", i ? "," : "");
-		} else {
-			if (a->wide)
-				quantiles_64(a->v, a->n, q);
-			else
-				quantiles_32(a->v, a->n, q);
-			sqlite3_str_appendf(out, "%s[%lld,%lld,%lld,%lld,%lld]", i ? "," : "",
-					    (long long)a->n,
-					    (long long)d->sum[i], (long long)q[0],
-					    (long long)q[1], (long long)q[2]);
-		}
-		sqlite3_free(a->v);
-		a->v = NULL;
+		if (i)
+			sqlite3_str_appendchar(out, 1, ',');
+		dist_entry(out, &d->q[i], d->sum[i], ci);
+		sqlite3_free(d->q[i].v);
+		d->q[i].v = NULL;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
 	if (sqlite3_str_errcode(out))
@@ -437,8 +551,13 @@ int ntp_native_register(sqlite3 *db)
 	int rc = sqlite3_create_function_v2(db, "ntp_quantiles", 1, flags, NULL, NULL,
 					    quantiles_step, quantiles_final, NULL);
 
+	static int ci = 1; /* ntp_dist_ci's user data: not NULL */
+
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_dist", n, flags, NULL, NULL, dist_step,
+						dist_final, NULL);
+	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
+		rc = sqlite3_create_function_v2(db, "ntp_dist_ci", n, flags, &ci, NULL, dist_step,
 						dist_final, NULL);
 	return rc;
 }

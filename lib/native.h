@@ -11,14 +11,23 @@
 #include <stdint.h>
 
 /*
- * Exact nearest-rank p50, p99 and p99.9 of the N values in V: with V sorted
- * ascending and ranks 1-based, out[i] is the value at rank
- * (N * Q + 99999) / 100000 for Q = 50000, 99000, 99900, i.e. ceil(q * N)
- * without floating point. Reorders V (O(N), no allocation). Returns 0, or
- * -1 and leaves OUT alone if N is 0.
+ * Exact nearest-rank p50, p90, p99 and p99.9 of the N values in V: with V
+ * sorted ascending and ranks 1-based, out[i] is the value at rank
+ * (N * Q + 99999) / 100000 for Q = 50000, 90000, 99000, 99900, i.e.
+ * ceil(q * N) without floating point. Reorders V (O(N), no allocation).
+ * Returns 0, or -1 and leaves OUT alone if N is 0.
  */
-int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[3]);
-int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[3]);
+int ntp_select_quantiles(int64_t *v, size_t n, int64_t out[4]);
+int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4]);
+
+/*
+ * The distribution-free 95 % interval of a quantile of N sorted values
+ * (docs/sql.md, Percentiles): WHICH 0 the median, 1 p99. Sets the 1-based
+ * ranks *L and *U of its ends and returns 0, or returns -1 when they fall
+ * outside 1..N (too few values for an interval), or N is over 2^40.
+ */
+#define NTP_CI_N 2
+int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u);
 
 /*
  * Reorder V so that v[k] (k < N) is the value sorted order puts there, with

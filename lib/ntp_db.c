@@ -17,9 +17,9 @@
 
 #include "ntp_db.h"
 #include "ntp_schema.h"
+#include "ntp_version.h"
 #include "ntp_sql.h"
 
-#define NTP_VERSION_STRING "0.1"
 
 struct dev_entry {
 	uint64_t key;      /* ntp_cmd_record.dev */
@@ -206,7 +206,7 @@ static int write_schema(struct ntp_db *db, const struct ntp_meta *m)
 	sqlite3_bind_int64(st, 7, m->wall_start);
 	sqlite3_bind_int64(st, 8, m->mono_start);
 	sqlite3_bind_text(st, 9, m->command_line ? m->command_line : "", -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 10, NTP_VERSION_STRING, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, NTP_VERSION, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -9,11 +9,10 @@
 
 #include <sqlite3.h>
 
-/* PRAGMA application_id of sql/schema.sql: 'ntpf' */
-#define NTP_APPLICATION_ID 0x6E747066
-/* PRAGMA user_version of sql/schema.sql (test_abi checks the two agree);
- * tests/schema.sha256 pins the stored SQL of this version */
-#define NTP_SCHEMA_VERSION 6
+/* NTP_APPLICATION_ID ('ntpf') and NTP_SCHEMA_VERSION: sql/schema.sql's
+ * PRAGMA application_id and user_version, generated from it at build time
+ * (Makefile); tests/schema.sha256 pins the stored SQL of this version */
+#include "ntp_schema_ids.h"
 
 /* Create the stored tables and views of a host (HOST 1) or a target
  * database in DB: sql/schema.sql, vocab.sql, the role's table and views,

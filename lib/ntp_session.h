@@ -85,7 +85,7 @@ struct ntp_session {
 
 /*
  * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a
- * temporary file, removed at close or on SIGINT/SIGTERM), check each is an ntprof database of a known schema
+ * temporary file, removed at close or on SIGINT/SIGTERM; lib/merge.c), check each is an ntprof database of a known schema
  * version, attach them by role, check they go together (roles, -s), create
  * the TEMP views. On error returns -1 with a one-line message naming the
  * file and the problem in err; the session is then closed.
@@ -103,18 +103,23 @@ int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, cons
 			  char *const *labels, int nruns, int flags, char *err, size_t errlen);
 
 /* Print the runs of a session opened by ntp_session_open_runs side by side
- * (sql/compare.sql): per I/O group (operation and size) matched across the
- * runs, each stage's mean and p99 per run and its difference from the first
- * run with a 95 % confidence interval, and the stage that moved most. GROUP,
- * if not NULL, limits it to groups whose name contains it. FLAGS, as the
- * report's: NTP_REPORT_DETAIL adds the components, NTP_REPORT_JSON or _CSV
- * choose the format (docs/report-json.md). Nothing is written unless the
- * whole comparison is. Returns 0, or -1 with err set. */
-int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, char *err,
-		size_t errlen);
+ * (sql/compare.sql): a "note:" line per difference between the runs that
+ * makes them compare less well (ntp_compare_note), then per I/O group
+ * (operation and size) matched across the runs, each stage's mean and
+ * median (and p99) per run, their differences from the first run with 95 %
+ * confidence intervals, the stage whose median moved most and the
+ * tail-driven ones. GROUP, if not NULL, limits it to groups whose name
+ * contains it. FLAGS, as the report's: NTP_REPORT_DETAIL adds the
+ * components and p99, NTP_REPORT_JSON or _CSV choose the format
+ * (docs/report-json.md). Nothing is written unless the whole comparison
+ * is; runs that share no I/O group with the first are refused. Returns 0
+ * with *CHANGED (if not NULL) 1 when a stage or end to end of the groups
+ * shown is marked as a change, else 0; or -1 with err set. */
+int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, int *changed,
+		char *err, size_t errlen);
 
 /* The smallest difference ntp_compare calls a change, % of the first run's
- * mean (ntp_compare_threshold). Returns 0, or -1 with err set. */
+ * median end to end (ntp_compare_threshold). Returns 0, or -1 with err set. */
 int ntp_compare_min_effect(struct ntp_session *s, double pct, char *err, size_t errlen);
 
 /* A percentage, 0 to 1e6, perhaps followed by '%' ("1", "0.5", "5%"): 0
@@ -126,7 +131,7 @@ int ntp_parse_pct(const char *arg, double *pct);
 
 /* The compare JSON's "schema" and "version" (docs/report-json.md). */
 #define NTP_COMPARE_SCHEMA "ntprof-compare"
-#define NTP_COMPARE_VERSION 1
+#define NTP_COMPARE_VERSION 2
 
 /* Cache the join and the views the SQL's plan names in TEMP tables (once);
  * reports call this first. */
@@ -143,6 +148,9 @@ int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
+
+/* The path given for the recording attached as SCHEMA ("?" if none). */
+const char *ntp_session_path(const struct ntp_session *s, const char *schema);
 
 /*
  * Write OUT (which must not exist), one SQLite file holding the prelude's
@@ -161,8 +169,10 @@ int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 int ntp_remove_on_signal(const char *file, const char *dir);
 void ntp_remove_forget(int remove);
 
-/* The same session over a batch of PATHS whose hosts are named after
- * HOST_BASE hosts before them (host5, ...): ntp_merge's batches. */
+/* The same session over at most NTP_MAX_DBS PATHS, attached as they are
+ * and never merged (lib/open.c alone), whose hosts are named after
+ * HOST_BASE hosts before them (host5, ...): ntp_merge's batches, and the
+ * collector's summary, which does not link the merge. */
 int ntp_session_open_batch(struct ntp_session *s, int n, char *const *paths, int host_base,
 			   int flags, char *err, size_t errlen);
 
@@ -236,19 +246,32 @@ char *ntp_clean_text(char *s);
 #define NTP_REPORT_ALL 2    /* admin and fabrics groups, not one line for them */
 #define NTP_REPORT_JSON 4   /* a JSON document (docs/report-json.md) */
 #define NTP_REPORT_CSV 8    /* one CSV table, ntp_report_rows (docs/report-json.md) */
+#define NTP_REPORT_STRICT 16 /* ntp_report returns NTP_REPORT_UNRELIABLE on a warning */
+
+/* What ntp_report returns with NTP_REPORT_STRICT when the report it printed
+ * has a warning (ntp_report_warning: a refused join, records lost). */
+#define NTP_REPORT_UNRELIABLE 1
 
 /* The JSON report's "schema" and "version": the version changes when a
  * change would break a reader of the one before (docs/report-json.md). */
 #define NTP_REPORT_SCHEMA "ntprof-report"
-#define NTP_REPORT_VERSION 1
+#define NTP_REPORT_VERSION 2
 
 /* Print the report for the session: host-only or joined per group, I/O
  * groups first, as text (seed layout), JSON or CSV; FLAGS (NTP_REPORT_*)
  * add the components table and the admin groups and choose the format;
  * GROUP, if not NULL, limits it to groups whose name contains it. Nothing
- * is written unless the whole report is. Returns 0, or -1 with err set. */
+ * is written unless the whole report is. Returns 0, or -1 with err set;
+ * with NTP_REPORT_STRICT, NTP_REPORT_UNRELIABLE after a report that has a
+ * warning (a refused join, a group's records lost). */
 int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
 	       size_t errlen);
+
+/* Set COLUMN of ntp_report_threshold (min_match_pct, max_lost_pct: sql/join.sql)
+ * to PCT, before the session is prepared (the verdicts are cached with the
+ * join). Returns 0, or -1 with err set. */
+int ntp_report_threshold(struct ntp_session *s, const char *column, double pct, char *err,
+			 size_t errlen);
 
 /* Print the time series of the report's groups (sql/stats.sql) in buckets of
  * WIDTH_NS: per group (FLAGS and GROUP select them as for ntp_report) one

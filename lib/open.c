@@ -440,6 +440,30 @@ static int is_merged_table(const char *name)
 	return ntp_prelude_each(merged_table_is, (void *)name);
 }
 
+/* What merged_has_tables looks for, and where. */
+struct merged_look {
+	sqlite3 *db;
+	const char *missing; /* the first prelude view without its table */
+};
+
+static int merged_has_table(void *arg, const char *name, const char *over)
+{
+	struct merged_look *m = arg;
+	sqlite3_stmt *st;
+	int found = 0;
+
+	(void)over;
+	if (sqlite3_prepare_v2(m->db, "SELECT 1 FROM peek.sqlite_schema WHERE type = 'table'"
+			       " AND name = ?1", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		found = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	if (!found)
+		m->missing = name;
+	return !found;
+}
+
 static char *query_text(sqlite3 *db, const char *sql);
 
 /* The table NAME of the prelude, as the merged file attached as peek has
@@ -481,11 +505,14 @@ static char *merged_table_diff(sqlite3 *db)
  * table's whole stored SQL is then compared with what ntp_merge writes:
  * ntp_merged_sql for its own tables, CREATE TABLE AS for the prelude's. A
  * generated column, a default, a constraint or a hidden column differs,
- * and is refused before anything of the file is evaluated. The columns
- * the views need are checked when the views are built over them.
+ * and is refused before anything of the file is evaluated; a table this
+ * ntprof's prelude has and the file lacks (merged by an older ntprof) is
+ * named. The columns the views need are checked when the views are built
+ * over them.
  */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
+	struct merged_look look = { db, NULL };
 	sqlite3_stmt *st;
 	char *what;
 	int rc = 0;
@@ -505,6 +532,10 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 				      "(refusing a changed file)", d->path, type, name);
 	}
 	sqlite3_finalize(st);
+	if (!rc && ntp_prelude_each(merged_has_table, &look))
+		rc = ntp_fail(err, errlen, "%s: a merged file without table %s (merged by another "
+			      "version of ntprof: merge the recordings again)", d->path,
+			      look.missing);
 	if (rc)
 		return rc;
 	if (exec(db, "ATTACH ':memory:' AS want") ||
@@ -1151,17 +1182,22 @@ static void remove_copy(struct ntp_dbinfo *d)
 	ntp_private_copy_remove(d->copy_dir);
 }
 
-/* The path given for the recording attached as SCHEMA. */
-static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+const char *ntp_session_path(const struct ntp_session *s, const char *schema)
 {
 	for (int i = 0; schema && i < s->ndbs; i++)
-		if (!strcmp(s->dbs[i].schema, (const char *)schema))
+		if (!strcmp(s->dbs[i].schema, schema))
 			return s->dbs[i].path;
 	return "?";
 }
 
+static const char *path_of(const struct ntp_session *s, const unsigned char *schema)
+{
+	return ntp_session_path(s, (const char *)schema);
+}
+
 /* A host and a target recorded at different times (ntp_window_gap) are
- * still reported on, with a warning: their commands will hardly pair. */
+ * still reported on, with a warning: their commands will hardly pair (and
+ * the report refuses their join, ntp_join_check). */
 static void warn_windows(struct ntp_session *s)
 {
 	sqlite3_stmt *st;
@@ -1243,52 +1279,6 @@ void ntp_remove_forget(int remove)
 	if (remove)
 		remove_doomed();
 	doomed.set = 0;
-}
-
-/* More recordings than SQLite attaches: merge them into a file of our own
- * in TMPDIR and open that. */
-static int open_merged_tmp(struct ntp_session *s, int n, char *const *paths, int flags,
-			   char *err, size_t errlen)
-{
-	const char *tmp = getenv("TMPDIR");
-	char dir[PATH_MAX], *file;
-	int run = 0;
-
-	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	memset(s, 0, sizeof(*s));
-	if (!mkdtemp(dir))
-		return ntp_fail(err, errlen, "%d recordings: cannot make a directory to merge them "
-				"in %s: %s", n, tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	file = sqlite3_mprintf("%s/merged.ntp", dir);
-	if (!file) {
-		rmdir(dir);
-		return ntp_fail(err, errlen, "out of memory");
-	}
-	ntp_remove_on_signal(file, dir);
-	if (ntp_merge(file, n, paths, flags, err, errlen) ||
-	    open_runs(s, 1, &file, &run, &paths[0], 1, 0, flags, err, errlen)) {
-		ntp_remove_forget(1);
-		sqlite3_free(file);
-		return -1;
-	}
-	s->tmp_merged = file;
-	return 0;
-}
-
-int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags, char *err,
-		     size_t errlen)
-{
-	int run[NTP_MAX_DBS] = { 0 };
-	char *label[1] = { n > 0 ? paths[0] : "" };
-
-	if (n > NTP_MAX_RECORDINGS) {
-		memset(s, 0, sizeof(*s));
-		return ntp_fail(err, errlen, "%d databases: at most %d in one session", n,
-				NTP_MAX_RECORDINGS);
-	}
-	if (n > NTP_MAX_DBS)
-		return open_merged_tmp(s, n, paths, flags, err, errlen);
-	return open_runs(s, n, paths, run, label, 1, 0, flags, err, errlen);
 }
 
 int ntp_session_open_batch(struct ntp_session *s, int n, char *const *paths, int host_base,

@@ -2,11 +2,13 @@
 /*
  * ntprof plot: the runs of a session drawn as SVG (svg.h), every number
  * from sql/plot.sql's views; this file only lays them out. stages.svg holds
- * a stacked bar of the stages' means per group and run, cdf-F.svg the
- * components' latency CDFs of the groups of one operation and size (figure
- * F), a small panel per component with every run's line in it,
- * timeline.svg the rate, the latency and the stages' shares over time, and
- * index.html all of them, inlined: one file, no script, nothing fetched.
+ * a stacked bar of the stages' means per group and run, tails.svg one per
+ * group, run and band of end-to-end latency (p0-50 ... p99.9-100),
+ * cdf-F.svg the components' latency CDFs of the groups of one operation and
+ * size (figure F), a small panel per component with every run's line in
+ * it, timeline.svg the rate, the latency, the commands in flight and the
+ * stages' shares over time, and index.html all of them, inlined: one file,
+ * no script, nothing fetched.
  * A stage has one colour in every plot (ntp_plot_colour), a run one line
  * style (ntp_plot_line), and the legends name both.
  */
@@ -24,7 +26,7 @@
 #include "ntp_plot.h"
 #include "svg.h"
 
-#define MAX_FILES (NTP_MAX_DBS * 64 + 3)
+#define MAX_FILES (NTP_MAX_DBS * 64 + 4) /* cdf-F.svg, stages, tails, timeline, index */
 #define WIDTH 960     /* px, every plot */
 #define LEFT 240      /* the bars' labels */
 #define TOP 44        /* under the title */
@@ -173,7 +175,7 @@ static int file_end(struct plot *p)
  * ntp_plot_cdf's; TS_: ntp_plot_series' and ntp_plot_series_stage's. */
 enum { SEG_VALUE, SEG_START, SEG_END, SEG_TOTAL };
 enum { CDF_US, CDF_FRACTION, CDF_MIN, CDF_MAX, CDF_LO, CDF_HI, CDF_LOG };
-enum { TS_T, TS_RATE, TS_MEAN, TS_P99 };
+enum { TS_T, TS_RATE, TS_MEAN, TS_P99, TS_QD };
 enum { TS_SHARE = 1 };
 
 /* The rows of SQL (n, ord, key, label, colour, sub, numbers...) into *OUT
@@ -444,7 +446,7 @@ static void area(FILE *f, const struct svg_axis *x, const struct svg_axis *y)
 		" fill=\"none\"/>\n", x->px0, y->px1, x->px1 - x->px0, y->px0 - y->px1);
 }
 
-/* ---- stacked bars: stages.svg ---- */
+/* ---- stacked bars: stages.svg, tails.svg ---- */
 
 /* A chart of stacked bars, a segment per stage in its colour: a bar per
  * plotted group and SUB of its SQL's rows (n, ord, stage, label, colour,
@@ -539,6 +541,22 @@ static int stack_svg(struct plot *p, const struct stack_chart *c)
 static int stages_svg(struct plot *p)
 {
 	return stack_svg(p, &stages_chart);
+}
+
+/* Where the slow commands' time goes: a bar per group and tail band. */
+static const struct stack_chart tails_chart = {
+	.file = "tails.svg",
+	.kind = "tails",
+	.title = "Where the slow commands' time goes: mean time per stage by end-to-end band",
+	.axis = "mean time per command of the band (us)",
+	.sql = "SELECT x.n, x.ord, x.stage, x.label, x.colour, x.band, x.mean_us, x.start_us,"
+	       " x.end_us, x.total_us FROM ntp_plot_tail AS x" PLOTTED
+	       " ORDER BY x.n, x.band_ord, x.ord",
+};
+
+static int tails_svg(struct plot *p)
+{
+	return stack_svg(p, &tails_chart);
 }
 
 /* ---- cdf-F.svg ---- */
@@ -739,19 +757,21 @@ static void panel(struct plot *p, const char *name, int fig, const struct svg_ax
 	svg_axis_y(p->f, y, x->px0 - 4, title);
 }
 
-/* Figure FIG's three panels from pixel row TOP_PX: its rate, its latency
+/* Figure FIG's four panels from pixel row TOP_PX: its rate, its latency
  * on a log axis (a p99 spike of milliseconds leaves a median of tens of
- * microseconds readable) and its stages' shares. */
+ * microseconds readable), the commands in flight (Little's law) and its
+ * stages' shares. */
 static void timeline_figure(struct plot *p, int fig, const struct svg_axis *x, double top_px,
 			    const struct row *sr, int ns, const struct row *sh, int nsh)
 {
-	double rmax = 0, lmin = 0, lmax = 0;
+	double rmax = 0, lmin = 0, lmax = 0, qmax = 0;
 	struct svg_axis y;
 
 	for (int i = 0; i < ns; i++) {
 		if (figure_of(p, sr[i].n) != fig)
 			continue;
 		rmax = sr[i].v[TS_RATE] > rmax ? sr[i].v[TS_RATE] : rmax;
+		qmax = sr[i].v[TS_QD] > qmax ? sr[i].v[TS_QD] : qmax;
 		for (int k = TS_MEAN; k <= TS_P99; k++) {
 			double l = sr[i].v[k];
 
@@ -774,6 +794,10 @@ static void timeline_figure(struct plot *p, int fig, const struct svg_axis *x, d
 	lines(p, x, &y, sr, ns, TS_P99, fig, "p99", P99_OPACITY);
 	fputs("</g>\n", p->f);
 	top_px += SERIES_H + SERIES_GAP;
+	panel(p, "qd", fig, x, top_px, 0, qmax, 0, "in flight (Little's law)", &y);
+	lines(p, x, &y, sr, ns, TS_QD, fig, "qd", 1);
+	fputs("</g>\n", p->f);
+	top_px += SERIES_H + SERIES_GAP;
 	panel(p, "shares", fig, x, top_px, 0, 1, 0, "share of the mean latency", &y);
 	lines(p, x, &y, sh, nsh, TS_SHARE, fig, "share", 1);
 	fputs("</g>\n", p->f);
@@ -783,13 +807,13 @@ static int timeline_svg(struct plot *p, double width_s)
 {
 	struct row *sr = NULL, *sh = NULL;
 	struct svg_axis x = { .px0 = 90, .px1 = WIDTH - 40 };
-	const double fig_h = 3 * (SERIES_H + SERIES_GAP) + 24;
+	const double fig_h = 4 * (SERIES_H + SERIES_GAP) + 24;
 	int ns = 0, nsh = 0, nfig = 0, rc = -1;
 	struct keys ks = { 0 };
 	double tmax = 0, top;
 	char title[128];
 
-	if (load(p, "SELECT x.n, 0, '', '', '', '', x.t_s, x.rate, x.mean_us, x.p99_us"
+	if (load(p, "SELECT x.n, 0, '', '', '', '', x.t_s, x.rate, x.mean_us, x.p99_us, x.qd"
 		 " FROM ntp_plot_series AS x" PLOTTED " ORDER BY x.n, x.bucket", &sr, &ns) ||
 	    load(p, "SELECT x.n, x.ord, x.stage, x.label, x.colour, '', x.t_s, x.share"
 		 " FROM ntp_plot_series_stage AS x" PLOTTED " ORDER BY x.n, x.ord, x.bucket", &sh,
@@ -805,8 +829,8 @@ static int timeline_svg(struct plot *p, double width_s)
 	for (int i = 0; i < p->ng; i++)
 		nfig += !i || p->g[i].figure != p->g[i - 1].figure;
 	svg_axis_fit(&x, 0, tmax, 10, 0);
-	snprintf(title, sizeof(title), "Over time, in buckets of %g s: rate, latency and the "
-		 "stages' shares", width_s);
+	snprintf(title, sizeof(title), "Over time, in buckets of %g s: rate, latency, commands "
+		 "in flight and the stages' shares", width_s);
 	svg_begin(p->f, "timeline", WIDTH, (int)(top + nfig * fig_h), title);
 	top_legend(p, 0, 1, &ks);
 	for (int i = 0, k = 0; i < p->ng; i++)
@@ -1032,6 +1056,7 @@ static int timeline(struct plot *p)
  * struct stack_chart drawn by stack_svg, as stages_svg draws stages.svg. */
 static int (*const charts[])(struct plot *) = {
 	stages_svg,
+	tails_svg,
 	cdf_svgs,
 	timeline,
 };

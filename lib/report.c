@@ -33,9 +33,23 @@ struct rep {
 	sqlite3 *db;            /* s->db */
 	FILE *f;                /* where the text or the JSON goes */
 	struct ntp_json *w;     /* the JSON document; NULL: text */
+	const char *group;      /* only groups whose name has this; NULL: all */
+	int all;                /* admin and fabrics groups too */
+	int warnings;           /* warnings in the report (ntp_report_warning) */
 	char *err;              /* the message, on -1 */
 	size_t errlen;
 };
+
+/* The warnings of the report (sql/report.sql, ntp_report_warning): every
+ * refused join, and those of the groups it shows (?1: the group filter,
+ * ?2: admin and fabrics groups too), in report order. */
+static const char shown_warnings_sql[] =
+	"SELECT w.level, w.hdb, w.tdb, w.grp, w.reason, w.message"
+	" FROM ntp_report_warning AS w"
+	" LEFT JOIN ntp_report_group AS g ON g.hdb = w.hdb AND g.grp = w.grp"
+	" WHERE w.level = 'join' OR ((?2 OR g.queue = 'io')"
+	"  AND (?1 IS NULL OR g.name LIKE '%' || ?1 || '%'))"
+	" ORDER BY w.level = 'group', g.queue != 'io', w.hdb, w.grp, w.tdb, w.reason";
 
 /* How json_rows writes the rows of a query. */
 enum json_as {
@@ -102,6 +116,52 @@ static int json_rows(struct rep *r, const char *name, const char *sql, const str
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : sql_error(r);
 }
 
+/* The report's warnings (shown_warnings_sql): counted into r->warnings;
+ * with PRINT (after a count), the refused joins printed, one line each, as
+ * text, or the JSON's "reliable" and "unreliable" members. */
+static int print_warnings(struct rep *r, int print)
+{
+	sqlite3_stmt *st;
+	int rc, n = 0;
+
+	if (sqlite3_prepare_v2(r->db, shown_warnings_sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(r);
+	sqlite3_bind_text(st, 1, r->group, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, r->all);
+	if (print && r->w) {
+		ntp_json_bool_field(r->w, "reliable", !r->warnings);
+		ntp_json_name(r->w, "unreliable");
+		ntp_json_start_array(r->w);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *level = (const char *)sqlite3_column_text(st, 0);
+
+		n++;
+		if (!print)
+			continue;
+		if (r->w) {
+			if (ntp_json_row(r->w, st)) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		} else if (!strcmp(level, "join")) {
+			fprintf(r->f, "join refused: %s with %s: %s\n",
+				ntp_session_path(r->s, (const char *)sqlite3_column_text(st, 1)),
+				ntp_session_path(r->s, (const char *)sqlite3_column_text(st, 2)),
+				sqlite3_column_text(st, 5));
+		}
+	}
+	if (print && r->w)
+		ntp_json_end_array(r->w);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_NOMEM)
+		return ntp_fail(r->err, r->errlen, "out of memory");
+	if (rc != SQLITE_DONE)
+		return sql_error(r);
+	r->warnings = n;
+	return 0;
+}
+
 /* One recording in the JSON: its path, its row of ntp_db, its hooks. */
 static int json_recording(struct rep *r, const struct ntp_dbinfo *d)
 {
@@ -142,7 +202,9 @@ static int print_header(struct rep *r)
 			if (strcmp(s->dbs[i].role, "merged"))
 				rc = json_recording(r, &s->dbs[i]);
 		ntp_json_end_array(r->w);
-		return rc;
+		return rc || print_warnings(r, 1) ||
+		       json_rows(r, "joins", "SELECT * FROM ntp_join_check", NULL, JSON_ARRAY) ?
+		       -1 : 0;
 	}
 	fprintf(r->f, "recorded on ");
 	for (int i = 0, k = 0; i < s->ndbs; i++) {
@@ -152,7 +214,7 @@ static int print_header(struct rep *r)
 			s->dbs[i].kernel);
 	}
 	fprintf(r->f, ", one command in %lld sampled\n", (long long)s->dbs[0].sample_rate);
-	return 0;
+	return print_warnings(r, 1);
 }
 
 static int print_throughput(struct rep *r)
@@ -180,11 +242,41 @@ static int print_throughput(struct rep *r)
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
+/* The group's warnings (ntp_report_warning): as text, a line each above
+ * its numbers; in the JSON, "reliable" and the "unreliable" array. */
+static int print_group_warnings(struct rep *r, const struct group *g)
+{
+	static const char sql[] = "SELECT reason, message FROM ntp_report_warning"
+				  " WHERE level = 'group' AND hdb = ?1 AND grp = ?2";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (r->w) {
+		st = prepare_group_query(r->db, "SELECT unreliable IS NULL FROM ntp_report_group"
+					 " WHERE hdb = ?1 AND grp = ?2", g);
+		if (!st || sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return sql_error(r);
+		}
+		ntp_json_bool_field(r->w, "reliable", sqlite3_column_int(st, 0));
+		sqlite3_finalize(st);
+		return json_rows(r, "unreliable", sql, g, JSON_ARRAY);
+	}
+	st = prepare_group_query(r->db, sql, g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		fprintf(r->f, "warning: %s\n", sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
 static int print_group_title(struct rep *r, const struct group *g)
 {
 	if (r->w)
 		return json_rows(r, NULL, "SELECT name, hdb, grp, queue, op, bytes, mode, sampled,"
-				 " matched, rate, exact, host_driver, transport, target_driver"
+				 " matched, rate, exact, host_driver, transport, target_driver,"
+				 " lost, lost_pct, target_lost_pct"
 				 " FROM ntp_report_group WHERE hdb = ?1 AND grp = ?2", g,
 				 JSON_MEMBERS);
 	fprintf(r->f, "== %s: %lld commands sampled (from %s%s commands/s), ", g->name,
@@ -227,9 +319,11 @@ static int print_stages(struct rep *r, const struct group *g)
 	int rc, w = 0;
 
 	if (r->w)
-		return json_rows(r, "stages", "SELECT ord, stage, label, mean_ns, share, avg_qd"
-				 " FROM ntp_report_stage WHERE hdb = ?1 AND grp = ?2 ORDER BY ord",
-				 g, JSON_ARRAY);
+		return json_rows(r, "stages", "SELECT s.ord, s.stage, s.label, s.mean_ns, s.share,"
+				 " s.avg_qd, p.n, p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns"
+				 " FROM ntp_report_stage AS s LEFT JOIN ntp_report_stage_stats AS p"
+				 " ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage"
+				 " WHERE s.hdb = ?1 AND s.grp = ?2 ORDER BY s.ord", g, JSON_ARRAY);
 	st = prepare_group_query(r->db, "SELECT label, mean_us, share, avg_qd, bar,"
 				 " max(length(label)) OVER () FROM _ntp_text_stage"
 				 " WHERE hdb = ?1 AND grp = ?2 ORDER BY ord", g);
@@ -304,6 +398,97 @@ static int print_components(struct rep *r, const struct group *g)
 	return rc == SQLITE_DONE ? 0 : sql_error(r);
 }
 
+/* One line of the tail table: LINE (LEN bytes, at most 1023) without the
+ * spaces at its end. */
+static void put_line(FILE *f, char *line, size_t len)
+{
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(f, "%.*s\n", (int)len, line);
+}
+
+/*
+ * Where the time of the slow commands goes (--detail): per tail band of the
+ * end to end (ntp_report_tail), its commands, their mean, and each stage's
+ * mean and share over them; '*' marks a band's largest stage.
+ *   by end-to-end band: each stage's mean (us) and share of the band's ...
+ *     band                     p0-50             p50-90  ...
+ *     commands                  5331               4265
+ *     end to end               80.42              84.53
+ *     storage (target ...)     56.28  70%*        60.20  71%*
+ */
+static int print_tail(struct rep *r, const struct group *g)
+{
+	static const char *const head[] = { "band", "commands", "end to end" };
+	char line[1024];
+	sqlite3_stmt *st;
+	size_t len = 0;
+	int rc, w = 0;
+
+	if (r->w)
+		return json_rows(r, "tail", "SELECT band_ord, band, n, e2e_min_ns, e2e_max_ns,"
+				 " e2e_mean_ns, ord, stage, label, mean_ns, share, largest"
+				 " FROM ntp_report_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g, JSON_ARRAY);
+	/* the heading, a column per band (every band: one without commands
+	 * shows 0 and '-'): its name, commands and mean, from the rows of the
+	 * first stage */
+	st = prepare_group_query(r->db, "SELECT band, n, e2e_mean_us,"
+				 " max(length(label)) OVER (), ord = min(ord) OVER ()"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY band_ord, ord", g);
+	if (!st)
+		return sql_error(r);
+	for (int i = 0; i < 3; i++) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (!sqlite3_column_int(st, 4))
+				continue;
+			if (!w) {
+				w = sqlite3_column_int(st, 3);
+				fprintf(r->f, "by end-to-end band: each stage's mean (us) and share of"
+					" the band's mean; * the band's largest\n");
+			}
+			if (!len)
+				len = (size_t)snprintf(line, sizeof(line), "  %-*s", w, head[i]);
+			if (len < sizeof(line))
+				len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s      ",
+							sqlite3_column_text(st, i));
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		if (len)
+			put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+		len = 0;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sql_error(r);
+	/* a row per stage, a cell per band */
+	st = prepare_group_query(r->db, "SELECT label, mean_us, share, largest, band_ord = 1"
+				 " FROM _ntp_text_tail WHERE hdb = ?1 AND grp = ?2"
+				 " ORDER BY ord, band_ord", g);
+	if (!st)
+		return sql_error(r);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_int(st, 4)) {
+			if (len)
+				put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+			len = (size_t)snprintf(line, sizeof(line), "  %-*s", w,
+					       sqlite3_column_text(st, 0));
+		}
+		if (len < sizeof(line))
+			len += (size_t)snprintf(line + len, sizeof(line) - len, "  %9s %4s%c",
+						sqlite3_column_text(st, 1),
+						sqlite3_column_text(st, 2),
+						sqlite3_column_int(st, 3) ? '*' : ' ');
+	}
+	if (len)
+		put_line(r->f, line, len < sizeof(line) ? len : sizeof(line) - 1);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(r);
+}
+
 /* admin and fabrics commands: 7 sampled in 3 groups (keep-alive, identify,
  * connect); --all shows them */
 static int print_admin(struct rep *r)
@@ -332,8 +517,9 @@ static int print_group(struct rep *r, const struct group *g, int detail)
 
 	if (r->w)
 		ntp_json_start_object(r->w);
-	rc = print_group_title(r, g) || print_latency(r, g) || print_stages(r, g) ||
-	     print_largest(r, g) || (detail && print_components(r, g)) ? -1 : 0;
+	rc = print_group_title(r, g) || print_group_warnings(r, g) || print_latency(r, g) ||
+	     print_stages(r, g) || print_largest(r, g) ||
+	     (detail && print_components(r, g)) || (detail && print_tail(r, g)) ? -1 : 0;
 	if (r->w)
 		ntp_json_end_object(r->w);
 	return rc;
@@ -529,13 +715,14 @@ static int print_groups(struct rep *r, const struct group *g, int n, int detail,
 
 /*
  * The report as one CSV table: the rows of ntp_report_rows (docs/report-json.md)
- * of the groups the text would show, components only with --detail.
+ * of the groups the text would show, components and tail bands only with
+ * --detail.
  */
 static int report_csv(struct rep *r, int detail, int all, const char *group)
 {
 	struct ntp_out o = { .f = r->f, .mode = NTP_MODE_CSV, .headers = 1 };
 	char *sql = sqlite3_mprintf("SELECT * FROM ntp_report_rows\n"
-		"WHERE (%d OR queue = 'io') AND (%d OR section != 'component')\n"
+		"WHERE (%d OR queue = 'io') AND (%d OR section NOT IN ('component', 'tail'))\n"
 		"  AND (%Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%');", all, detail, group, group);
 	int rc;
 
@@ -553,10 +740,22 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	struct group *g = NULL;
 	int n = 0, rc = 0;
 
+	r->group = group;
+	r->all = all;
 	if (ntp_session_prepare(r->s, r->err, r->errlen) || load_groups(r, group, &g, &n))
 		return -1;
 	if (!n) {
 		snprintf(r->err, r->errlen, group ? "no group matches '%s'" : "no commands", group);
+		free_groups(g, n);
+		return -1;
+	}
+	/* the stages' percentiles of the JSON and the CSV, computed once */
+	if (flags & (NTP_REPORT_JSON | NTP_REPORT_CSV) &&
+	    ntp_session_cache(r->s, "ntp_report_stage_stats", r->err, r->errlen)) {
+		free_groups(g, n);
+		return -1;
+	}
+	if (print_warnings(r, 0)) {
 		free_groups(g, n);
 		return -1;
 	}
@@ -581,6 +780,28 @@ static int report_raw(struct rep *r, int flags, const char *group)
 	if (r->w)
 		ntp_json_end_object(r->w);
 	free_groups(g, n);
+	return rc;
+}
+
+int ntp_report_threshold(struct ntp_session *s, const char *column, double pct, char *err,
+			 size_t errlen)
+{
+	char *sql = sqlite3_mprintf("UPDATE ntp_report_threshold SET \"%w\" = ?1", column);
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	/* the verdicts are cached with the join (ntp_join_check) */
+	if (s->joined)
+		rc = ntp_fail(err, errlen, "%s: the report is computed already: set it before",
+			      column);
+	else if (!sql || sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = ntp_fail(err, errlen, "failed to set %s: %s", column, sqlite3_errmsg(s->db));
+	else if (sqlite3_bind_double(st, 1, pct), sqlite3_step(st) != SQLITE_DONE)
+		rc = ntp_fail(err, errlen, "%s: %g: %s", column, pct, sqlite3_errmsg(s->db));
+	else
+		rc = 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
 	return rc;
 }
 
@@ -618,5 +839,7 @@ int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, cha
 	else if (!rc)
 		ntp_put_text(f, buf);
 	free(buf);
+	if (!rc && flags & NTP_REPORT_STRICT && r.warnings)
+		return NTP_REPORT_UNRELIABLE;
 	return rc;
 }

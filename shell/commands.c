@@ -117,13 +117,15 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 	const char *group = NULL;
 	char err[NTP_ERR_MAX];
 	int64_t width = 0;
-	int flags = 0;
+	int flags = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--detail")) {
 			flags |= NTP_REPORT_DETAIL;
 		} else if (!strcmp(argv[i], "--all")) {
 			flags |= NTP_REPORT_ALL;
+		} else if (!strcmp(argv[i], "--strict")) {
+			flags |= NTP_REPORT_STRICT;
 		} else if (!strcmp(argv[i], "--timeline")) {
 			if (i + 1 == argc) {
 				err_msg(sh, ".report: --timeline: missing WIDTH");
@@ -132,8 +134,8 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 			if (parse_width(sh, "report", argv[++i], &width))
 				return -1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --timeline)",
-				argv[i]);
+			err_msg(sh, ".report: unknown option '%s' (--detail, --all, --strict, "
+				"--timeline)", argv[i]);
 			return -1;
 		} else if (group) {
 			err_msg(sh, ".report: unexpected argument '%s' (one GROUP)", argv[i]);
@@ -147,11 +149,18 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	if (ntp_session_prepare(s, err, sizeof(err)) ||
-	    ntp_report(s, sh->out.f, flags, group, err, sizeof(err)) ||
+	rc = ntp_session_prepare(s, err, sizeof(err)) ? -1 :
+	     ntp_report(s, sh->out.f, flags, group, err, sizeof(err));
+	if (rc < 0 ||
 	    (width && ntp_report_timeline(s, sh->out.f, flags, group, width, err, sizeof(err)))) {
 		err_msg(sh, ".report: %s", err);
 		return -1;
+	}
+	/* --strict: the report is printed; its warnings make the exit status 3 */
+	if (rc == NTP_REPORT_UNRELIABLE) {
+		err_msg(sh, ".report: --strict: the report has a warning (a refused join, "
+			"records lost)");
+		sh->unreliable = 1;
 	}
 	return 0;
 }
@@ -208,7 +217,7 @@ static int cmd_compare(struct ntp_session *s, struct shell *sh, int argc, char *
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	if (ntp_compare(s, sh->out.f, group, flags, err, sizeof(err))) {
+	if (ntp_compare(s, sh->out.f, group, flags, NULL, err, sizeof(err))) {
 		err_msg(sh, ".compare: %s", err);
 		return -1;
 	}
@@ -223,6 +232,16 @@ static int cmd_groups(struct ntp_session *s, struct shell *sh, int argc, char **
 static int cmd_stages(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	return run_group_view(sh, ".stages", "ntp_shell_stages", argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_queues(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".queues", "ntp_shell_queues", argc > 1 ? argv[1] : NULL);
+}
+
+static int cmd_tail(struct ntp_session *s, struct shell *sh, int argc, char **argv)
+{
+	return run_group_view(sh, ".tail", "ntp_shell_tail", argc > 1 ? argv[1] : NULL);
 }
 
 static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -362,6 +381,8 @@ static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **a
 	return run_sql(sh, ".match", sqlite3_mprintf(
 		"SELECT * FROM ntp_match_stats;\n"
 		"SELECT hdb, tdb, pairs, offset_ns, drift, window_ns FROM ntp_offset;\n"
+		"SELECT hdb, tdb, eligible, matched, round(share_pct, 2) AS share_pct, verdict,"
+		" reason FROM ntp_join_check;\n"
 		"SELECT reason, n FROM ntp_report_unmatched;"));
 }
 
@@ -476,7 +497,14 @@ static int cmd_mode(struct ntp_session *s, struct shell *sh, int argc, char **ar
 			sh->out.mode = (enum ntp_mode)i;
 			return 0;
 		}
-	err_msg(sh, ".mode: unknown mode '%s' (table, csv, json, line, jsonl)", argv[1]);
+	{
+		char names[64] = "";
+
+		for (size_t i = 0; i < sizeof(mode_names) / sizeof(mode_names[0]); i++)
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", mode_names[i]);
+		err_msg(sh, ".mode: unknown mode '%s' (%s)", argv[1], names);
+	}
 	return -1;
 }
 
@@ -538,14 +566,15 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 
 static void help_line(FILE *f, const struct dot_cmd *c)
 {
-	char head[64];
+	int len;
 
-	snprintf(head, sizeof(head), ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
+	/* never cut: no buffer of the usage's length */
+	len = fprintf(f, ".%s%s%s", c->name, *c->usage ? " " : "", c->usage);
 	/* a long usage gets a line of its own, the help under the others' */
-	if (strlen(head) > 28)
-		fprintf(f, "%s\n%-28s %s\n", head, "", c->help);
+	if (len > 28)
+		fprintf(f, "\n%-28s %s\n", "", c->help);
 	else
-		fprintf(f, "%-28s %s\n", head, c->help);
+		fprintf(f, "%*s %s\n", 28 - (len < 0 ? 0 : len), "", c->help);
 }
 
 static int cmd_help(struct ntp_session *s, struct shell *sh, int argc, char **argv)
@@ -581,13 +610,15 @@ const struct dot_cmd shell_cmds[] = {
 	{ "hist", 2, "[GROUP] [NAME]", "log2 histogram of a component or stage (e2e)", cmd_hist },
 	{ "match", 0, "", "how host and target records were paired; clock offsets",
 	  cmd_match },
-	{ "mode", 1, "[table|csv|json|line]", "how query results are printed", cmd_mode },
+	{ "mode", 1, "[table|csv|json|line|jsonl]", "how query results are printed", cmd_mode },
 	{ "once", 1, "FILE", "send the next command's output to FILE", cmd_once },
 	{ "output", 1, "[FILE]", "send output to FILE, or back to stdout", cmd_output },
 	{ "percentiles", 2, "[--stages] [GROUP]",
 	  "per group and component (or stage): p50, p99, p99.9 (us)", cmd_percentiles },
+	{ "queues", 1, "[GROUP]", "per group and queue (qid): commands, rate, mean, p99, QD",
+	  cmd_queues },
 	{ "quit", 0, "", "leave the shell", cmd_quit },
-	{ "report", 5, "[--detail] [--all] [--timeline WIDTH] [GROUP]",
+	{ "report", 5, "[--detail] [--all] [--strict] [--timeline WIDTH] [GROUP]",
 	  "the report (ntprof report); JSON or CSV in those modes", cmd_report },
 	{ "schema", 1, "[PATTERN]", "CREATE statements of tables and views LIKE PATTERN",
 	  cmd_schema },
@@ -598,7 +629,10 @@ const struct dot_cmd shell_cmds[] = {
 	  cmd_stages },
 	{ "tables", 1, "[PATTERN]", "tables and views of every schema, LIKE PATTERN",
 	  cmd_tables },
-	{ "timeline", 2, "[WIDTH] [GROUP]", "per recording, group and bucket (1s): rate, mean, p99",
+	{ "tail", 1, "[GROUP]",
+	  "per group and latency band (p0-50 ... p99.9-100): stage means, shares", cmd_tail },
+	{ "timeline", 2, "[WIDTH] [GROUP]",
+	  "per recording, group and bucket (1s): rate, mean, p99, QD, lost records",
 	  cmd_timeline },
 	{ NULL, 0, NULL, NULL, NULL },
 };
@@ -613,6 +647,13 @@ static const struct dot_cmd *find_cmd(struct shell *sh, const char *name, int qu
 	char list[256] = "";
 	int n = 0;
 
+	/* prefixes sqlite3's shell takes for one command, kept though a
+	 * command of ours shares them: .q quits, .ta lists tables */
+	static const char *const sqlite3_prefix[][2] = { { "q", "quit" }, { "ta", "tables" } };
+
+	for (size_t i = 0; i < sizeof(sqlite3_prefix) / sizeof(sqlite3_prefix[0]); i++)
+		if (!strcmp(name, sqlite3_prefix[i][0]))
+			name = sqlite3_prefix[i][1], len = strlen(name);
 	for (c = shell_cmds; len && c->name; c++) {
 		if (!strcmp(c->name, name))
 			return c;

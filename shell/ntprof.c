@@ -31,10 +31,16 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--no-check] [--timeline WIDTH]\n"
+		"                     [--strict] [--min-match PCT] [--max-lost PCT]\n"
 		"                     HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
+		"A join whose matches look accidental (under PCT %% of the host's\n"
+		"commands, or clocks that disagree) is refused: that host is reported\n"
+		"from its side only, with a 'join refused:' line saying why. A group\n"
+		"that lost more of its sampled records than --max-lost allows gets a\n"
+		"'warning:' line above its numbers; rates count the lost records.\n"
 		"More than 10 files are merged first into a temporary file, as ntprof\n"
 		"merge does (merging once saves that work); a merged file reads as the\n"
 		"recordings it holds.\n"
@@ -49,9 +55,16 @@ static void report_usage(FILE *f)
 		"                   damaged file is then reported on as if it were whole)\n"
 		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
 		"                   (1s, 500ms, 0.5: seconds), rate, mean, p99, stage means\n"
+		"      --strict     exit 3 after a report with a refused join or a warning\n"
+		"      --min-match PCT  refuse a join under PCT %% of the host's commands\n"
+		"                   the target could have recorded (default 50)\n"
+		"      --max-lost PCT  warn of a group that lost over PCT %% of its sampled\n"
+		"                   records (default 1)\n"
 		"  -h, --help       this text\n"
 		"On a terminal, stderr shows progress while the work takes more than\n"
 		"NTPROF_PROGRESS_AFTER seconds (default 1).\n"
+		"Exit status: 0 the report; 1 an error (nothing printed); 2 a usage error;\n"
+		"3 with --strict, the report printed has a warning.\n"
 		"examples:\n"
 		"  ntprof report host.ntp\n"
 		"  ntprof report --detail host.ntp target.ntp\n"
@@ -59,7 +72,17 @@ static void report_usage(FILE *f)
 		"  ntprof report host1.ntp host2.ntp target.ntp\n"
 		"  ntprof report run.ntp    (from ntprof merge -o run.ntp host*.ntp t*.ntp)\n"
 		"  ntprof report --json host.ntp target.ntp > report.json\n"
-		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n");
+		"  ntprof report --csv --detail host.ntp target.ntp > report.csv\n"
+		"  ntprof report --strict --max-lost 0.1 host.ntp target.ntp || echo unreliable\n");
+}
+
+/* --min-match or --max-lost: a percentage, 0 to 100; 0 or exit status 2. */
+static int report_pct(const char *opt, const char *arg, double *pct)
+{
+	if (!ntp_parse_pct(arg, pct) && *pct <= 100)
+		return 0;
+	fprintf(stderr, "ntprof report: --%s: '%s': expected a percentage, 0 to 100\n", opt, arg);
+	return 2;
 }
 
 /* Why a write to stdout failed, noted before closing the session can
@@ -83,12 +106,16 @@ static int do_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "timeline", required_argument, NULL, 'T' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "min-match", required_argument, NULL, 'M' },
+		{ "max-lost", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	struct ntp_session s;
 	const char *group = NULL;
 	int64_t width = 0; /* --timeline: bucket width, ns; 0: no time series */
+	double min_match = -1, max_lost = -1; /* < 0: the SQL's default */
 	int report = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
 	char err[NTP_ERR_MAX];
 
@@ -109,6 +136,15 @@ static int do_report(int argc, char **argv)
 					NTP_WIDTH_HELP);
 				return 2;
 			}
+			break;
+		case 'S': report |= NTP_REPORT_STRICT; break;
+		case 'M':
+			if (report_pct("min-match", optarg, &min_match))
+				return 2;
+			break;
+		case 'L':
+			if (report_pct("max-lost", optarg, &max_lost))
+				return 2;
 			break;
 		case 'h': report_usage(stdout); return 0;
 		default: report_usage(stderr); return 2;
@@ -133,48 +169,66 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
-	rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
-	if (!rc && width)
-		rc = ntp_report_timeline(&s, stdout, report, group, width, err, sizeof(err));
-	if (rc)
+	rc = min_match >= 0 ? ntp_report_threshold(&s, "min_match_pct", min_match, err,
+						   sizeof(err)) : 0;
+	if (!rc && max_lost >= 0)
+		rc = ntp_report_threshold(&s, "max_lost_pct", max_lost, err, sizeof(err));
+	if (!rc)
+		rc = ntp_report(&s, stdout, report, group, err, sizeof(err));
+	/* the time series follows a report with a warning too (--strict) */
+	if (rc >= 0 && width && ntp_report_timeline(&s, stdout, report, group, width, err,
+						    sizeof(err)))
+		rc = -1;
+	if (rc < 0)
 		fprintf(stderr, "ntprof report: %s\n", err);
 	note_output();
 	ntp_session_close(&s);
-	return rc ? 1 : 0;
+	return rc < 0 ? 1 : rc == NTP_REPORT_UNRELIABLE ? 3 : 0;
 }
 
 static void compare_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof compare [-l A,B,...] [-g TEXT] [-d] [-m PCT] [-p] [-j | --csv]\n"
-		"                      [--no-check] RUN RUN...\n"
+		"                      [--fail-on-change] [--no-check] RUN RUN...\n"
 		"Prints two or more runs side by side: per I/O group (operation and size),\n"
-		"each stage's mean and p99 per run, and per run after the first the\n"
-		"difference from the first with a 95%% confidence interval; '*' marks a\n"
-		"change: beyond noise (the interval excludes 0) and at least PCT %% of\n"
-		"the first run's mean end to end. Then the stage that changed most, if\n"
-		"any did.\n"
+		"each stage's mean and median (p50) per run, and per run after the first\n"
+		"the difference of each from the first run's with a 95%% confidence\n"
+		"interval. '*' marks a change: the median moved beyond noise (its\n"
+		"interval excludes 0) by at least PCT %% of the first run's median end to\n"
+		"end. '~' marks a tail-driven difference: the mean moved so, the median\n"
+		"did not (a few slow commands, not the typical one). Then per run the\n"
+		"stage that changed most, if any did, and the tail-driven ones. Before\n"
+		"the tables, a 'note:' line for each way the runs differ that weakens\n"
+		"the comparison (groups, mode, drivers, transport, sampling) and for\n"
+		"each warning of the report in a run (a refused join, lost records);\n"
+		"runs without an I/O group in common with the first are refused.\n"
 		"A RUN is HOST.db, or HOST.db,TARGET.db: a host is joined only with its\n"
 		"own run's target; or a merged file (ntprof merge) of a run of many\n"
 		"machines. At most %d files in all.\n"
 		"  -l, --label A,B  the runs' names (default: the host files' names)\n"
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
-		"  -d, --detail     add the components\n"
-		"  -m, --min-effect PCT  the smallest change, %% of the first run's mean\n"
+		"  -d, --detail     add the components, and each row's p99 and its difference\n"
+		"  -m, --min-effect PCT  the smallest change, %% of the first run's median\n"
 		"                   end to end (default 1; 0: any difference beyond noise)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes)\n"
 		"  -j, --json       the comparison as one JSON document (docs/report-json.md)\n"
 		"      --csv        as one CSV table: a row per group, row and run, unrounded\n"
+		"      --fail-on-change  exit with status 4 when a stage or end to end is\n"
+		"                   marked as a change (a regression gate)\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
 		"      --sql        print the SQL that sets these runs up in sqlite3 instead\n"
 		"                   (then query ntp_compare_stage, ntp_compare_diff, ...)\n"
 		"  -h, --help       this text\n"
+		"Exit status: 0 compared, 1 a recording or the runs could not be compared,\n"
+		"2 bad usage, 4 a change with --fail-on-change.\n"
 		"examples:\n"
 		"  ntprof compare linux-host.ntp,linux-target.ntp spdk-host.ntp,spdk-target.ntp\n"
 		"  ntprof compare --label before,after old.ntp new.ntp\n"
 		"  ntprof compare cluster-a.ntp cluster-b.ntp    (each from ntprof merge)\n"
 		"  ntprof compare -g 'read 4KiB' a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
 		"  ntprof compare --json -m 5 a-host.ntp,a-target.ntp b-host.ntp,b-target.ntp\n"
+		"  ntprof compare --fail-on-change -m 5 base.ntp new.ntp || echo regression\n"
 		"  ntprof compare --sql a.ntp b.ntp > runs.sql; sqlite3 -cmd '.read runs.sql'\n",
 		NTP_MAX_DBS);
 }
@@ -198,6 +252,7 @@ struct compare_opts {
 	int flags;         /* NTP_REPORT_* */
 	int open_flags;    /* NTP_OPEN_* */
 	int sql;           /* --sql */
+	int fail;          /* --fail-on-change */
 };
 
 /* Parse compare's options; 0, or the exit status of a usage error. */
@@ -213,6 +268,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		{ "csv", no_argument, NULL, 'C' },
 		{ "no-check", no_argument, NULL, 'N' },
 		{ "sql", no_argument, NULL, 'S' },
+		{ "fail-on-change", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -230,6 +286,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		case 'p': o->open_flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': o->open_flags |= NTP_OPEN_NO_CHECK; break;
 		case 'S': o->sql = 1; break;
+		case 'F': o->fail = 1; break;
 		case 'm':
 			if (ntp_parse_pct(optarg, &o->min_effect)) {
 				fprintf(stderr, "ntprof compare: --min-effect: '%s': %s\n", optarg,
@@ -250,6 +307,10 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 			o->flags & NTP_REPORT_JSON ? "json" : "csv");
 		return 2;
 	}
+	if (o->sql && o->fail) {
+		fprintf(stderr, "ntprof compare: --sql prints SQL: not with --fail-on-change\n");
+		return 2;
+	}
 	return 0;
 }
 
@@ -258,7 +319,7 @@ static int do_compare(int argc, char **argv)
 	struct compare_opts o = { .min_effect = -1, .open_flags = NTP_OPEN_PROGRESS };
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
-	int rc = compare_options(argc, argv, &o);
+	int rc = compare_options(argc, argv, &o), changed = 0;
 
 	if (rc)
 		return rc < 0 ? 0 : rc;
@@ -279,12 +340,12 @@ static int do_compare(int argc, char **argv)
 			       o.min_effect);
 	}
 	else if (!rc)
-		rc = ntp_compare(&s, stdout, o.group, o.flags, err, sizeof(err));
+		rc = ntp_compare(&s, stdout, o.group, o.flags, &changed, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 	note_output();
 	ntp_session_close(&s);
-	return rc ? 1 : 0;
+	return rc ? 1 : o.fail && changed ? 4 : 0;
 }
 
 static void plot_usage(FILE *f)
@@ -547,6 +608,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	argv[1] = (char *)c->name; /* "rec" runs ntprof-collect record */
+	/* --version among a command's own options, as ntprof-collect and
+	 * ntprof-shell take it: the version, exit 0 */
+	if (c->func != do_collect && c->func != do_shell) {
+		for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+			if (!strcmp(argv[i], "--version")) {
+				printf("ntprof %s\n", NTP_VERSION);
+				return close_stdout("ntprof", 0);
+			}
+		}
+	}
 	snprintf(who, sizeof(who), "ntprof %s", c->name);
 	return close_stdout(who, c->func(argc - 1, argv + 1));
 }

@@ -76,7 +76,8 @@ static void usage(FILE *f)
 		"  --version    print the version\n"
 		"\n"
 		"Without -c, commands come from standard input: interactively on a\n"
-		"terminal, else as a script. Exit status 1 if any command failed.\n"
+		"terminal, else as a script. Exit status 1 if any command failed, else 3\n"
+		"if a strict .report had a warning (a refused join, records lost).\n"
 		"On a terminal, stderr shows progress while opening, the join or\n"
 		".report take more than NTPROF_PROGRESS_AFTER seconds (default 1).\n"
 		"\n"
@@ -149,7 +150,7 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out o
 	if (close_output(&sh, &sh.once, ".once") | close_output(&sh, &sh.output, ".output"))
 		sh.failed = 1;
 	free(sh.sql);
-	return sh.failed;
+	return sh.failed ? 1 : sh.unreliable ? 3 : 0;
 }
 
 /*

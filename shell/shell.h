@@ -34,6 +34,7 @@ struct shell {
 	const char *source;     /* input named in errors ("stdin"), NULL: none */
 	int lineno;             /* line of source being read */
 	int failed;             /* some command failed: exit status 1 */
+	int unreliable;         /* a .report --strict had a warning: else exit status 3 */
 	int quit;               /* .quit or .exit: read no more */
 	char history[PATH_MAX]; /* readline history file, "" for none */
 	char **names;           /* completion: table, view, column names */

@@ -122,9 +122,30 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_offset', 1, 1, 1),
   ('_ntp_grp_pair', 2, 1, 1),
   ('ntp_joined', 3, 1, 1),
+  ('ntp_join_check', 4, 0, 1),
+  ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
   ('ntp_match_stats', NULL, 0, 1);
+
+-- The thresholds of the report's verdicts, one row: a join refused
+-- (ntp_join_check), a group's numbers flagged (ntp_report_warning). Read
+-- when the session computes its caches (the first report or query of a
+-- cached view): change them before. docs/sql.md says why these defaults.
+-- UPDATE ntp_report_threshold SET min_match_pct = 20; (ntprof report
+-- --min-match 20, --max-lost).
+CREATE TEMP TABLE ntp_report_threshold (
+  -- a join is refused when fewer than this % of the host commands the
+  -- target could have recorded matched
+  min_match_pct REAL NOT NULL CHECK (min_match_pct BETWEEN 0 AND 100),
+  -- ... or when the clock offset rests on fewer candidate pairs than this
+  -- (than half those host commands, when there are fewer)
+  min_offset_pairs INTEGER NOT NULL CHECK (min_offset_pairs >= 0),
+  -- a group is unreliable when more than this % of its sampled records
+  -- (stored and lost) were lost
+  max_lost_pct REAL NOT NULL CHECK (max_lost_pct BETWEEN 0 AND 100)
+);
+INSERT INTO ntp_report_threshold VALUES (50.0, 10, 1.0);
 
 -- Candidate pairs for the clock offset: a sample of host commands and the
 -- target records of the same identity within 5 s on the seeded clocks.
@@ -370,6 +391,181 @@ JOIN ntp_db AS td ON td.db = o.tdb;
 -- middle - host middle on the host's clock).
 CREATE TEMP VIEW ntp_match AS
 SELECT hdb, ht, tdb, tt, skew_ns FROM ntp_joined;
+
+-- Whether the matches of each host and target recording of one run are a
+-- join or an accident, and why (docs/sql.md, "Refusing a join"). The
+-- identity checks, in this order; the first that fails refuses the join:
+-- 1. controller: the target recorded one of the host's controllers (NQN
+--    and cntlid). A pair without (another target of the run serves the
+--    host) is 'unrelated', not a join and not refused.
+-- 2. window: some of those host commands lie in the target's recording
+--    (host cmd.t mapped by the offset, else by the wall clocks alone).
+-- 3. share: of those ("eligible"), less the share the target lost, at
+--    least min_match_pct % matched.
+-- 4. offset: the clock offset rests on at least min_offset_pairs candidate
+--    pairs (or half the eligible commands, when fewer).
+-- 5. skew: the matched commands' skews (a sample of about 200) scatter by
+--    at most a quarter of the pairing window (median absolute deviation);
+--    the window is ten times the offset's own scatter.
+-- A refused pair's matches are left out of every report view (_ntp_join_ok).
+CREATE TEMP VIEW ntp_join_check AS
+WITH p AS (
+  SELECT h.db AS hdb, t.db AS tdb, h.records AS host_records, t.records AS t_records,
+    t.lost AS t_lost, t.duration_ns AS t_duration, h.duration_ns AS h_duration,
+    h.wall_start - t.wall_start AS seed
+  FROM ntp_db AS h
+  -- a host pairs only with the targets of its run (ntp_run)
+  JOIN ntp_run AS hr ON hr.db = h.db
+  JOIN ntp_run AS tr ON tr.ord = hr.ord
+  JOIN ntp_db AS t ON t.db = tr.db AND t.role = 'target'
+  WHERE h.role = 'host'
+), j AS MATERIALIZED (
+  -- the join once: its counts and a sample of its skews
+  SELECT hdb, tdb, ht, skew_ns FROM ntp_joined
+), m AS MATERIALIZED (
+  SELECT hdb, tdb, count(*) AS matched FROM j GROUP BY hdb, tdb
+), ctrl AS MATERIALIZED (
+  -- the host and target recordings with a controller (NQN, cntlid) in common
+  SELECT DISTINCT hg.db AS hdb, tg.db AS tdb
+  FROM _ntp_grp_all AS hg
+  JOIN _ntp_grp_all AS tg ON tg.nqn = hg.nqn AND tg.cntlid = hg.cntlid AND tg.db != hg.db
+), c AS (
+  -- host cmd.t x is target cmd.t x + a - drift x: the offset's mapping
+  -- (_ntp_grp_pair), or the wall clocks' without an offset. The offset
+  -- through the prelude's _ntp_pair_offset: without a pair of recordings
+  -- none of ntp_offset's SQL is compiled.
+  SELECT p.*, coalesce(m.matched, 0) AS matched, o.pairs AS pairs, o.window_ns AS window_ns,
+    p.seed - coalesce(o.offset_ns, 0) AS a, coalesce(o.drift, 0) AS drift,
+    x.hdb IS NOT NULL AS controller,
+    -- another target of the run has one of the host's controllers
+    (SELECT count(*) FROM ctrl AS y
+     JOIN p AS q ON q.hdb = y.hdb AND q.tdb = y.tdb
+     WHERE y.hdb = p.hdb) > 0 AS any_controller
+  FROM p
+  LEFT JOIN m ON m.hdb = p.hdb AND m.tdb = p.tdb
+  LEFT JOIN _ntp_pair_offset AS o ON o.hdb = p.hdb AND o.tdb = p.tdb
+  LEFT JOIN ctrl AS x ON x.hdb = p.hdb AND x.tdb = p.tdb
+), e AS MATERIALIZED (
+  -- MATERIALIZED: its columns are values for the window functions below
+  -- (SQLite 3.40 loses a stored view's WITH inside a windowed subquery)
+  SELECT c.*,
+    -- host commands on the target's controllers within its recording
+    -- (cmd.t from 0 to duration_ns on the target's clock): all of the
+    -- host's when the target recorded its controllers, all of them, for
+    -- all its recording (no scan), else counted
+    CASE WHEN -c.a / (1 - c.drift) <= 0
+           AND (c.t_duration - c.a) / (1 - c.drift) >= c.h_duration
+           AND NOT EXISTS (SELECT 1 FROM _ntp_grp_all AS hg
+                           WHERE hg.db = c.hdb AND NOT EXISTS (
+                             SELECT 1 FROM _ntp_grp_all AS tg
+                             WHERE tg.db = c.tdb AND tg.nqn = hg.nqn
+                               AND tg.cntlid = hg.cntlid))
+      THEN c.host_records
+      ELSE (SELECT count(*) FROM ntp_host_cmd AS h
+            WHERE h.db = c.hdb
+              AND h.t BETWEEN -c.a / (1 - c.drift) AND (c.t_duration - c.a) / (1 - c.drift)
+              AND EXISTS (SELECT 1 FROM _ntp_grp_all AS tg
+                          WHERE tg.db = c.tdb AND tg.nqn = h.nqn AND tg.cntlid = h.cntlid))
+    END AS eligible,
+    -- the share of its sampled records the target stored
+    c.t_records * 1.0 / max(c.t_records + c.t_lost, 1) AS kept
+  FROM c
+), s AS (
+  -- a sample of each pair's matched commands: about 200, spread by t % a prime
+  SELECT j.hdb, j.tdb, j.skew_ns,
+    row_number() OVER (PARTITION BY j.hdb, j.tdb ORDER BY j.skew_ns) AS rn,
+    count(*) OVER (PARTITION BY j.hdb, j.tdb) AS n
+  FROM j
+  JOIN m ON m.hdb = j.hdb AND m.tdb = j.tdb
+  WHERE (j.ht % 1000003) % max(1, m.matched / 200) = 0
+), med AS (
+  SELECT hdb, tdb, max(CASE WHEN rn = (n + 1) / 2 THEN skew_ns END) AS med
+  FROM s
+  GROUP BY hdb, tdb
+), dev AS (
+  SELECT s.hdb, s.tdb, abs(s.skew_ns - d.med) AS d,
+    row_number() OVER (PARTITION BY s.hdb, s.tdb ORDER BY abs(s.skew_ns - d.med)) AS rn,
+    count(*) OVER (PARTITION BY s.hdb, s.tdb) AS n
+  FROM s
+  JOIN med AS d ON d.hdb = s.hdb AND d.tdb = s.tdb
+), mad AS (
+  SELECT hdb, tdb, max(CASE WHEN rn = (n + 1) / 2 THEN d END) AS mad
+  FROM dev
+  GROUP BY hdb, tdb
+), v AS (
+  SELECT e.*, x.mad AS skew_mad_ns,
+    100.0 * e.matched / (e.eligible * e.kept) AS share_pct,
+    min(k.min_offset_pairs, e.eligible / 2) AS need_pairs,
+    k.min_match_pct AS min_match_pct,
+    CASE
+      WHEN NOT e.controller AND e.any_controller THEN NULL
+      WHEN NOT e.controller THEN 'controller'
+      WHEN e.eligible = 0 OR e.kept = 0 THEN 'window'
+      WHEN 100.0 * e.matched / (e.eligible * e.kept) < k.min_match_pct THEN 'share'
+      WHEN coalesce(e.pairs, 0) < min(k.min_offset_pairs, e.eligible / 2) THEN 'offset'
+      WHEN 4 * x.mad > e.window_ns THEN 'skew'
+    END AS reason
+  FROM e
+  CROSS JOIN ntp_report_threshold AS k
+  LEFT JOIN mad AS x ON x.hdb = e.hdb AND x.tdb = e.tdb
+), w AS MATERIALIZED (
+  SELECT v.*,
+    CASE WHEN reason IS NOT NULL THEN 'refused'
+      WHEN NOT controller THEN 'unrelated' ELSE 'joined' END AS verdict,
+    -- how a share prints: 0.0047, 12.3, 99.9 (never 100 short of it)
+    CASE WHEN share_pct >= 99.5 AND share_pct < 100
+      THEN printf('%.1f', floor(10 * share_pct) / 10)
+      ELSE printf('%.3g', share_pct) END AS share_text,
+    printf('%d of %d host commands%s matched', matched,
+      CASE WHEN reason IN ('controller', 'window') THEN host_records ELSE eligible END,
+      CASE WHEN reason IN ('controller', 'window') OR eligible = host_records THEN ''
+        ELSE ' in its recording' END) AS counted
+  FROM v
+)
+SELECT
+  hdb,                       -- host database
+  tdb,                       -- target database
+  host_records,              -- the host's sampled commands
+  -- of those, on a controller the target recorded and inside its recording
+  eligible,
+  kept,                      -- share of its sampled records the target stored
+  matched,                   -- host commands paired with a record of this target
+  share_pct,                 -- 100 x matched / (eligible x kept); NULL: none eligible
+  pairs,                     -- candidate pairs the clock offset rests on (ntp_offset)
+  window_ns,                 -- the pairing window (ntp_offset)
+  skew_mad_ns,               -- median absolute deviation of the matched skews
+  verdict,                   -- joined, refused, or unrelated (no controller in common)
+  reason,                    -- the first check that failed; NULL unless refused
+  -- why, as the report prints it after 'join refused: HOST with TARGET: '
+  CASE reason
+    WHEN 'controller' THEN printf(
+      'the target recorded none of the host''s controllers (NQN and cntlid); %s', counted)
+    WHEN 'window' THEN printf('the recordings do not overlap in time; %s', counted)
+    WHEN 'share' THEN printf('%s (%s %%%s, under %g %%)', counted, share_text,
+      CASE WHEN kept < 1 THEN printf(' of the %.3g %% the target kept', 100 * kept) ELSE '' END,
+      min_match_pct)
+    WHEN 'offset' THEN printf(
+      'the clock offset rests on %d candidate pairs (under %d); %s (%s %%)',
+      coalesce(pairs, 0), need_pairs, counted, share_text)
+    WHEN 'skew' THEN printf(
+      'the matched commands'' clock skews scatter by %.1f us (median deviation), over a '
+      || 'quarter of the %.0f us pairing window; %s (%s %%)',
+      skew_mad_ns / 1e3, window_ns / 1e3, counted, share_text)
+  END
+  || CASE WHEN reason IS NULL THEN ''
+    WHEN max(verdict = 'joined') OVER (PARTITION BY hdb) THEN '; its matches are left out'
+    ELSE '; reporting the host side only' END AS message
+FROM w
+ORDER BY hdb, tdb;
+
+-- The host and target recordings whose matches the report uses: those of
+-- ntp_join_check's joins.
+CREATE TEMP VIEW _ntp_join_ok AS
+SELECT
+  hdb,                       -- host database
+  tdb                        -- target database
+FROM ntp_join_check
+WHERE verdict = 'joined';
 
 -- Match statistics per host database: its records, the targets' records,
 -- how many matched and the share of the host's.

@@ -7,7 +7,10 @@
 --   time     end of the interval, seconds since the recording started
 --   grp      group name (read 4KiB spdk-c1n1)
 --   n        sampled commands done in the interval
---   rate     commands per second (counted, else estimated from the samples)
+--   rate     commands per second (counted, else estimated from the samples
+--            and the records lost in the interval, shared among the groups
+--            in proportion to their commands as the report's ntp_grp_lost
+--            shares them)
 --   mean_us, p99_us   latency (p99: nearest rank)
 --   blk, hdrv, net, tdrv, stor   each column's share of the summed latency;
 --            empty for the other machine's columns. A host's network column
@@ -44,6 +47,13 @@ col AS (
   WHERE c.t >= iv.start AND c.t < iv.stop
   GROUP BY c.grp
 ),
+w AS (
+  -- the interval's commands, counted or sampled x -s: what its losses are
+  -- shared by
+  SELECT sum(coalesce(ig.total, ig.sampled * m.sample_rate)) AS w
+  FROM interval_grp AS ig, iv, meta AS m
+  WHERE ig.interval = iv.id
+),
 pct AS (
   SELECT l.grp, l.n, l.sum_ns, l.p99_ns,
     printf('%d%%', CAST(round(100.0 * c.blk / l.sum_ns) AS INTEGER)) AS blk,
@@ -58,8 +68,8 @@ SELECT
   printf('%.1fs', iv.stop / 1e9) AS time,
   gi.name AS grp,
   p.n AS n,
-  CASE WHEN tl.rate >= 1000 THEN printf('%.1fk', tl.rate / 1000)
-    ELSE printf('%.0f', tl.rate) END AS rate,
+  CASE WHEN r.rate >= 1000 THEN printf('%.1fk', r.rate / 1000)
+    ELSE printf('%.0f', r.rate) END AS rate,
   printf('%.2f', p.sum_ns / 1e3 / p.n) AS mean_us,
   printf('%.2f', p.p99_ns / 1e3) AS p99_us,
   CASE m.role WHEN 'host' THEN p.blk ELSE '' END AS blk,
@@ -71,5 +81,10 @@ FROM pct AS p
 CROSS JOIN iv
 CROSS JOIN meta AS m
 JOIN ntp_grp_info AS gi ON gi.grp = p.grp
-LEFT JOIN ntp_timeline AS tl ON tl.interval = iv.id AND tl.grp = p.grp
+-- an estimated rate counts the group's share of the interval's losses
+LEFT JOIN (SELECT tl.grp AS grp,
+             CASE WHEN tl.total IS NULL AND w.w > 0
+               THEN tl.rate * (1 + tl.lost * m.sample_rate * 1.0 / w.w) ELSE tl.rate END AS rate
+           FROM ntp_timeline AS tl, iv, meta AS m, w
+           WHERE tl.interval = iv.id) AS r ON r.grp = p.grp
 ORDER BY gi.name;

@@ -3,9 +3,10 @@
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
 -- them), but one scan per group and no sort: ntp_dist(x1, ..., xN) returns
--- [[n, sum, p50, p99, p999], ...] for its N arguments, percentiles exact
--- nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and the
--- mean is sum / n, which is what avg() computes.
+-- [[n, sum, p50, p99, p999, p90], ...] for its N arguments, percentiles
+-- exact nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and
+-- the mean is sum / n, which is what avg() computes. Further down, views of
+-- stats.sql and compare.sql get forms over ntp_dist too.
 
 -- (its cache is then this view's rows: report.sql's faster builder is for
 -- the portable view)
@@ -20,7 +21,8 @@ WITH d AS MATERIALIZED (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_joined AS j
       -- unary +: scan, do not build an automatic index per group
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
       SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
       FROM ntp_host_cmd AS c
@@ -69,30 +71,33 @@ SELECT
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
 
--- Matched commands per host group, one count per group instead of a sort of
--- the whole join. Like the view above, it reads ntp_joined once per group:
+-- Matched commands per host group (of the joins ntp_join_check accepts),
+-- one count per group instead of a sort of the whole join. Like the view above, it reads ntp_joined once per group:
 -- cache the join first (the shell does; docs/sql.md shows how).
 DROP VIEW _ntp_group_matched;
 CREATE TEMP VIEW _ntp_group_matched AS
 SELECT hdb, grp, matched, tdb, tdb_n
 FROM (
   SELECT g.db AS hdb, g.grp AS grp,
-    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp)
-      AS matched,
+    (SELECT count(*) FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS matched,
     (SELECT j.tdb FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY count(*) DESC, j.tdb LIMIT 1) AS tdb,
     (SELECT count(*) AS n FROM ntp_joined AS j WHERE +j.hdb = g.db AND +j.grp = g.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
      GROUP BY j.tdb ORDER BY n DESC, j.tdb LIMIT 1) AS tdb_n
   FROM ntp_host_grp AS g
 )
 WHERE matched > 0;
 
--- ntp_compare_stage of compare.sql again, with ntp_dist(): one scan of the
--- compared commands and no sort of their values. The same rows as the
+-- ntp_compare_stage of compare.sql again, with ntp_dist_ci(): one scan of
+-- the compared commands and no sort of their values. The same rows as the
 -- portable view (tests compare them): the values of ntp_command that
 -- _ntp_report_cmd_value gives, a group's commands of its report mode (so
 -- h_wait, which a matched command has too, only in host mode), the mean
--- sum / n, the variance from the same sums as the view's.
+-- sum / n, the variance from the same sums as the view's, the intervals of
+-- the median and p99 at the ranks of compare.sql's rule (lib/native.c).
 -- Its cache is then this view's rows (ntp_session_cache): compare.sql's
 -- builder is for the portable view.
 DELETE FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';
@@ -100,9 +105,9 @@ DROP VIEW ntp_compare_stage;
 CREATE TEMP VIEW ntp_compare_stage AS
 WITH d AS MATERIALIZED (
   SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
-    ntp_dist(host_block, host_driver, host_rx, net_target, network, target_driver, storage,
-      e2e) AS ds,
-    ntp_dist(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
+    ntp_dist_ci(host_block, host_driver, host_rx, net_target, network, target_driver,
+      storage, e2e) AS ds,
+    ntp_dist_ci(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
       t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl,
       h_handoff) AS dc,
     json_array(total(host_block * host_block), total(host_driver * host_driver),
@@ -142,7 +147,66 @@ SELECT
   sum_ns * 1.0 / n AS mean_ns,                           -- mean ns
   (sq - sum_ns * 1.0 * sum_ns / n) / (n - 1) AS var_ns2, -- sample variance, ns^2
   json_extract(a, '$[2]') AS p50_ns,                     -- median
-  json_extract(a, '$[3]') AS p99_ns                      -- 99th
+  json_extract(a, '$[5]') AS p50_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[6]') AS p50_hi_ns,
+  json_extract(a, '$[3]') AS p99_ns,                     -- 99th
+  json_extract(a, '$[7]') AS p99_lo_ns,                  -- its 95 % interval
+  json_extract(a, '$[8]') AS p99_hi_ns
 FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;
+
+-- ntp_report_stage_stats of stats.sql again, with ntp_dist(): per group
+-- one scan of its commands (the join's or the host's own, as
+-- ntp_report_component_stats above; not ntp_command, whose look-up of each
+-- matched command's target record is slow) and no sort of the values. The
+-- same rows as the portable view (tests compare them); ntprof report
+-- computes it once for its JSON and CSV. Its cache is then this view's
+-- rows (ntp_session_cache): stats.sql's builder is for the portable view.
+-- The stages are ntp_command's sums, here over the join's and the host's
+-- columns (NULL: not in the group's report).
+DELETE FROM _ntp_cache_build WHERE name = 'ntp_report_stage_stats';
+DROP VIEW ntp_report_stage_stats;
+CREATE TEMP VIEW ntp_report_stage_stats AS
+WITH d AS MATERIALIZED (
+  SELECT g.hdb, g.grp,
+    CASE g.mode
+    WHEN 'joined' THEN (
+      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
+        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, NULL, NULL,
+        wire + t_rx_path + h_rx_path, t_drv_sub + t_drv_cpl, t_storage)
+      FROM ntp_joined AS j
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+    ELSE (
+      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
+        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, h_rx_path, h_wait, NULL, NULL,
+        NULL)
+      FROM ntp_host_cmd AS c
+      WHERE +c.db = g.hdb AND +c.grp = g.grp)
+    END AS dist
+  FROM ntp_report_group AS g
+), k(idx, stage) AS (
+  VALUES (0, 'host_block'), (1, 'host_driver'), (2, 'host_rx'), (3, 'net_target'),
+    (4, 'network'), (5, 'target_driver'), (6, 'storage')
+), v AS (
+  SELECT d.hdb, d.grp, k.stage, json_extract(d.dist, '$[' || k.idx || ']') AS a
+  FROM d
+  CROSS JOIN k
+)
+SELECT
+  v.hdb AS hdb,                                       -- host database
+  v.grp AS grp,                                       -- grp.id there
+  s.ord AS ord,                                       -- stage order
+  v.stage AS stage,                                   -- stage.name
+  s.label AS label,                                   -- as the report prints it
+  json_extract(v.a, '$[0]') AS n,                     -- commands
+  json_extract(v.a, '$[1]') AS sum_ns,                -- total ns
+  json_extract(v.a, '$[1]') * 1.0 / json_extract(v.a, '$[0]') AS mean_ns, -- mean ns
+  json_extract(v.a, '$[2]') AS p50_ns,                -- median
+  json_extract(v.a, '$[5]') AS p90_ns,                -- 90th
+  json_extract(v.a, '$[3]') AS p99_ns,                -- 99th
+  json_extract(v.a, '$[4]') AS p999_ns                -- 99.9th
+FROM v
+JOIN ntp_report_stage AS s ON s.hdb = v.hdb AND s.grp = v.grp AND s.stage = v.stage
+WHERE json_extract(v.a, '$[0]') > 0
+ORDER BY v.hdb, v.grp, s.ord;

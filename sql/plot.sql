@@ -16,6 +16,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_plot_line', NULL, 0, 0),
   ('ntp_plot_group', NULL, 0, 1),
   ('ntp_plot_stage', NULL, 0, 1),
+  ('ntp_plot_tail', NULL, 0, 1),
   ('_ntp_plot_cdf_line', NULL, 0, 1),
   ('ntp_plot_cdf', NULL, 0, 1),
   ('ntp_plot_zero', NULL, 0, 1),
@@ -108,6 +109,31 @@ JOIN ntp_plot_colour AS c ON c.stage = s.stage
 WINDOW w AS (PARTITION BY g.n ORDER BY s.ord ROWS UNBOUNDED PRECEDING)
 ORDER BY g.n, s.ord;
 
+-- The tail bands' stacked bars: per plotted group, band of end to end
+-- (ntp_report_tail: p0-50 ... p99.9-100) and stage of the report, the
+-- stage's mean over the band's commands and where its segment starts and
+-- ends in the band's stack (the means of the stages before it, in path
+-- order), and the stack's total, the band's mean end to end as its stages
+-- add up. A band without commands has no bar.
+CREATE TEMP VIEW ntp_plot_tail AS
+SELECT
+  g.n AS n,                    -- ntp_plot_group.n
+  t.ord AS ord,                -- stage order
+  t.stage AS stage,            -- stage.name
+  t.label AS label,            -- as the report prints it
+  c.colour AS colour,          -- the stage's (ntp_plot_colour)
+  t.band AS band,              -- 'p0-50' ... 'p99.9-100': the bar's label
+  t.band_ord AS band_ord,      -- 1 to 5, the fastest band first
+  t.mean_ns / 1e3 AS mean_us,  -- the stage's mean over the band's commands, us
+  sum(t.mean_ns) OVER w / 1e3 - t.mean_ns / 1e3 AS start_us, -- the segment's start, us
+  sum(t.mean_ns) OVER w / 1e3 AS end_us,     -- its end, us
+  sum(t.mean_ns) OVER (PARTITION BY g.n, t.band_ord) / 1e3 AS total_us -- the stack's end, us
+FROM ntp_plot_group AS g
+JOIN ntp_report_tail AS t ON t.hdb = g.hdb AND t.grp = g.grp
+JOIN ntp_plot_colour AS c ON c.stage = t.stage
+WINDOW w AS (PARTITION BY g.n, t.band_ord ORDER BY t.ord ROWS UNBOUNDED PRECEDING)
+ORDER BY g.n, t.band_ord, t.ord;
+
 -- The latency CDF per plotted group and component (ntp_report_cdf), thinned
 -- to the points where the fraction crosses a step of 1/200, and the first
 -- and last values: at most about 200 points a line, whatever the commands.
@@ -187,7 +213,8 @@ SELECT
   s.t_s + s.dt_s / 2 AS t_s,   -- the bucket's middle, s since the host's first command
   s.rate AS rate,              -- commands per second
   s.mean_ns / 1e3 AS mean_us,  -- mean end to end, us
-  s.p99_ns / 1e3 AS p99_us     -- its 99th percentile, us
+  s.p99_ns / 1e3 AS p99_us,    -- its 99th percentile, us
+  s.qd AS qd                   -- commands in flight on average (Little's law)
 FROM ntp_plot_group AS g
 JOIN ntp_report_series AS s ON s.hdb = g.hdb AND s.grp = g.grp
 ORDER BY g.n, s.bucket;

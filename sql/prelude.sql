@@ -13,7 +13,9 @@
 --
 -- ntp_db:         one row per attached database (columns below)
 -- ntp_lost:       every database's lost records, per cause
+-- ntp_grp_lost:   every database's lost records, estimated per group
 -- ntp_gap:        every database's missing points, per point and cause
+-- _ntp_lost_interval: every database's lost records, per interval and cause
 -- _ntp_grp_all:   every database's groups with their identity columns
 -- ntp_host_grp:   every host group with its rate
 -- ntp_host_cmd:   every host's commands, identity and components
@@ -28,6 +30,9 @@
 --                 their identity lay in the window
 -- _ntp_command_target: ntp_joined's rows with the target's t_data_wait and
 --                 t_e2e (stats.sql's ntp_command)
+-- _ntp_pair_offset: ntp_offset's row of each host and target pair (the
+--                 join check's: a session without a pair compiles none of
+--                 the offset's SQL)
 
 -- @ntp_db all
 SELECT
@@ -51,6 +56,56 @@ SELECT
   l.description AS description, -- what happened
   l.n AS n                   -- records lost
 FROM "@db@".ntp_lost_by_cause AS l
+-- @ntp_grp_lost all
+SELECT * FROM (
+  -- A lost record's group is unknown (it never arrived): each interval's
+  -- losses are shared among the groups in proportion to their commands in
+  -- that interval (counted, else sampled x -s: interval_grp); losses in an
+  -- interval without any are shared in proportion to the whole recording's.
+  WITH w AS (
+    SELECT ig.interval, ig.grp, ig.sampled,
+      coalesce(ig.total, ig.sampled * m.sample_rate) AS w
+    FROM "@db@".interval_grp AS ig, "@db@".meta AS m
+  ), iw AS (
+    SELECT interval, sum(w) AS w FROM w GROUP BY interval
+  ), l AS (
+    SELECT interval, sum(n) AS n FROM "@db@".lost GROUP BY interval
+  ), share AS (
+    -- per group: its part of the intervals' losses
+    SELECT x.grp, sum(l.n * 1.0 * x.w / i.w) AS n
+    FROM l
+    JOIN iw AS i ON i.interval = l.interval AND i.w > 0
+    JOIN w AS x ON x.interval = l.interval
+    GROUP BY x.grp
+  ), rest AS (
+    -- the losses of intervals without commands, and every group's weight
+    SELECT
+      (SELECT coalesce(sum(l.n), 0) FROM l LEFT JOIN iw AS i ON i.interval = l.interval
+       WHERE coalesce(i.w, 0) = 0) AS n,
+      (SELECT sum(w) FROM w) AS w
+  )
+  SELECT
+    '@db@' AS db,              -- database
+    g.id AS grp,               -- grp.id
+    -- sampled records stored, as the intervals counted them
+    (SELECT coalesce(sum(x.sampled), 0) FROM w AS x WHERE x.grp = g.id) AS stored,
+    -- sampled records lost, estimated (a real number)
+    coalesce(s.n, 0) + coalesce(r.n * 1.0 * (SELECT sum(x.w) FROM w AS x WHERE x.grp = g.id)
+                                / nullif(r.w, 0), 0) AS lost
+  FROM "@db@".grp AS g
+  CROSS JOIN rest AS r
+  LEFT JOIN share AS s ON s.grp = g.id
+)
+-- @_ntp_lost_interval all
+SELECT
+  '@db@' AS db,              -- database
+  i.start AS start,          -- the interval's start, ns since mono_start
+  i.stop AS stop,            -- its end
+  c.name AS cause,           -- cause.name
+  l.n AS n                   -- records lost in the interval for that cause
+FROM "@db@".lost AS l
+JOIN "@db@".interval AS i ON i.id = l.interval
+JOIN "@db@".cause AS c ON c.code = l.cause
 -- @ntp_gap all
 SELECT
   '@db@' AS db,              -- database
@@ -189,6 +244,13 @@ FROM ntp_joined AS j
 -- the target record by its rowid
 CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = j.tt
 WHERE j.hdb = '@h@' AND j.tdb = '@t@'
+-- @_ntp_pair_offset pair
+SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
+WHERE hdb = '@h@' AND tdb = '@t@'
+-- @_ntp_pair_offset_none
+SELECT NULL AS hdb, NULL AS tdb, NULL AS pairs, NULL AS window_ns, NULL AS offset_ns,
+  NULL AS drift
+WHERE 0
 -- @_ntp_command_target_none
 SELECT
   NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,

@@ -10,9 +10,10 @@
 -- and the component statistics are cached after the join.
 INSERT INTO _ntp_view_plan VALUES
   ('_ntp_group_matched', NULL, 0, 1),
-  ('ntp_report_group', 4, 0, 1),
+  ('ntp_report_group', 5, 0, 1),
   ('_ntp_report_value', NULL, 0, 1),
-  ('ntp_report_component_stats', 5, 0, 1),
+  ('ntp_report_component_stats', 6, 0, 1),
+  ('ntp_report_warning', NULL, 0, 1),
   ('ntp_report_components', NULL, 0, 1),
   ('ntp_report_stage', NULL, 0, 1),
   ('ntp_report_largest', NULL, 0, 1),
@@ -28,10 +29,12 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_text_admin', NULL, 0, 1),
   ('_ntp_text_match', NULL, 0, 1);
 
--- Matched commands per host group.
+-- Matched commands per host group, of the joins ntp_join_check accepts.
 CREATE TEMP VIEW _ntp_group_matched AS
 WITH per AS (
-  SELECT hdb, grp, tdb, count(*) AS n FROM ntp_joined GROUP BY hdb, grp, tdb
+  SELECT hdb, grp, tdb, count(*) AS n FROM ntp_joined
+  WHERE (hdb, tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+  GROUP BY hdb, grp, tdb
 ), ranked AS (
   SELECT *, sum(n) OVER (PARTITION BY hdb, grp) AS matched,
     row_number() OVER (PARTITION BY hdb, grp ORDER BY n DESC, tdb) AS rn
@@ -44,52 +47,95 @@ SELECT hdb, grp,
 FROM ranked
 WHERE rn = 1;
 
+-- Every host group with its rate counting its lost records: an estimated
+-- rate (sampled x -s over the active time) is scaled by (sampled + lost) /
+-- sampled, lost as ntp_grp_lost estimates it; a counted rate (kernel:
+-- every command counted) already counts them.
+CREATE TEMP VIEW _ntp_host_grp_rate AS
+SELECT
+  g.*,                                    -- ntp_host_grp's columns, rate as stored
+  coalesce(l.lost, 0) AS lost,            -- sampled records lost, estimated
+  CASE WHEN g.exact OR g.sampled = 0 THEN g.rate
+    ELSE g.rate * (g.sampled + coalesce(l.lost, 0)) / g.sampled END
+    AS rate_all                           -- commands per second, lost ones counted
+FROM ntp_host_grp AS g
+LEFT JOIN ntp_grp_lost AS l ON l.db = g.db AND l.grp = g.grp;
+
 -- The groups to report (those with sampled commands), in report order: I/O
 -- commands first, then the admin and fabrics commands.
 CREATE TEMP VIEW ntp_report_group AS
 SELECT
-  g.db AS hdb,                            -- host database
-  g.grp AS grp,                           -- grp.id there
-  g.name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
-    THEN ' (' || d.hostname || ')' ELSE '' END AS name, -- report name
-  g.queue AS queue,                       -- io, admin or fabrics
-  g.op AS op,                             -- read, write, ...
-  g.bytes AS bytes,                       -- bytes per command
-  g.sampled AS sampled,                   -- sampled commands
-  g.rate AS rate,                         -- commands per second
-  g.exact AS exact,                       -- 1: rate counted, 0: estimated
-  coalesce(m.matched, 0) AS matched,      -- with the target's side
-  CASE WHEN coalesce(m.matched, 0) > 0 THEN 'joined' ELSE 'host' END AS mode,
-  d.driver AS host_driver,                -- names the host's stages
-  d.transport AS transport,               -- names the network
-  -- names the target's stages: the driver of the target the group's
-  -- commands were matched on (a mixed set has kernel and SPDK targets)
-  coalesce((SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb),
-           (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target')) AS target_driver
-FROM ntp_host_grp AS g
-JOIN ntp_db AS d ON d.db = g.db
-LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
-WHERE g.sampled > 0
-ORDER BY g.queue != 'io', g.db, g.grp;
+  x.*,
+  -- what makes its numbers unreliable, comma separated (ntp_report_warning
+  -- says it); NULL: nothing. More than ntp_report_threshold.max_lost_pct %
+  -- of its sampled records lost on the host ('host_lost') or, joined, on
+  -- the target it matched on ('target_lost').
+  nullif(ltrim(CASE WHEN x.lost_pct > k.max_lost_pct THEN 'host_lost' ELSE '' END
+    || CASE WHEN x.mode = 'joined' AND x.target_lost_pct > k.max_lost_pct
+         THEN ',target_lost' ELSE '' END, ','), '') AS unreliable
+FROM (
+  SELECT
+    g.db AS hdb,                            -- host database
+    g.grp AS grp,                           -- grp.id there
+    g.name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
+      THEN ' (' || d.hostname || ')' ELSE '' END AS name, -- report name
+    g.queue AS queue,                       -- io, admin or fabrics
+    g.op AS op,                             -- read, write, ...
+    g.bytes AS bytes,                       -- bytes per command
+    g.sampled AS sampled,                   -- sampled commands
+    g.rate_all AS rate,                     -- commands per second, lost ones counted
+    g.exact AS exact,                       -- 1: rate counted, 0: estimated
+    coalesce(m.matched, 0) AS matched,      -- with the target's side (accepted joins)
+    CASE WHEN coalesce(m.matched, 0) > 0 THEN 'joined' ELSE 'host' END AS mode,
+    d.driver AS host_driver,                -- names the host's stages
+    d.transport AS transport,               -- names the network
+    -- names the target's stages: the driver of the target the group's
+    -- commands were matched on (a mixed set has kernel and SPDK targets)
+    coalesce((SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb),
+             (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target'))
+      AS target_driver,
+    g.lost AS lost,                         -- sampled records lost, estimated
+    100.0 * g.lost / (g.sampled + g.lost) AS lost_pct, -- of sampled + lost, %
+    -- a joined group: the same of its target groups (of its identity) on
+    -- the target it matched on; NULL for a host group
+    (SELECT 100.0 * sum(l.lost) / (sum(l.stored) + sum(l.lost))
+     FROM _ntp_grp_all AS h
+     JOIN _ntp_grp_all AS t ON t.db = m.tdb AND t.nqn = h.nqn AND t.cntlid = h.cntlid
+       AND t.nsid = h.nsid AND t.admin = h.admin AND t.opcode = h.opcode
+       AND t.fctype = h.fctype AND t.nlb = h.nlb
+     JOIN ntp_grp_lost AS l ON l.db = t.db AND l.grp = t.grp
+     WHERE h.db = g.db AND h.grp = g.grp) AS target_lost_pct
+  FROM _ntp_host_grp_rate AS g
+  JOIN ntp_db AS d ON d.db = g.db
+  LEFT JOIN _ntp_group_matched AS m ON m.hdb = g.db AND m.grp = g.grp
+  WHERE g.sampled > 0
+) AS x
+CROSS JOIN ntp_report_threshold AS k
+ORDER BY x.queue != 'io', x.hdb, x.grp;
 
 -- Every component value of the joined groups, long form, from their
--- matched commands. (A host-only group's statistics are its recording's
--- own, ntp_component_stats: see ntp_report_component_stats.)
+-- matched commands (of the joins ntp_join_check accepts). (A host-only
+-- group's statistics are its recording's own, ntp_component_stats: see
+-- ntp_report_component_stats.)
 CREATE TEMP VIEW _ntp_report_value AS
-WITH j AS (SELECT * FROM ntp_joined)
-SELECT hdb, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM j
-UNION ALL SELECT hdb, grp, 'h_drv_sub', h_drv_sub FROM j
-UNION ALL SELECT hdb, grp, 'h_r2t', h_r2t FROM j
-UNION ALL SELECT hdb, grp, 'wire', wire FROM j
-UNION ALL SELECT hdb, grp, 't_rx_path', t_rx_path FROM j
-UNION ALL SELECT hdb, grp, 't_drv_sub', t_drv_sub FROM j
-UNION ALL SELECT hdb, grp, 't_storage', t_storage FROM j
-UNION ALL SELECT hdb, grp, 't_drv_cpl', t_drv_cpl FROM j
-UNION ALL SELECT hdb, grp, 'h_rx_path', h_rx_path FROM j
-UNION ALL SELECT hdb, grp, 'h_drv_cpl', h_drv_cpl FROM j
-UNION ALL SELECT hdb, grp, 'h_blk_cpl', h_blk_cpl FROM j
-UNION ALL SELECT hdb, grp, 'h_handoff', h_handoff FROM j
-UNION ALL SELECT hdb, grp, 'e2e', e2e FROM j;
+SELECT
+  j.hdb AS hdb,                -- host database
+  j.grp AS grp,                -- grp.id there
+  k.component AS component,    -- component.name
+  CASE k.component
+    WHEN 'h_blk_sub' THEN j.h_blk_sub WHEN 'h_drv_sub' THEN j.h_drv_sub
+    WHEN 'h_r2t' THEN j.h_r2t WHEN 'wire' THEN j.wire WHEN 't_rx_path' THEN j.t_rx_path
+    WHEN 't_drv_sub' THEN j.t_drv_sub WHEN 't_storage' THEN j.t_storage
+    WHEN 't_drv_cpl' THEN j.t_drv_cpl WHEN 'h_rx_path' THEN j.h_rx_path
+    WHEN 'h_drv_cpl' THEN j.h_drv_cpl WHEN 'h_blk_cpl' THEN j.h_blk_cpl
+    WHEN 'h_handoff' THEN j.h_handoff WHEN 'e2e' THEN j.e2e END AS ns -- its value
+-- one scan of the join (a CTE read once per component would expand the
+-- join check's views thirteen times)
+FROM ntp_joined AS j
+CROSS JOIN (SELECT column1 AS component FROM (VALUES ('h_blk_sub'), ('h_drv_sub'), ('h_r2t'),
+  ('wire'), ('t_rx_path'), ('t_drv_sub'), ('t_storage'), ('t_drv_cpl'), ('h_rx_path'),
+  ('h_drv_cpl'), ('h_blk_cpl'), ('h_handoff'), ('e2e'))) AS k
+WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 
 -- Per group and component: n, sum, mean and exact nearest-rank percentiles
 -- (ns). Optional components (R2T) only where some command has them. A
@@ -221,26 +267,76 @@ FROM (SELECT *, row_number() OVER (PARTITION BY hdb, grp ORDER BY share DESC, or
 WHERE rn = 1;
 
 -- Throughput per I/O operation over every host: commands and bytes per
--- second, of every I/O group (also one counted but never sampled).
+-- second, of every I/O group (also one counted but never sampled), lost
+-- records counted (_ntp_host_grp_rate).
 CREATE TEMP VIEW ntp_report_throughput AS
 SELECT
   op,                                          -- read, write, ...
-  sum(rate) AS iops,                           -- commands per second
-  sum(rate * coalesce(bytes, 0)) AS bytes_per_s, -- bytes per second
+  sum(rate_all) AS iops,                       -- commands per second
+  sum(rate_all * coalesce(bytes, 0)) AS bytes_per_s, -- bytes per second
   min(exact) AS exact                          -- 1: counted, 0: estimated
-FROM ntp_host_grp
+FROM _ntp_host_grp_rate
 WHERE queue = 'io'
 GROUP BY op
 ORDER BY op;
 
+-- What makes the report's numbers unreliable, one row each: a join
+-- ntp_join_check refused (level 'join'), and each reason of a group's
+-- ntp_report_group.unreliable (level 'group'). The text report prints each
+-- message (after 'join refused: HOST with TARGET: ' or 'warning: '), the
+-- JSON lists them; ntprof report --strict exits 3 when the report has one.
+-- Joins first, then groups in report order.
+CREATE TEMP VIEW ntp_report_warning AS
+WITH g AS (
+  SELECT g.*, k.max_lost_pct AS max_pct
+  FROM ntp_report_group AS g
+  CROSS JOIN ntp_report_threshold AS k
+  WHERE g.unreliable IS NOT NULL
+), w AS (
+  SELECT 0 AS io, 0 AS sub, 'join' AS level, hdb, tdb, NULL AS grp,
+    'join_refused' AS reason, message
+  FROM ntp_join_check
+  WHERE verdict = 'refused'
+  UNION ALL
+  SELECT 1 + (queue != 'io'), 1, 'group', hdb, NULL, grp, 'host_lost',
+    printf('about %.0f of %.0f sampled commands lost while recording (%s %%, over %g %%): '
+      || 'the rate counts them, the latency and stages rest on the %d stored',
+      lost, sampled + lost,
+      CASE WHEN lost_pct >= 99.5 AND lost_pct < 100
+        THEN printf('%.1f', floor(10 * lost_pct) / 10) ELSE printf('%.3g', lost_pct) END,
+      max_pct, sampled)
+  FROM g
+  WHERE instr(unreliable, 'host_lost')
+  UNION ALL
+  SELECT 1 + (queue != 'io'), 2, 'group', hdb, NULL, grp, 'target_lost',
+    printf('the target lost %s %% of its sampled records of this group (over %g %%): '
+      || 'the latency and stages rest on the %d matched',
+      CASE WHEN target_lost_pct >= 99.5 AND target_lost_pct < 100
+        THEN printf('%.1f', floor(10 * target_lost_pct) / 10)
+        ELSE printf('%.3g', target_lost_pct) END,
+      max_pct, matched)
+  FROM g
+  WHERE instr(unreliable, 'target_lost')
+)
+SELECT
+  level,                       -- join or group
+  hdb,                         -- host database
+  tdb,                         -- target database (join), else NULL
+  grp,                         -- grp.id on the host (group), else NULL
+  reason,                      -- join_refused, host_lost or target_lost
+  message                      -- what the report prints
+FROM w
+ORDER BY io, hdb, grp, tdb, sub;
+
 -- The report's numbers of every group in one table, long form: what
 -- `ntprof report --csv` prints (docs/report-json.md). Per group, in report
--- order: a 'latency' row (end to end), a 'stage' row per stage, then a
--- 'component' row per component, in path order. A column that a section
--- has no value for is NULL.
+-- order: a 'latency' row (end to end), a 'stage' row per stage, a
+-- 'component' row per component, in path order, then per tail band
+-- (ntp_report_tail, stats.sql) a 'tail' row of its end to end and one per
+-- stage. A column that a section has no value for is NULL.
 CREATE TEMP VIEW ntp_report_rows AS
 SELECT
-  v.section AS section,        -- latency, stage or component
+  v.section AS section,        -- latency, stage, component or tail
   g.name AS "group",           -- report name
   g.hdb AS hdb,                -- host database
   g.grp AS grp,                -- grp.id there
@@ -253,32 +349,50 @@ SELECT
   v.ord AS ord,                -- stage or path order; NULL for latency
   v.name AS name,              -- stage.name or component.name
   v.label AS label,            -- as the report prints it
-  v.n AS n,                    -- commands (latency, component)
+  v.n AS n,                    -- commands it is over
   v.mean_ns AS mean_ns,        -- mean ns per command
   v.share AS share,            -- of the mean latency (stage)
   v.avg_qd AS avg_qd,          -- commands in it by Little's law (stage)
   v.l AS l,                    -- the same for a component
-  v.p50_ns AS p50_ns,          -- median ns (latency, component)
+  v.p50_ns AS p50_ns,          -- median ns
   v.p99_ns AS p99_ns,          -- 99th percentile ns
-  v.p999_ns AS p999_ns         -- 99.9th percentile ns
+  v.p999_ns AS p999_ns,        -- 99.9th percentile ns
+  v.p90_ns AS p90_ns,          -- 90th percentile ns (stage)
+  v.band AS band,              -- the tail band, 'p0-50' ... (tail)
+  g.lost AS lost,              -- the group's sampled records lost, estimated
+  g.unreliable IS NULL AS reliable, -- 1: no warning of the group
+  g.unreliable AS unreliable   -- its warnings' reasons, comma separated; NULL: none
 FROM (
   SELECT 1 AS sec, 'latency' AS section, c.hdb, c.grp, NULL AS ord, c.component AS name,
     k.label, c.n, c.mean_ns, NULL AS share, NULL AS avg_qd, NULL AS l,
-    c.p50_ns, c.p99_ns, c.p999_ns
+    c.p50_ns, c.p99_ns, c.p999_ns, NULL AS p90_ns, NULL AS band_ord, NULL AS band
   FROM ntp_report_component_stats AS c
   JOIN component AS k ON k.name = c.component
   WHERE c.component = 'e2e'
   UNION ALL
-  SELECT 2, 'stage', hdb, grp, ord, stage, label, NULL, mean_ns, share, avg_qd, NULL,
-    NULL, NULL, NULL
-  FROM ntp_report_stage
+  -- the stage's percentiles over the commands that have it (stats.sql)
+  SELECT 2, 'stage', s.hdb, s.grp, s.ord, s.stage, s.label, p.n, s.mean_ns, s.share,
+    s.avg_qd, NULL, p.p50_ns, p.p99_ns, p.p999_ns, p.p90_ns, NULL, NULL
+  FROM ntp_report_stage AS s
+  LEFT JOIN ntp_report_stage_stats AS p
+    ON p.hdb = s.hdb AND p.grp = s.grp AND p.stage = s.stage
   UNION ALL
   SELECT 3, 'component', hdb, grp, ord, component, label, n, mean_ns, NULL, NULL, l,
-    p50_ns, p99_ns, p999_ns
+    p50_ns, p99_ns, p999_ns, NULL, NULL, NULL
   FROM ntp_report_components
+  UNION ALL
+  -- per tail band (stats.sql): its commands' mean end to end, then each
+  -- stage's mean over them and share of it
+  SELECT DISTINCT 4, 'tail', hdb, grp, NULL, 'e2e', 'end to end', n, e2e_mean_ns, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL, band_ord, band
+  FROM ntp_report_tail
+  UNION ALL
+  SELECT 4, 'tail', hdb, grp, ord, stage, label, n, mean_ns, share, NULL, NULL, NULL, NULL,
+    NULL, NULL, band_ord, band
+  FROM ntp_report_tail
 ) AS v
 JOIN ntp_report_group AS g ON g.hdb = v.hdb AND g.grp = v.grp
-ORDER BY g.queue != 'io', g.hdb, g.grp, v.sec, v.ord;
+ORDER BY g.queue != 'io', g.hdb, g.grp, v.sec, v.band_ord, v.ord;
 
 -- The admin and fabrics commands of the report in one line, per host
 -- database: how many were sampled, in how many groups, and their

@@ -15,6 +15,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_shell_hist', NULL, 0, 1),
   ('ntp_shell_cdf', NULL, 0, 1),
   ('ntp_shell_slowest', NULL, 0, 1),
+  ('ntp_shell_tail', NULL, 0, 1),
+  ('ntp_shell_queues', NULL, 0, 1),
   -- it reads no joined form, but ntp_series has one: cached, it costs
   -- nothing to leave out
   ('ntp_shell_timeline', NULL, 0, 1);
@@ -42,6 +44,40 @@ SELECT
 FROM ntp_report_stage AS st
 JOIN ntp_report_group AS g ON g.hdb = st.hdb AND g.grp = st.grp
 ORDER BY st.hdb, st.grp, st.ord;
+
+-- .tail: where the time of the slow commands goes. Per group, tail band
+-- of the end to end (p0-50 ... p99.9-100, ntp_report_tail) and stage: the
+-- band's commands and mean end to end, the stage's mean over them and its
+-- share; largest is '*' on the band's largest stage.
+CREATE TEMP VIEW ntp_shell_tail AS
+SELECT
+  g.name AS "group",                          -- report name
+  t.band AS band,                             -- 'p0-50' ... 'p99.9-100'
+  t.n AS cmds,                                -- the band's commands
+  round(t.e2e_mean_ns / 1000, 2) AS e2e_us,   -- their mean end to end, us
+  t.label AS stage,                           -- stage label
+  round(t.mean_ns / 1000, 2) AS mean_us,      -- the stage's mean over them, us
+  round(100 * t.share) AS share_pct,          -- of their mean end to end, %
+  CASE WHEN t.largest THEN '*' ELSE '' END AS largest -- the band's largest stage
+FROM ntp_report_tail AS t
+JOIN ntp_report_group AS g ON g.hdb = t.hdb AND g.grp = t.grp
+ORDER BY t.hdb, t.grp, t.band_ord, t.ord;
+
+-- .queues: per group and host queue (qid), ntp_report_queue rounded.
+CREATE TEMP VIEW ntp_shell_queues AS
+SELECT
+  g.name AS "group",                          -- report name
+  q.qid AS qid,                               -- the queue's id
+  q.n AS cmds,                                -- the group's commands on it
+  round(100 * q.share, 1) AS share_pct,       -- of the group's, %
+  round(q.rate, 1) AS cmds_per_s,             -- commands per second
+  round(q.mean_ns / 1000.0, 2) AS mean_us,    -- mean end to end, us
+  round(q.p50_ns / 1000.0, 2) AS p50_us,      -- median, us
+  round(q.p99_ns / 1000.0, 2) AS p99_us,      -- 99th percentile, us
+  round(q.qd, 2) AS qd                        -- in flight on average (Little's law)
+FROM ntp_report_queue AS q
+JOIN ntp_report_group AS g ON g.hdb = q.hdb AND g.grp = q.grp
+ORDER BY q.hdb, q.grp, q.qid;
 
 -- .components: per group and component, in path order.
 CREATE TEMP VIEW ntp_shell_components AS
@@ -146,23 +182,52 @@ FROM ntp_command
 WHERE queue = 'io'
 ORDER BY e2e DESC, hdb, ht;
 
--- .timeline: each recording's own time series (ntp_series, forms 'host'
--- and 'target') in buckets of ntp_bucket's width: recordings in ntp_db
--- order.
+-- .timeline: each recording's own time series (ntp_series, forms host and
+-- target; recordings in ntp_db order), with the commands in flight (Little's law) and the records the
+-- recording lost in the bucket (ntp_series_lost: all its groups', counted
+-- per interval of the recording). A bucket with losses and no command has
+-- a row of its own, its group empty: losses are never left out.
 CREATE TEMP VIEW ntp_shell_timeline AS
 WITH d AS (
   SELECT db, row_number() OVER () AS ord FROM ntp_db
+), x AS MATERIALIZED (
+  SELECT db, bucket, name, t_s, dt_s, sampled, rate, mean_ns, p99_ns, qd
+  FROM ntp_series
+  WHERE form <> 'joined'
+), l AS MATERIALIZED (
+  -- per recording and bucket: its losses, the largest cause first
+  SELECT db, bucket, sum(n) AS n, group_concat(cause || ' ' || n, ', ') AS causes
+  FROM (SELECT * FROM ntp_series_lost ORDER BY db, bucket, n DESC, cause)
+  GROUP BY db, bucket
+), o AS (
+  SELECT db, min(first_t) AS first_t, max(end_ns) AS end_ns FROM _ntp_series_grp GROUP BY db
+), s AS (
+  SELECT * FROM x
+  UNION ALL
+  SELECT l.db, l.bucket, '', l.bucket * w.width_ns / 1e9,
+    -- the bucket's length, as ntp_series'
+    CASE WHEN o.end_ns - o.first_t > l.bucket * w.width_ns
+      THEN min(w.width_ns, o.end_ns - o.first_t - l.bucket * w.width_ns)
+      ELSE w.width_ns END / 1e9,
+    0, 0, NULL, NULL, NULL
+  FROM l
+  JOIN o ON o.db = l.db
+  CROSS JOIN ntp_bucket AS w
+  WHERE NOT EXISTS (SELECT 1 FROM x WHERE x.db = l.db AND x.bucket = l.bucket)
 )
 SELECT
   s.db AS db,                                   -- schema of the recording
   s.t_s AS t_s,                                 -- bucket start, s since its first command
   s.dt_s AS dt_s,                               -- bucket length, s
-  s.name AS "group",                            -- group name there
+  s.name AS "group",                            -- group name there ('': losses alone)
   s.sampled AS sampled,                         -- sampled commands
   round(s.rate, 1) AS cmds_per_s,               -- commands per second
   round(s.mean_ns / 1000.0, 2) AS mean_us,      -- mean latency (target: residence), us
-  round(s.p99_ns / 1000.0, 2) AS p99_us         -- its 99th percentile, us
-FROM ntp_series AS s
+  round(s.p99_ns / 1000.0, 2) AS p99_us,        -- its 99th percentile, us
+  round(s.qd, 2) AS qd,                         -- in flight on average (Little's law)
+  coalesce(l.n, 0) AS lost,                     -- records the recording lost in it
+  l.causes AS lost_causes                       -- 'ring_full 120, ...'
+FROM s
 JOIN d ON d.db = s.db
-WHERE s.form <> 'joined'
+LEFT JOIN l ON l.db = s.db AND l.bucket = s.bucket
 ORDER BY d.ord, s.bucket, "group";

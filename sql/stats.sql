@@ -11,14 +11,20 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_command', NULL, 0, 1),
   ('_ntp_report_cmd_value', NULL, 0, 1),
   ('ntp_report_stage_stats', NULL, 0, 1),
+  ('_ntp_tail_band', NULL, 0, 1),
+  ('ntp_report_tail', NULL, 0, 1),
+  ('_ntp_text_tail', NULL, 0, 1),
   ('ntp_report_hist', NULL, 0, 1),
   ('ntp_report_cdf', NULL, 0, 1),
   ('ntp_series', NULL, 0, 1),
+  ('ntp_series_lost', NULL, 0, 1),
+  ('ntp_report_queue', NULL, 0, 1),
   ('ntp_report_series', NULL, 0, 1),
   ('_ntp_text_series', NULL, 0, 1);
 
 -- The drill-down: one row per host command, with the target's side where
--- it was matched (ntp_joined), its identity, every component and every
+-- it was matched (ntp_joined, a join ntp_join_check accepts), its
+-- identity, every component and every
 -- stage in ns. A matched command's stages are those of a joined report
 -- (component.stage_joined), any other's those of the host's own report
 -- (component.stage_local); a stage outside its report is NULL.
@@ -30,6 +36,7 @@ WITH c AS (
     j.t_e2e AS t_e2e
   FROM ntp_host_cmd AS h
   LEFT JOIN _ntp_command_target AS j ON j.hdb = h.db AND j.ht = h.t
+    AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
 )
 SELECT
   c.db AS hdb,                   -- host database
@@ -183,6 +190,131 @@ JOIN ntp_report_stage AS s ON s.hdb = p.hdb AND s.grp = p.grp AND s.stage = p.na
 ORDER BY p.hdb, p.grp, s.ord;
 DROP TABLE _ntp_stage_sorted;');
 
+-- The tail bands of a group: its commands (those of its report: a joined
+-- group's matched commands, a host group's every command) ranked by end to
+-- end, equal ones by host cmd.t, and cut at the exact nearest ranks of
+-- the p50, p90, p99 and p99.9, (n q' + 99999) / 100000: band 1 (p0-50)
+-- holds ranks 1 to the p50's, band 2 (p50-90) the ranks after it up to
+-- the p90's, then p90-99, p99-99.9, and band 5 (p99.9-100) the ranks above
+-- the p99.9's. Per group and band with a command: how many, their end to
+-- end's least, largest and sum, and the sum of each component, as
+-- _ntp_series_row has them (NULL: none there).
+CREATE TEMP VIEW _ntp_tail_band AS
+WITH c AS (
+  SELECT j.hdb, j.grp, j.ht, j.e2e, j.h_blk_sub, j.h_drv_sub, j.h_r2t, NULL AS h_wait,
+    j.wire, j.t_rx_path, j.t_drv_sub, j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl,
+    j.h_blk_cpl, j.h_handoff
+  FROM ntp_joined AS j
+  JOIN ntp_report_group AS g ON g.hdb = j.hdb AND g.grp = j.grp AND g.mode = 'joined'
+  UNION ALL
+  SELECT h.db, h.grp, h.t, h.e2e, h.h_blk_sub, h.h_drv_sub, h.h_r2t, h.h_wait, NULL, NULL,
+    NULL, NULL, NULL, h.h_rx_path, h.h_drv_cpl, h.h_blk_cpl, h.h_handoff
+  FROM ntp_host_cmd AS h
+  JOIN ntp_report_group AS g ON g.hdb = h.db AND g.grp = h.grp AND g.mode = 'host'
+), r AS (
+  SELECT c.*,
+    row_number() OVER (PARTITION BY hdb, grp ORDER BY e2e, ht) AS rn,
+    count(*) OVER (PARTITION BY hdb, grp) AS n
+  FROM c
+), b AS (
+  SELECT r.*,
+    CASE WHEN rn <= (n * 50000 + 99999) / 100000 THEN 1
+      WHEN rn <= (n * 90000 + 99999) / 100000 THEN 2
+      WHEN rn <= (n * 99000 + 99999) / 100000 THEN 3
+      WHEN rn <= (n * 99900 + 99999) / 100000 THEN 4
+      ELSE 5 END AS band_ord
+  FROM r
+)
+SELECT hdb, grp, band_ord,
+  count(*) AS n, min(e2e) AS e2e_min_ns, max(e2e) AS e2e_max_ns, sum(e2e) AS sum_e2e,
+  sum(h_blk_sub) AS s_h_blk_sub, sum(h_drv_sub) AS s_h_drv_sub, sum(h_r2t) AS s_h_r2t,
+  sum(h_wait) AS s_h_wait, sum(wire) AS s_wire, sum(t_rx_path) AS s_t_rx_path,
+  sum(t_drv_sub) AS s_t_drv_sub, sum(t_storage) AS s_t_storage,
+  sum(t_drv_cpl) AS s_t_drv_cpl, sum(h_rx_path) AS s_h_rx_path,
+  sum(h_drv_cpl) AS s_h_drv_cpl, sum(h_blk_cpl) AS s_h_blk_cpl,
+  sum(h_handoff) AS s_h_handoff
+FROM b
+GROUP BY hdb, grp, band_ord;
+
+-- Where the time of the slow commands goes: per group, tail band
+-- (_ntp_tail_band: the commands cut at the p50, p90, p99 and p99.9 of the
+-- end to end) and stage of the group's report (ntp_report_stage), the
+-- band's commands and end to end, and the stage's mean over them with its
+-- share of their mean end to end. A stage is the sum of its components
+-- (vocab.sql, component.stage_joined or stage_local), a missing one
+-- counting 0, as in ntp_report_stage: the bands' means weighted by their
+-- commands are the group's stage means. The per-stage p99s do not add up
+-- to the end to end's; these do. A band without commands (a group of
+-- fewer than 1000) has no rows.
+CREATE TEMP VIEW ntp_report_tail AS
+WITH x AS (
+  SELECT b.*, g.mode AS mode, s.ord AS ord, s.stage AS stage, s.label AS label,
+    (SELECT total(CASE k.name
+       WHEN 'h_blk_sub' THEN b.s_h_blk_sub WHEN 'h_drv_sub' THEN b.s_h_drv_sub
+       WHEN 'h_r2t' THEN b.s_h_r2t WHEN 'h_wait' THEN b.s_h_wait WHEN 'wire' THEN b.s_wire
+       WHEN 't_rx_path' THEN b.s_t_rx_path WHEN 't_drv_sub' THEN b.s_t_drv_sub
+       WHEN 't_storage' THEN b.s_t_storage WHEN 't_drv_cpl' THEN b.s_t_drv_cpl
+       WHEN 'h_rx_path' THEN b.s_h_rx_path WHEN 'h_drv_cpl' THEN b.s_h_drv_cpl
+       WHEN 'h_blk_cpl' THEN b.s_h_blk_cpl WHEN 'h_handoff' THEN b.s_h_handoff END)
+     FROM component AS k
+     WHERE s.stage = CASE g.mode WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END)
+      AS stage_ns
+  FROM _ntp_tail_band AS b
+  JOIN ntp_report_group AS g ON g.hdb = b.hdb AND g.grp = b.grp
+  JOIN ntp_report_stage AS s ON s.hdb = b.hdb AND s.grp = b.grp
+), k(band_ord, band) AS (
+  VALUES (1, 'p0-50'), (2, 'p50-90'), (3, 'p90-99'), (4, 'p99-99.9'), (5, 'p99.9-100')
+)
+SELECT
+  x.hdb AS hdb,                -- host database
+  x.grp AS grp,                -- grp.id there
+  x.band_ord AS band_ord,      -- 1 to 5, fastest band first
+  k.band AS band,              -- 'p0-50', 'p50-90', 'p90-99', 'p99-99.9', 'p99.9-100'
+  x.n AS n,                    -- the band's commands
+  x.e2e_min_ns AS e2e_min_ns,  -- their least end to end, ns
+  x.e2e_max_ns AS e2e_max_ns,  -- their largest, ns
+  x.sum_e2e * 1.0 / x.n AS e2e_mean_ns, -- their mean end to end, ns
+  x.ord AS ord,                -- stage order
+  x.stage AS stage,            -- stage.name
+  x.label AS label,            -- as the report prints it
+  x.stage_ns / x.n AS mean_ns, -- the stage's mean over the band's commands, ns
+  x.stage_ns / x.sum_e2e AS share, -- of their mean end to end
+  -- 1: the band's largest stage (the first in stage order on a tie)
+  row_number() OVER (PARTITION BY x.hdb, x.grp, x.band_ord
+                     ORDER BY x.stage_ns DESC, x.ord) = 1 AS largest
+FROM x
+JOIN k ON k.band_ord = x.band_ord
+ORDER BY x.hdb, x.grp, x.band_ord, x.ord;
+
+-- The tail bands of `ntprof report --detail`: per group, stage and band,
+-- ntp_report_tail's numbers formatted, us; every band, one without
+-- commands (a group of fewer than 1000) with 0 commands and '-'.
+CREATE TEMP VIEW _ntp_text_tail AS
+WITH k(band_ord, band) AS (
+  VALUES (1, 'p0-50'), (2, 'p50-90'), (3, 'p90-99'), (4, 'p99-99.9'), (5, 'p99.9-100')
+), s AS (
+  SELECT DISTINCT hdb, grp, ord, label FROM ntp_report_tail
+)
+SELECT
+  s.hdb AS hdb,                               -- host database
+  s.grp AS grp,                               -- grp.id there
+  k.band_ord AS band_ord,                     -- 1 to 5
+  k.band AS band,                             -- 'p0-50' ...
+  coalesce(t.n, 0) AS n,                      -- the band's commands
+  CASE WHEN t.n IS NULL THEN '-'
+    ELSE printf('%.2f', t.e2e_mean_ns / 1e3) END AS e2e_mean_us, -- their mean end to end
+  s.ord AS ord,                               -- stage order
+  s.label AS label,                           -- stage label
+  CASE WHEN t.n IS NULL THEN '-'
+    ELSE printf('%.2f', t.mean_ns / 1e3) END AS mean_us, -- the stage's mean over them
+  CASE WHEN t.n IS NULL THEN ''
+    ELSE printf('%.0f%%', 100 * t.share) END AS share, -- of their mean end to end
+  coalesce(t.largest, 0) AS largest           -- 1: the band's largest stage
+FROM s
+CROSS JOIN k
+LEFT JOIN ntp_report_tail AS t
+  ON t.hdb = s.hdb AND t.grp = s.grp AND t.ord = s.ord AND t.band_ord = k.band_ord;
+
 -- The buckets of the histograms, one row each: k = -2 (below 0), -1 ([0, 1)
 -- us) and 0 to 60 ([2^k, 2^(k+1)) us), with their bounds.
 CREATE TEMP TABLE _ntp_hist_bucket (
@@ -299,7 +431,8 @@ INSERT INTO ntp_bucket VALUES (1000000000);
 -- Every command of every form of the time series, with its bucket and its
 -- components (NULL where the form has none): 'host', each host's commands
 -- (ntp_host_cmd); 'target', each target's (ntp_target_cmd); 'joined', the
--- matched commands (ntp_joined), on the host's clock. A bucket counts from
+-- matched commands of the joins ntp_join_check accepts (ntp_joined), on
+-- the host's clock. A bucket counts from
 -- the recording's first command (_ntp_series_grp.first_t), so bucket b is
 -- [b x width, (b + 1) x width) after it.
 CREATE TEMP VIEW _ntp_series_cmd AS
@@ -327,7 +460,8 @@ SELECT 'joined', j.hdb, j.grp, (j.ht - o.first_t) / w.width_ns, j.e2e,
   j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff
 FROM ntp_joined AS j
 JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
-CROSS JOIN ntp_bucket AS w;
+CROSS JOIN ntp_bucket AS w
+WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 
 -- Per form, recording, group and bucket with a command: what ntp_series
 -- and ntp_series_stage show, and the sum of each component (NULL: none
@@ -394,9 +528,61 @@ SELECT
   sampled,                     -- its sampled commands (joined: matched)
   rate,                        -- commands per second (sampled x -s / dt_s)
   mean_ns,                     -- mean end to end (target: residence), ns
-  p99_ns                       -- its 99th percentile, exact nearest rank, ns
+  p99_ns,                      -- its 99th percentile, exact nearest rank, ns
+  rate * mean_ns / 1e9 AS qd   -- commands in flight on average (Little's law)
 FROM _ntp_series_row
 ORDER BY form, db, grp, bucket;
+
+-- Records lost while recording, over time: per recording, bucket of
+-- ntp_bucket's width (from the recording's first command, as ntp_series)
+-- and cause. The collector counts losses per interval of the recording
+-- (its -i) and cause, not per record: an interval's losses are in the
+-- bucket of its last nanosecond (bucket 0 when that is before the first
+-- command), so they are placed no finer than the intervals are long.
+CREATE TEMP VIEW ntp_series_lost AS
+WITH o AS (
+  SELECT db, min(first_t) AS first_t FROM _ntp_series_grp GROUP BY db
+)
+SELECT
+  l.db AS db,                  -- the recording
+  max(0, (l.stop - 1 - o.first_t) / w.width_ns) AS bucket, -- bucket number, as ntp_series'
+  l.cause AS cause,            -- cause.name (vocab.sql)
+  sum(l.n) AS n                -- records lost
+FROM _ntp_lost_interval AS l
+JOIN o ON o.db = l.db
+CROSS JOIN ntp_bucket AS w
+GROUP BY l.db, 2, l.cause
+ORDER BY l.db, bucket, n DESC, l.cause;
+
+-- Per group of the report and host queue (qid): the group's commands of
+-- its report (ntp_command in the group's mode) on that queue, their share
+-- of the group's, their rate (the group's rate times that share), their
+-- end to end's mean and exact nearest-rank p50 and p99, and how many were
+-- in flight on the queue on average (Little's law: rate x mean).
+CREATE TEMP VIEW ntp_report_queue AS
+WITH c AS (
+  SELECT c.hdb, c.grp, c.qid, c.e2e,
+    row_number() OVER (PARTITION BY c.hdb, c.grp, c.qid ORDER BY c.e2e) AS rn,
+    count(*) OVER (PARTITION BY c.hdb, c.grp, c.qid) AS n,
+    count(*) OVER (PARTITION BY c.hdb, c.grp) AS group_n
+  FROM ntp_command AS c
+  JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = c.mode
+)
+SELECT
+  c.hdb AS hdb,                -- host database
+  c.grp AS grp,                -- grp.id there
+  c.qid AS qid,                -- the queue's id
+  c.n AS n,                    -- the group's commands on it
+  c.n * 1.0 / c.group_n AS share, -- of the group's, 0 to 1
+  g.rate * c.n / c.group_n AS rate, -- commands per second
+  avg(c.e2e) AS mean_ns,       -- mean end to end, ns
+  max(CASE WHEN c.rn = (c.n * 50000 + 99999) / 100000 THEN c.e2e END) AS p50_ns, -- median
+  max(CASE WHEN c.rn = (c.n * 99000 + 99999) / 100000 THEN c.e2e END) AS p99_ns, -- 99th
+  g.rate * c.n / c.group_n * avg(c.e2e) / 1e9 AS qd -- in flight on average (Little's law)
+FROM c
+JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp
+GROUP BY c.hdb, c.grp, c.qid
+ORDER BY c.hdb, c.grp, c.qid;
 
 -- _ntp_series_row per stage: each stage's mean per command in the bucket
 -- and its share of the mean end to end, with the bucket's own numbers. A
@@ -475,7 +661,8 @@ SELECT
   s.sampled AS cmds,           -- its commands (joined: matched)
   s.rate AS rate,              -- commands per second
   s.mean_ns AS mean_ns,        -- mean end to end, ns
-  s.p99_ns AS p99_ns           -- 99th percentile, ns
+  s.p99_ns AS p99_ns,          -- 99th percentile, ns
+  s.qd AS qd                   -- commands in flight on average (Little's law)
 FROM ntp_report_group AS g
 JOIN ntp_series AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
 -- a report's modes, as a condition on s alone: pushed down into ntp_series,

@@ -48,7 +48,7 @@ cd "$dir" || exit 1
 "$GEN" -o idle.db -t idle-t.db -n 1 -H 3,4 -T 3,4 || exit 1
 
 # The seed's layout: header, group line, latency, stage table, largest,
-# components, records.
+# components, tail bands (storage the largest in each), records.
 "$NTPROF" report --detail host.db target.db > joined.txt 2> err.txt
 if [ $? -eq 0 ] &&
    grep -q '^recorded on gen-host0 (kernel 6.1.0-synthetic), one command in 1 sampled$' joined.txt &&
@@ -60,12 +60,16 @@ if [ $? -eq 0 ] &&
    grep -q '^components, in path order (L: commands in each, by Little.s law)$' joined.txt &&
    grep -Eq '^  network: wire and NICs \(computed\) +[0-9]+ ' joined.txt &&
    grep -Eq '^  end to end +[0-9]+ +[0-9.]+ +0\.[0-9]{2} ' joined.txt &&
+   grep -q "^by end-to-end band: each stage's mean (us) and share of the band's mean; \* the band's largest$" joined.txt &&
+   grep -Eq '^  band +p0-50 +p50-90 +p90-99 +p99-99\.9 +p99\.9-100$' joined.txt &&
+   grep -Eq '^  storage \(target block layer and drive\)( +[0-9.]+ +[0-9]+%\*){5}$' joined.txt &&
    grep -Eq '^records: [0-9]+ host, [0-9]+ target; [0-9]+ matched \(100 % of the host.s\)$' joined.txt
 then ok; else bad "joined report layout"; cat joined.txt err.txt >&2; fi
 
-# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant)
+# '#' bars are round(share x bar_width) wide (vocab.sql, ntp_constant), in
+# the stage table (the tail bands' table, which has shares too, has none)
 w=$(sqlite3 host.db 'SELECT bar_width FROM ntp_constant')
-awk -v w="$w" '/^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
+awk -v w="$w" '/^by end-to-end band/ { exit 0 } /^  [a-z].*%/ { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { s = $i; sub(/%/, "", s) }
      bar = ($NF ~ /^#+$/) ? length($NF) : 0
      if (w < 1 || bar - s * w / 100 > 0.5 + w / 100 || s * w / 100 - bar > 0.5 + w / 100) exit 1 }' joined.txt \
 	&& ok || bad "bar widths"
@@ -134,8 +138,12 @@ then ok; else bad "sqlite3 differs from the shell on the statistics views"; diff
 "$NTPROF" report --json --detail host.db target.db > joined.json 2> err.txt &&
 	"$NTPROF" report -j -d host.db target.db > short.json 2>> err.txt &&
 	cmp -s joined.json short.json && ok || { bad "report --json (-j the same)"; cat err.txt >&2; }
+# the stages with their percentiles (stats.sql): plain SQL, where the
+# report's come from native.sql's form
 printf '%s\n' ".read setup.sql" ".mode json" \
-	"SELECT hdb, grp, stage, mean_ns, share, avg_qd FROM ntp_report_stage;" |
+	"SELECT s.hdb, s.grp, s.stage, s.mean_ns, s.share, s.avg_qd, p.n, p.p50_ns, p.p90_ns,
+	 p.p99_ns, p.p999_ns FROM ntp_report_stage AS s
+	 LEFT JOIN ntp_report_stage_stats AS p USING (hdb, grp, stage);" |
 	sqlite3 :memory: > stages.json
 printf '%s\n' ".read setup.sql" ".mode json" \
 	"SELECT hdb, grp, component, n, mean_ns, l, p50_ns, p99_ns, p999_ns FROM ntp_report_components;" |
@@ -152,7 +160,7 @@ def fmt(f, x):
     return db.execute("SELECT printf(?, ?)", (f, x)).fetchone()[0]
 def us(ns):
     return fmt("%.2f", ns / 1e3)
-assert doc["schema"] == "ntprof-report" and doc["version"] == 1, doc["schema"]
+assert doc["schema"] == "ntprof-report" and doc["version"] == 2, doc["schema"]
 groups = text.split("\n== ")[1:]
 assert len(groups) == len(doc["groups"]) > 0, (len(groups), len(doc["groups"]))
 for g, t in zip(doc["groups"], groups):
@@ -179,6 +187,26 @@ recs = ", ".join("%d %s" % (r["records"], r["role"]) for r in doc["recordings"])
 assert ("\nrecords: " + recs) in text, recs
 for m in doc["match"]:
     assert "; %d matched" % m["matched"] in text, m
+# the warnings: a refused join's line, a group's above its numbers
+paths = {r["db"]: r["path"] for r in doc["recordings"]}
+lines = text.split("\n")
+for w in doc["unreliable"]:
+    if w["level"] == "join":
+        assert "join refused: %s with %s: %s" % (paths[w["hdb"]], paths[w["tdb"]],
+                                                 w["message"]) in lines, w
+assert doc["reliable"] == (not doc["unreliable"]), doc["reliable"]
+assert sum(1 for l in lines if l.startswith("join refused: ")) == \
+    sum(1 for w in doc["unreliable"] if w["level"] == "join")
+for g, t in zip(doc["groups"], groups):
+    warned = [l[len("warning: "):] for l in t.split("\n")[1:] if l.startswith("warning: ")]
+    assert warned == [w["message"] for w in g["unreliable"]], (warned, g["unreliable"])
+    assert g["reliable"] == (not warned), g["reliable"]
+    assert all(w in doc["unreliable"] for w in
+               [dict(level="group", hdb=g["hdb"], tdb=None, grp=g["grp"], **u)
+                for u in g["unreliable"]]), g["unreliable"]
+    # the warning is the line right after the title, above the numbers
+    if warned:
+        assert t.split("\n")[1].startswith("warning: "), t
 lost = sum(r["lost"] for r in doc["recordings"])
 assert ("; %d lost while recording" % lost in text) == (lost > 0), lost
 for m in doc["missing"]:
@@ -238,15 +266,24 @@ for g in doc["groups"]:
     want += [("stage", g, dict(s, name=s["stage"])) for s in g["stages"]]
     if detail:
         want += [("component", g, dict(c, name=c["component"])) for c in g["components"]]
+        # per tail band: its end to end, then its stages
+        for t in g["tail"]:
+            if t is next(u for u in g["tail"] if u["band"] == t["band"]):
+                want.append(("tail", g, dict(name="e2e", label="end to end", n=t["n"],
+                                             mean_ns=t["e2e_mean_ns"], band=t["band"])))
+            want.append(("tail", g, dict(name=t["stage"], label=t["label"], ord=t["ord"], n=t["n"],
+                                         mean_ns=t["mean_ns"], share=t["share"], band=t["band"])))
 assert len(rows) == len(want), (len(rows), len(want))
 for row, (section, g, item) in zip(rows, want):
     assert row["section"] == section and row["group"] == g["name"], (row, section)
-    for k in ("hdb", "grp", "queue", "mode", "sampled", "matched", "rate", "exact"):
+    for k in ("hdb", "grp", "queue", "mode", "sampled", "matched", "rate", "exact", "lost"):
         assert row[k] == str(g[k]), (k, row[k], g[k])
+    assert row["reliable"] == str(int(g["reliable"])), (row["reliable"], g["reliable"])
+    assert row["unreliable"] == ",".join(u["reason"] for u in g["unreliable"]), row
     for k, v in item.items():
         if k in row and k not in ("stage", "component"):
             assert row[k] == str(v), (section, k, row[k], v)
-    for k in ("share", "avg_qd", "l", "p50_ns", "p99_ns", "p999_ns", "n"):
+    for k in ("share", "avg_qd", "l", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "n", "band"):
         if k not in item:
             assert row[k] == "", (section, k, row[k])
 PY
@@ -384,6 +421,30 @@ man_has_options ntprof-shell.1 "$SHELL_BIN"
 man_has_options ntprof-report.1 "$NTPROF" report
 man_has_options ntprof-compare.1 "$NTPROF" compare
 man_has_options ntprof-merge.1 "$NTPROF" merge
+man_has_options ntprof-plot.1 "$NTPROF" plot
+# The refusal of an old file in ntprof-report(1) names this schema version.
+v=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql")
+grep -q "this ntprof reads version $v\$" "$top/man/ntprof-report.1" && ok ||
+	bad "man/ntprof-report.1: its old.db example does not say version $v"
+
+# Every command takes --version among its options: the version, exit 0.
+for c in report compare plot merge; do
+	v=$("$NTPROF" $c -p --version 2>&1) && [ "$v" = "$("$NTPROF" --version)" ] && ok ||
+		bad "ntprof $c --version: '$v'"
+done
+
+# The collector links only the part of lib/ it calls (a static archive):
+# not the plots, their SVG, the merge or compare.
+nm "$top/ntprof-collect" > collect.nm 2>&1 &&
+	! grep -Eq ' T (ntp_plot|ntp_merge|ntp_compare|svg_)' collect.nm && ok ||
+	bad "ntprof-collect links $(grep -Eo ' T (ntp_plot|ntp_merge|ntp_compare|svg_)[a-z_]*' collect.nm | tr '\n' ' ')"
+# make install builds no test, and check-quick no BPF object.
+make -s -n -C "$top" install OUTPUT="$dir/o" DESTDIR="$dir/none" > install.n 2>&1
+grep -q 'ntprof_sqlite.so' install.n && ! grep -Eq 'test_|ntprof-gen|fixture' install.n && ok ||
+	bad "make install would build: $(grep -Eo '[a-z_/.-]*(test_|ntprof-gen|fixture)[a-z_.]*' install.n | sort -u | tr '\n' ' ')"
+make -s -n -C "$top" check-quick OUTPUT="$dir/o" > quick.n 2>&1
+grep -q 'test_native' quick.n && ! grep -Eq 'target bpf|bpftool' quick.n && ok ||
+	bad "make check-quick would build BPF objects (or nothing): $(grep -c bpf quick.n)"
 
 # The SQL stored in every database is pinned to the schema version: ntprof
 # refuses a database whose stored SQL differs from its own, so changing any
@@ -392,7 +453,7 @@ ver=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql"
 { echo "version $ver"; (cd "$top" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
 	sql/host_views.sql sql/target.sql sql/target_views.sql sql/views.sql); } > pin.txt
 if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
-	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql and NTP_SCHEMA_VERSION in lib/ntp_schema.h, then regenerate tests/schema.sha256"
+	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql, then regenerate tests/schema.sha256"
 	diff "$top/tests/schema.sha256" pin.txt >&2
 fi
 
@@ -453,7 +514,9 @@ for pair in "host.db late-t.db host.db late-t.db" "late.db target.db target.db l
 	"$NTPROF" report "$1" "$2" > apart.txt 2> apart.err
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q '^records: ' apart.txt && [ "$(cat apart.err)" = "$want" ] &&
-	   awk -v g="$gap" 'BEGIN { exit !(g > 170 && g < 185) }'
+	   awk -v g="$gap" 'BEGIN { exit !(g > 170 && g < 185) }' &&
+	   grep -Eq "^join refused: $1 with $2: the recordings do not overlap in time; 0 of [0-9]+ host commands matched; reporting the host side only$" apart.txt &&
+	   ! grep -q 'with the target.s side' apart.txt
 	then ok; else bad "$1 and $2, recorded apart: exit $rc, stderr:"; cat apart.err >&2; fi
 done
 "$SHELL_BIN" -c '.mode csv' -c '.headers off' -c 'SELECT hdb, tdb, first_db, gap_s FROM ntp_window_gap;' host.db late-t.db \
@@ -462,6 +525,118 @@ done
 	ok || { bad "ntprof-shell: ntp_window_gap and its warning"; cat apart.txt apart.err >&2; }
 "$NTPROF" report host.db target.db host2.db target2.db > /dev/null 2> apart.err
 [ ! -s apart.err ] && ok || { bad "recordings of one run: a warning"; cat apart.err >&2; }
+
+# A host and a target of two runs that overlap in time (the generator
+# starts seed N + 1 a second after seed N): a few of their commands pair by
+# accident. The join is refused, with one line saying why and how many
+# matched, and the host is reported from its side alone; --strict makes it
+# exit status 3. Without the check, the accidental pairs made the group
+# "joined" and printed a stage table over them.
+"$GEN" -o xa.db -t xa-t.db -s 1 -n 1 -x 21 || exit 1
+"$GEN" -o xb.db -t xb-t.db -s 1 -n 1 -x 22 || exit 1
+"$NTPROF" report xa.db xb-t.db > cross.txt 2> cross.err
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s cross.err ] &&
+   [ "$(grep -c '^join refused: ' cross.txt)" -eq 1 ] &&
+   grep -Eq '^join refused: xa.db with xb-t.db: [0-9]+ of [0-9]+ host commands matched \([0-9.e-]+ %, under 50 %\); reporting the host side only$' cross.txt &&
+   grep -Eq '^== read 4KiB nvme1n1: [0-9]+ commands sampled \(from [0-9.]+k commands/s\), host side only$' cross.txt &&
+   grep -q '^  network and target (not recorded) ' cross.txt && ! grep -q '^  storage' cross.txt
+then ok; else bad "two runs joined by accident: not refused (exit $rc)"; cat cross.txt cross.err >&2; fi
+"$NTPROF" report --strict xa.db xb-t.db > strict.txt 2> strict.err
+[ $? -eq 3 ] && cmp -s cross.txt strict.txt && [ ! -s strict.err ] && ok ||
+	bad "report --strict: a refused join does not exit 3 after the same report"
+"$NTPROF" report --strict --portable xa.db xb-t.db > strictp.txt
+[ $? -eq 3 ] && cmp -s cross.txt strictp.txt && ok || bad "report --portable: another verdict"
+"$NTPROF" report --json xa.db xb-t.db > cross.json && check_json cross.json cross.txt &&
+	python3 - cross.json <<'PY' && ok || bad "report --json: the refused join"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["reliable"] is False, d["reliable"]
+assert [(w["level"], w["reason"]) for w in d["unreliable"]] == [("join", "join_refused")]
+j, = d["joins"]
+assert j["verdict"] == "refused" and j["reason"] == "share", j
+assert j["share_pct"] < 1 and j["matched"] < 10 and j["eligible"] > 5000, j
+assert all(g["mode"] == "host" and g["matched"] == 0 for g in d["groups"]), d["groups"]
+assert all(g["reliable"] is True for g in d["groups"])
+PY
+# with the share's threshold at 0 the offset's check still refuses it:
+# a handful of candidate pairs
+"$NTPROF" report --min-match 0 xa.db xb-t.db > cross0.txt
+grep -Eq '^join refused: xa.db with xb-t.db: the clock offset rests on [0-9] candidate pairs \(under 10\); ' cross0.txt &&
+	ok || { bad "--min-match 0: the offset check"; cat cross0.txt >&2; }
+# the same run's files join, and --strict is then 0
+"$NTPROF" report --strict xa.db xa-t.db > same.txt && grep -q 'all with the target.s side$' same.txt &&
+	! grep -q '^join refused' same.txt && ok || bad "one run's files: refused, or --strict not 0"
+# ntprof-shell (native and --portable), .report --strict, and plain sqlite3
+# over the set-up SQL give the same verdicts
+qj="SELECT hdb, tdb, host_records, eligible, kept, matched, printf('%.6f', share_pct), pairs,
+ window_ns, skew_mad_ns, verdict, reason, message FROM ntp_join_check;"
+"$SHELL_BIN" -c '.mode csv' -c "$qj" xa.db xb-t.db > jn.csv
+"$SHELL_BIN" --portable -c '.mode csv' -c "$qj" xa.db xb-t.db > jp.csv
+"$SHELL_BIN" --sql xa.db xb-t.db > xsetup.sql
+printf '%s\n' ".read xsetup.sql" ".mode csv" ".headers on" "$qj" | sqlite3 :memory: > js.csv
+grep -q ',refused,share,' jn.csv && cmp -s jn.csv jp.csv && cmp -s jn.csv js.csv && ok ||
+	{ bad "ntp_join_check: the shell, --portable and sqlite3 differ"; cat jn.csv jp.csv js.csv >&2; }
+"$SHELL_BIN" -c '.report --strict' xa.db xb-t.db > /dev/null 2> sh.err
+[ $? -eq 3 ] && grep -q 'ntprof-shell: .report: --strict: the report has a warning' sh.err && ok ||
+	bad "ntprof-shell .report --strict: not exit 3"
+"$SHELL_BIN" -c '.report' xa.db xb-t.db > /dev/null 2>&1 && ok || bad "ntprof-shell .report: not exit 0"
+
+# A host that lost 99 % of its sampled records to a full ring (SPDK: the
+# rate is estimated from the samples): its rate counts the lost ones, so
+# it is the rate of the same run without the loss; a warning line sits
+# above its numbers; --strict exits 3, without it 0. A kernel host counts
+# every command: its rate is the recording's own, lost records or not.
+"$GEN" -o l99.db -s 1 -n 1 -r 20000 -q 4 -d host=spdk -P 0.99 -x 31 || exit 1
+"$GEN" -o l0.db -s 1 -n 1 -r 20000 -q 4 -d host=spdk -x 31 || exit 1
+"$GEN" -o k99.db -s 1 -n 1 -r 20000 -q 4 -P 0.99 -x 31 || exit 1
+"$NTPROF" report l99.db > l99.txt 2> l99.err
+rc=$?
+rate() { sed -n 's/.*(from about \([0-9.]*\)k commands\/s).*/\1/p' "$1"; }
+if [ $rc -eq 0 ] && [ ! -s l99.err ] &&
+   sed -n 3p l99.txt | grep -Eq '^== read 4KiB spdk-c1n1: [0-9]+ commands sampled \(from about [0-9.]+k commands/s\), host side only$' &&
+   sed -n 4p l99.txt | grep -Eq '^warning: about [0-9]+ of [0-9]+ sampled commands lost while recording \(9[89](\.[0-9])? %, over 1 %\): the rate counts them, the latency and stages rest on the [0-9]+ stored$' &&
+   "$NTPROF" report l0.db > l0.txt && ! grep -q '^warning' l0.txt &&
+   awk -v a="$(rate l99.txt)" -v b="$(rate l0.txt)" 'BEGIN { exit !(a > 15 && a / b > 0.95 && a / b < 1.05) }'
+then ok; else bad "99 % lost: rate or warning (exit $rc; rates $(rate l99.txt)k, $(rate l0.txt)k)"; cat l99.txt l99.err >&2; fi
+grep -q '^throughput (estimated from the sampled commands): read 2[0-9].[0-9] kIOPS' l99.txt && ok ||
+	bad "99 % lost: the throughput does not count the lost records"
+"$NTPROF" report --strict l99.db > l99s.txt
+[ $? -eq 3 ] && cmp -s l99.txt l99s.txt && ok || bad "99 % lost: --strict is not exit 3"
+"$NTPROF" report --strict --portable --max-lost 100 l99.db > l99m.txt
+[ $? -eq 0 ] && ! grep -q '^warning' l99m.txt && ok || bad "--max-lost 100: still a warning"
+"$NTPROF" report --json l99.db > l99.json && check_json l99.json l99.txt &&
+	"$NTPROF" report --csv l99.db > l99.csv && check_csv l99.csv l99.json 0 &&
+	python3 - l99.json l99.csv <<'PY' && ok || bad "99 % lost: the JSON and CSV"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+g, = d["groups"]
+assert d["reliable"] is False and g["reliable"] is False, g
+assert [u["reason"] for u in g["unreliable"]] == ["host_lost"], g["unreliable"]
+assert g["lost_pct"] > 98 and g["exact"] == 0, g
+assert abs(g["rate"] / d["throughput"][0]["iops"] - 1) < 1e-12, g
+rows = list(csv.DictReader(open(sys.argv[2], newline="")))
+assert {(r["reliable"], r["unreliable"]) for r in rows} == {("0", "host_lost")}, rows[0]
+PY
+"$NTPROF" report --json k99.db > k99.json &&
+	python3 - k99.json "$(sqlite3 k99.db 'SELECT rate FROM ntp_grp_rate')" <<'PY' && ok || bad "99 % lost, kernel: the counted rate changed"
+import json, sys
+g, = json.load(open(sys.argv[1]))["groups"]
+assert g["exact"] == 1 and g["reliable"] is False, g
+assert abs(g["rate"] - float(sys.argv[2])) <= 1e-9 * g["rate"], (g["rate"], sys.argv[2])
+PY
+# the collector's live line (sql/live.sql, run on the file being written)
+# counts an interval's lost records too
+live() { printf '%s\n' ".param set :interval 1" ".mode list" ".read $top/sql/live.sql" |
+	sqlite3 "$1" | cut -d'|' -f4 | tr -d k; }
+awk -v a="$(live l99.db)" -v b="$(live l0.db)" 'BEGIN { exit !(a > 15 && a / b > 0.95 && a / b < 1.05) }' &&
+	ok || bad "99 % lost: the live line's rate $(live l99.db)k, without the loss $(live l0.db)k"
+for a in "--min-match 101" "--max-lost -1" "--max-lost x" "--min-match"; do
+	# shellcheck disable=SC2086
+	"$NTPROF" report $a host.db > out.txt 2> err.txt
+	[ $? -eq 2 ] && [ ! -s out.txt ] && grep -q "^ntprof report: " err.txt && ok ||
+		bad "report $a: not a usage error"
+done
 
 # Progress on stderr, and only on a terminal: after NTPROF_PROGRESS_AFTER
 # seconds (0 here), a line "ntprof: WHAT... | N s", redrawn at most four

@@ -626,6 +626,14 @@ lost=$(sqlite3 "$d/ring.db" 'SELECT sum(n) FROM lost')
 n=$("$CHECK" "$d/ring.db" 1)
 [ "${lost:-0}" -gt 0 ] && ok || bad "tiny ring: no records counted as lost"
 grep -q "records lost in this interval" "$d/ring.log" && ok || bad "tiny ring: loss not printed"
+# the summary's report warns above the group's numbers, its rate counting
+# the lost records, when it lost over 1 % of them
+if [ $((100 * ${lost:-0})) -gt $((n + ${lost:-0})) ]; then
+	grep -Eq "^warning: about [0-9]+ of [0-9]+ sampled commands lost while recording \([0-9.]+ %, over 1 %\): the rate counts them" \
+		"$d/ring.log" && ok || bad "tiny ring: the summary does not warn of the loss"
+else
+	! grep -q "^warning: " "$d/ring.log" && ok || bad "tiny ring: a warning of under 1 % lost"
+fi
 expect "tiny ring: stored + lost = what perf sampled" "$((n + lost))" \
 	"$(value "$d/ring-perf.log" flushed)"
 

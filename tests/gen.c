@@ -18,6 +18,10 @@ const char *const gen_comp_name[GC_N] = {
 	"h_drv_cpl", "h_blk_cpl", "h_handoff", "e2e", "t_e2e",
 };
 
+const char *const gen_stage_name[GS_N] = {
+	"host_block", "host_driver", "network", "target_driver", "storage", "host_rx",
+};
+
 #define NQN "nqn.2026-10.edu.wisc.ntprof:tutorial"
 #define WALL0 1792224000000000000LL /* 2026-10-17, the seed's day */
 #define NS 1000000000.0
@@ -111,6 +115,18 @@ static int64_t crossing(struct sim *s, double base, double tail)
 	return s->cfg->jitter_ns ? t + (int64_t)(unit(s) * (double)s->cfg->jitter_ns) : t;
 }
 
+/* What stage G adds to a command beyond its draw: the shift (-Y), and the
+ * stall (-X) with its probability. Without -X no draw is made, so the same
+ * seed gives the same recordings as without the option. */
+static int64_t extra(struct sim *s, enum gen_stage g)
+{
+	int64_t t = s->cfg->shift_ns[g];
+
+	if (s->cfg->stall_prob[g] > 0 && unit(s) < s->cfg->stall_prob[g])
+		t += s->cfg->stall_ns[g];
+	return t;
+}
+
 static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		     int spdk_target)
 {
@@ -118,11 +134,16 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 
 	memset(c->h, 0, sizeof(c->h));
 	memset(c->t, 0, sizeof(c->t));
-	if (!spdk_host)
-		c->h[NTP_H_START] = now, now += draw(s, 500, 70);
+	if (!spdk_host) {
+		c->h[NTP_H_START] = now;
+		now += draw(s, 500, 70);
+		now += extra(s, GS_HOST_BLOCK);
+	}
 	c->h[NTP_H_QUEUE] = now;
-	c->h[NTP_H_SENT] = now += draw(s, 3000, 300);
-	c->t[NTP_T_RX] = now += crossing(s, 5000, 150);
+	now += draw(s, 3000, 300);
+	c->h[NTP_H_SENT] = now += extra(s, GS_HOST_DRIVER);
+	now += crossing(s, 5000, 150);
+	c->t[NTP_T_RX] = now += extra(s, GS_NETWORK);
 	c->t[NTP_T_CMD] = now += draw(s, 4000, 500);
 	if (c->r2t) {
 		c->t[NTP_T_R2T] = now += draw(s, 300, 50);
@@ -130,17 +151,18 @@ static void simulate(struct sim *s, struct cmd *c, int64_t start, int spdk_host,
 		c->h[NTP_H_DATA_SENT] = now += draw(s, 2000, 200);
 		c->t[NTP_T_DATA_RX] = now += crossing(s, 9000, 300);
 	}
-	c->t[NTP_T_EXEC] = now += draw(s, 60, 10);
-	c->t[NTP_T_STOR] = now += draw_or(s, s->cfg->storage_ns,
-					    (c->is_write ? 20000 : 55000) +
-						    (double)s->cfg->storage_delay_ns,
-					    4000);
+	now += draw(s, 60, 10);
+	c->t[NTP_T_EXEC] = now += extra(s, GS_TARGET_DRIVER);
+	now += draw_or(s, s->cfg->storage_ns,
+		       (c->is_write ? 20000 : 55000) + (double)s->cfg->storage_delay_ns, 4000);
+	c->t[NTP_T_STOR] = now += extra(s, GS_STORAGE);
 	c->t[NTP_T_RESP] = now += draw(s, 400, 40);
 	c->t[NTP_T_SENT] = now += draw(s, 150, 20);
 	if (spdk_target)
 		c->t[NTP_T_FREE] = now + draw(s, 200, 20);
 	c->h[NTP_H_RX] = now += crossing(s, 5000, 150);
-	c->h[NTP_H_RX_DRV] = now += draw_or(s, s->cfg->rx_path_ns, 4300, 100);
+	now += draw_or(s, s->cfg->rx_path_ns, 4300, 100);
+	c->h[NTP_H_RX_DRV] = now += extra(s, GS_HOST_RX);
 	c->h[NTP_H_CQE] = now += draw(s, 140, 20);
 	c->h[NTP_H_COMPLETE] = now += draw(s, 10, 5);
 	if (!spdk_host)
@@ -327,7 +349,14 @@ static int issue(struct sim *s, int h, uint32_t slot, int64_t start, int64_t *do
 			return -1;
 		s->res ? s->res->target_records++ : 0;
 	}
-	if (host_rec && ntp_sampled(hash, cfg->sample_rate)) {
+	/* a sampled host record lost (no draw without host_loss: the same
+	 * seed, the same recordings) */
+	if (host_rec && ntp_sampled(hash, cfg->sample_rate) && cfg->host_loss > 0 &&
+	    unit(s) < cfg->host_loss) {
+		if (ntp_db_add_lost(hm->db, NTP_CAUSE_RING_FULL, 1))
+			return -1;
+		s->res ? s->res->host_lost[h]++ : 0;
+	} else if (host_rec && ntp_sampled(hash, cfg->sample_rate)) {
 		r.role = NTP_ROLE_HOST;
 		to_record(&r, c.h, NTP_H_NPOINTS, hm->mono_base, 0);
 		if (ntp_db_add_cmd(hm->db, &r) || keep_truth(s, h, &c, target_rec))

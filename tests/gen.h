@@ -17,6 +17,18 @@
 #define GEN_MAX_HOSTS 16
 #define GEN_MAX_TARGETS 4
 
+/* The stages whose times -Y shifts and -X stalls, each at one component:
+ * host_block h_blk_sub (kernel hosts), host_driver h_drv_sub, network the
+ * command's crossing (wire), target_driver t_drv_sub, storage t_storage,
+ * host_rx h_rx_path (in the network stage when joined). */
+enum gen_stage {
+	GS_HOST_BLOCK, GS_HOST_DRIVER, GS_NETWORK, GS_TARGET_DRIVER, GS_STORAGE, GS_HOST_RX,
+	GS_N
+};
+
+/* Their names, as the report's stages (ntprof-gen -X, -Y). */
+extern const char *const gen_stage_name[GS_N];
+
 struct gen_config {
 	uint64_t seed;            /* PRNG seed: same seed, same files */
 	double seconds;           /* workload length */
@@ -38,6 +50,8 @@ struct gen_config {
 	double host_window[2];    /* host records [a, b] seconds of the workload */
 	double target_window[2];  /* target records [a, b]; may exceed the workload */
 	double target_loss;       /* share of the target's records dropped */
+	double host_loss;         /* share of the hosts' sampled records lost, as to
+				   * a full ring: counted in lost, not stored */
 	int64_t target_clock_ns;  /* target mono = host mono + this (per host i: + i s) */
 	int64_t wall_error_ns;    /* target's wall clock error */
 	double target_drift_ppm;  /* target's CLOCK_MONOTONIC runs this much fast */
@@ -52,6 +66,11 @@ struct gen_config {
 				   * receive path stage, constant) */
 	double rate_at;           /* > 0: from this second of the workload on ... */
 	double rate_iops;         /* ... each host issues this many commands/s */
+	int64_t shift_ns[GS_N];   /* each command's stage takes this much longer: its
+				   * whole distribution, median included, moves */
+	double stall_prob[GS_N];  /* > 0: each command's stage stalls with this
+				   * probability (independently) ... */
+	int64_t stall_ns[GS_N];   /* ... for this much longer: a heavy tail */
 };
 
 /* What the generator knows about one sampled host command. */
@@ -79,6 +98,7 @@ struct gen_result {
 	uint64_t host_records[GEN_MAX_HOSTS];
 	uint64_t target_records;
 	uint64_t issued[GEN_MAX_HOSTS]; /* commands in each host's window */
+	uint64_t host_lost[GEN_MAX_HOSTS]; /* sampled records lost (host_loss) */
 };
 
 /* Fill CFG with the defaults (one host, qd 1, reads, -s 1, kernel TCP). */

@@ -7,6 +7,7 @@
 # numbers computed without the plot code:
 # - each bar segment against the stage's mean in `ntprof report --json`,
 #   each stack's end against the mean end to end, the axis against both;
+#   the tail bands' bars (tails.svg) against the report's tail[] likewise;
 # - the generator's known parameters: run a's storage is a constant 40 us
 #   (-c storage=40000), run b's is 25 us longer than the default (-M 25000),
 #   and run a's rate triples at second 1 (-R 1,3000);
@@ -22,7 +23,7 @@
 # - the latency panel on a log axis: with a p99 of 4 ms, the mean is still
 #   drawn well above the panel's floor;
 # - the time series: its buckets and rates as `ntprof report --timeline`
-#   prints them;
+#   prints them, and the commands in flight as its rate times its mean;
 # - index.html: every plot inline, no script, nothing fetched; and
 #   rendered as a page (a screenshot), with something drawn in the plot
 #   area of every panel;
@@ -153,7 +154,7 @@ EOF
 expect "plot two runs: exit" $? 0
 expect "plot two runs: stderr" "$(cat err.txt)" ""
 expect "plot two runs: files" "$(tr '\n' ' ' < multi.files)" \
-	"multi/stages.svg multi/cdf-1.svg multi/cdf-2.svg multi/timeline.svg multi/index.html "
+	"multi/stages.svg multi/tails.svg multi/cdf-1.svg multi/cdf-2.svg multi/timeline.svg multi/index.html "
 # 2. One run, buckets of 100 ms, the writes only (the second figure: plot
 # numbers do not change with -g), into a directory that holds this plot's
 # files from before (they are overwritten, and CDFs this plot has not are
@@ -164,15 +165,15 @@ echo "my notes" > single/cdf-notes.svg
 "$NTPROF" plot -o single -g write --timeline 100ms a-h.db,a-t.db > single.files 2> err.txt
 expect "plot one run: exit" $? 0
 expect "plot one run: files" "$(tr '\n' ' ' < single.files)" \
-	"single/stages.svg single/cdf-2.svg single/timeline.svg single/index.html "
+	"single/stages.svg single/tails.svg single/cdf-2.svg single/timeline.svg single/index.html "
 expect "plot one run: the directory" "$(ls single | tr '\n' ' ')" \
-	"cdf-2.svg cdf-notes.svg index.html stages.svg timeline.svg "
+	"cdf-2.svg cdf-notes.svg index.html stages.svg tails.svg timeline.svg "
 # 3. A host's recording alone: the host's stages (network and target as
 # one).
 "$NTPROF" plot -o hostonly b-h.db > hostonly.files 2> err.txt
 expect "plot a host alone: exit" $? 0
 expect "plot a host alone: files" "$(tr '\n' ' ' < hostonly.files)" \
-	"hostonly/stages.svg hostonly/cdf-1.svg hostonly/cdf-2.svg hostonly/timeline.svg hostonly/index.html "
+	"hostonly/stages.svg hostonly/tails.svg hostonly/cdf-1.svg hostonly/cdf-2.svg hostonly/timeline.svg hostonly/index.html "
 # 4. An SPDK run beside a kernel run, an SPDK host alone, and a host with
 # a p99 of 4 ms.
 "$NTPROF" plot -o spdk -l kernel,spdk a-h.db,a-t.db s-h.db,s-t.db > /dev/null 2> err.txt
@@ -304,6 +305,39 @@ def stages(plot, only=""):
     check(largest <= xmax <= 1.5 * largest and xmin == 0,
           "%s: stages axis %g..%g for stacks up to %.3f us" % (out, xmin, xmax, largest))
 
+def tails(plot, only=""):
+    """tails.svg: a stack per group and band of the report's tail[], each
+    segment the stage's mean over the band's commands, the stack ending at
+    their sum."""
+    out = plot + ".out"
+    axis = [a for a in rows(out, "AXIS") if a[0] == "tails.svg"][0]
+    xmin, xmax = float(axis[2]), float(axis[3])
+    tol = (xmax - xmin) / 500
+    stacks = rows(out, "TAILSTACK")
+    want = sum(len({t["band"] for t in g["tail"]}) for r in plots[plot].values()
+               for g in reports[r]["groups"] if g["queue"] == "io" and only in g["name"])
+    check(len(stacks) == want >= 4, "%s: %d tail stacks, the reports have %d bands" % (out, len(stacks), want))
+    largest = 0
+    for n, label, end, fig in stacks:
+        title, band = label.rsplit("_", 1)
+        run, g = group(plot, title)
+        if g is None:
+            check(False, "%s: tail stack %s: no such group in the report" % (out, label))
+            continue
+        rows_ = [t for t in g["tail"] if t["band"] == band]
+        bars = [b for b in rows(out, "TAILBAR") if b[0] == n and b[1] == label]
+        check([b[2] for b in bars] == [t["stage"] for t in rows_],
+              "%s: tail stack %s: stages %s, the report's %s" % (out, label, [b[2] for b in bars],
+                                                                [t["stage"] for t in rows_]))
+        for b, t in zip(bars, rows_):
+            check(near(float(b[3]), t["mean_ns"] / 1e3, tol),
+                  "%s: %s %s drawn %s us, the report says %.3f" % (out, label, t["stage"], b[3], t["mean_ns"] / 1e3))
+        total = sum(t["mean_ns"] for t in rows_) / 1e3
+        largest = max(largest, total)
+        check(near(float(end), total, tol), "%s: tail stack %s ends at %s us, its stages add up to %.3f" % (out, label, end, total))
+    check(largest <= xmax <= 1.5 * largest and xmin == 0,
+          "%s: tails axis %g..%g for stacks up to %.3f us" % (out, xmin, xmax, largest))
+
 def cdfs(plot):
     """One figure per operation and size, a panel per component with every
     run's line in it, on a log axis fitted to them all; no line for a
@@ -359,10 +393,11 @@ def timeline(plot, nstacks):
     out = plot + ".out"
     counts = {c[0]: int(c[1]) for c in rows(out, "COUNT")}
     nfig = len({s[3] for s in rows(out, "STACK")})
-    check(counts.get("panels") == 3 * nfig, "%s: %s time series panels, not 3 a figure" % (out, counts.get("panels")))
-    check(counts.get("rate-lines") == nstacks and counts.get("latency-lines") == 2 * nstacks,
-          "%s: %s rate and %s latency lines for %d series" % (out, counts.get("rate-lines"), counts.get("latency-lines"), nstacks))
-    check(counts.get("index-svgs") == nfig + 2,
+    check(counts.get("panels") == 4 * nfig, "%s: %s time series panels, not 4 a figure" % (out, counts.get("panels")))
+    check(counts.get("rate-lines") == nstacks and counts.get("latency-lines") == 2 * nstacks and
+          counts.get("qd-lines") == nstacks,
+          "%s: %s rate, %s latency and %s in-flight lines for %d series" % (out, counts.get("rate-lines"), counts.get("latency-lines"), counts.get("qd-lines"), nstacks))
+    check(counts.get("index-svgs") == nfig + 3,
           "%s: index.html holds %s plots" % (out, counts.get("index-svgs")))
     for a in rows(out, "AXIS"):
         if a[0].startswith("timeline-latency"):
@@ -370,6 +405,7 @@ def timeline(plot, nstacks):
 
 for plot in plots:
     stages(plot, "write" if plot == "single" else "")
+    tails(plot, "write" if plot == "single" else "")
     cdfs(plot)
     timeline(plot, len(rows(plot + ".out", "STACK")))
 
@@ -416,8 +452,8 @@ check(lat.get(("mean", "1"), 0) >= 0.12 and lat.get(("p99", "1"), 0) > lat.get((
       "spike: the mean latency drawn at %s of the panel's height, the p99 at %s" % (lat.get(("mean", "1")), lat.get(("p99", "1"))))
 check(maxes["spike"]["read"] > 4000, "spike: the largest read took %.0f us, not over 4 ms" % maxes["spike"]["read"])
 
-# timeline(PATH): per group name, its buckets (start s, commands/s) as
-# `ntprof report --timeline` prints them
+# timeline(PATH): per group name, its buckets (start s, commands/s, mean
+# us) as `ntprof report --timeline` prints them
 def report_timeline(path):
     series, name = {}, None
     for l in open(path):
@@ -425,21 +461,28 @@ def report_timeline(path):
             name = l[3:].rsplit(" ", 1)[0].strip()
             series[name] = []
         elif name and re.match(r"^ +[0-9.]+ +[0-9]+ ", l):
-            series[name].append((float(l.split()[0]), float(l.split()[1])))
+            series[name].append(tuple(float(v) for v in l.split()[:3]))
     return series
 
 # drawn(OUT, N, WANT, WIDTH): the rate line of series N against WANT's
 # buckets, each drawn at the bucket's middle
 def drawn(out, n, label, want, width):
     pts = [(float(t), float(v)) for m, t, v in rows(out, "RATE") if m == n]
+    qds = [float(v) for m, t, v in rows(out, "QD") if m == n]
     fig = [s[3] for s in rows(out, "STACK") if s[0] == n][0]
     rmax = [float(a[3]) for a in rows(out, "AXIS") if a[0] == "timeline-rate-" + fig][0]
     check(len(pts) == len(want) and len(want) >= 19,
           "%s: %s: %d buckets drawn, report --timeline has %d" % (out, label, len(pts), len(want)))
-    check(rmax >= max(v for t, v in want), "%s: rate axis up to %g, below the largest rate" % (out, rmax))
-    for (t, v), (wt, wv) in zip(pts, want):
+    check(rmax >= max(v for t, v, m in want), "%s: rate axis up to %g, below the largest rate" % (out, rmax))
+    for (t, v), (wt, wv, wm) in zip(pts, want):
         check(near(t, wt + width / 2, width / 40) and near(v, wv, rmax / 150),
               "%s: %s: bucket at %.3f s drawn at %.3f s, %.0f/s; report --timeline: %.0f/s" % (out, label, wt, t, v, wv))
+    # the commands in flight: Little's law from the report's rate and mean
+    qmax = [float(a[3]) for a in rows(out, "AXIS") if a[0] == "timeline-qd-" + fig][0]
+    check(len(qds) == len(want), "%s: %s: %d in-flight points, %d buckets" % (out, label, len(qds), len(want)))
+    for q, (wt, wv, wm) in zip(qds, want):
+        check(near(q, wv * wm / 1e6, qmax / 150 + 0.001 * q),
+              "%s: %s: bucket at %.3f s: %.4f in flight drawn; rate x mean: %.4f" % (out, label, wt, q, wv * wm / 1e6))
     return pts
 
 # Run a's rates by default (at most 50 buckets: 50 ms) and at 100 ms as

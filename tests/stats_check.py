@@ -4,7 +4,8 @@
 tables: each command's components from its stored point deltas (as
 docs/schema.md defines them), the pairs of host and target records from
 ntp_match, everything else here in Python. Checks .timeline, .hist, .cdf,
-.slowest, .percentiles --stages and `ntprof report --timeline`.
+.slowest, .percentiles --stages, .queues, .tail (with `ntprof report --json --detail`'s
+tail bands) and `ntprof report --timeline`.
 
   stats_check.py NTPROF NTPROF_SHELL HOST.db [TARGET.db]
 
@@ -13,6 +14,7 @@ failure.
 """
 import csv
 import io
+import json
 import sqlite3
 import subprocess
 import sys
@@ -80,6 +82,10 @@ def recording(path):
                                               't_stor', 't_resp', 't_sent'))
         cmds.append(c)
     dur = meta['mono_stop'] - meta['mono_start']
+    # records lost: (the end of the interval they were counted in, n)
+    meta = dict(meta)
+    meta['lost'] = db.execute('SELECT i.stop, l.n FROM lost AS l '
+                              'JOIN interval AS i ON i.id = l.interval').fetchall()
     return meta, cmds, dur
 
 
@@ -143,6 +149,11 @@ for width in (300000000, 500000000, 1000000000, 2000000000):
                   what + ': cmds_per_s %s' % r['cmds_per_s'])
             check(near(r['mean_us'], sum(e) / n / 1e3, 0.0051), what + ': mean_us')
             check(near(r['p99_us'], rank(e, 99000) / 1e3, 0.0051), what + ': p99_us')
+            # Little's law: rate x mean
+            check(near(r['qd'], meta['sample_rate'] * sum(e) / dt, 0.0051), what + ': qd')
+            # the recording's losses in the intervals that end in the bucket
+            lost = sum(n for stop, n in meta['lost'] if max(0, (stop - 1 - first) // width) == b)
+            check(int(r['lost']) == lost, what + ': lost %s, expected %d' % (r['lost'], lost))
 
 # the host's commands with their target records, paired as ntp_match pairs them
 joined = 'target' in recs
@@ -203,6 +214,71 @@ for name in sorted({c['name'] for c in report}):
               all(near(r[0][p], rank(v, q) / 1e3, 0.0051) for p, q in
                   (('p50_us', 50000), ('p90_us', 90000), ('p99_us', 99000),
                    ('p999_us', 99900))), '.percentiles --stages: %s %s: %s' % (name, st, r))
+
+# ---- .tail and report --detail --json's tail[]: the tail bands ----
+# each group's commands sorted by end to end (then host cmd.t), cut at the
+# nearest ranks of the p50, p90, p99 and p99.9; per band each stage's mean
+tail = run_shell('.tail')
+doc = subprocess.run([ntprof, 'report', '--json', '--detail'] + dbs, capture_output=True,
+                     text=True)
+check(doc.returncode == 0, 'report --json --detail: exit %d' % doc.returncode)
+jgroups = {g['name']: g for g in json.loads(doc.stdout)['groups']} if doc.returncode == 0 else {}
+bands = ('p0-50', 'p50-90', 'p90-99', 'p99-99.9', 'p99.9-100')
+for name in sorted({c['name'] for c in report}):
+    cs = sorted((c for c in report if c['name'] == name), key=lambda c: (c['e2e'], c['t']))
+    n = len(cs)
+    cuts = [(n * q + 99999) // 100000 for q in (50000, 90000, 99000, 99900)] + [n]
+    want, lo = [], 0
+    for b, hi in zip(bands, cuts):
+        part = cs[lo:hi]
+        lo = max(lo, hi)
+        if not part:
+            continue
+        e = [c['e2e'] for c in part]
+        st = {k: sum(stages(c, joined)[k] for c in part) for k in stages(part[0], joined)}
+        top = max(st, key=lambda k: st[k])  # the first on a tie, in stage order
+        for k, v in st.items():
+            want.append((b, len(part), min(e), max(e), sum(e) / len(e), k, v / len(part),
+                         v / sum(e), k == top))
+    got = [r for r in tail if r['group'] == name]
+    what = '.tail %s' % name
+    check(len(got) == len(want), what + ': %d rows, expected %d' % (len(got), len(want)))
+    for r, w in zip(got, want):
+        check(r['band'] == w[0] and int(r['cmds']) == w[1] and
+              near(r['e2e_us'], w[4] / 1e3, 0.0051) and r['stage'] == label.get((name, w[5]))
+              and near(r['mean_us'], w[6] / 1e3, 0.0051) and
+              near(r['share_pct'], 100 * w[7], 0.5 + 1e-9) and
+              (r['largest'] == '*') == w[8], what + ': %s, expected %s' % (r, w))
+    rows = jgroups.get(name, {}).get('tail', [])
+    check(len(rows) == len(want), 'report -j -d %s: %d tail rows, expected %d'
+          % (name, len(rows), len(want)))
+    for r, w in zip(rows, want):
+        check(r['band'] == w[0] and r['n'] == w[1] and r['e2e_min_ns'] == w[2] and
+              r['e2e_max_ns'] == w[3] and near(r['e2e_mean_ns'], w[4], 1e-6) and
+              r['stage'] == w[5] and near(r['mean_ns'], w[6], 1e-6) and
+              near(r['share'], w[7], 1e-9) and r['largest'] == int(w[8]),
+              'report -j -d %s: %s, expected %s' % (name, r, w))
+
+# ---- .queues: per group and qid ----
+queues = run_shell('.queues')
+grate = {r['name']: float(r['rate']) for r in run_shell('SELECT name, rate FROM ntp_report_group;')}
+for name in sorted({c['name'] for c in report}):
+    cs = [c for c in report if c['name'] == name]
+    got = [r for r in queues if r['group'] == name]
+    qids = sorted({c['qid'] for c in cs})
+    check([int(r['qid']) for r in got] == qids, '.queues %s: qids %s, expected %s'
+          % (name, [r['qid'] for r in got], qids))
+    for r in got:
+        e = [c['e2e'] for c in cs if c['qid'] == int(r['qid'])]
+        share = len(e) / len(cs)
+        what = '.queues %s qid %s' % (name, r['qid'])
+        check(int(r['cmds']) == len(e) and near(r['share_pct'], 100 * share, 0.051) and
+              near(r['cmds_per_s'], grate[name] * share, 0.051) and
+              near(r['mean_us'], sum(e) / len(e) / 1e3, 0.0051) and
+              near(r['p50_us'], rank(e, 50000) / 1e3, 0.0051) and
+              near(r['p99_us'], rank(e, 99000) / 1e3, 0.0051) and
+              near(r['qd'], grate[name] * share * sum(e) / len(e) / 1e9, 0.0051),
+              what + ': %s' % r)
 
 # ---- ntprof report --timeline: the report unchanged, then the series ----
 plain = subprocess.run([ntprof, 'report'] + dbs, capture_output=True, text=True).stdout

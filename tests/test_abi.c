@@ -124,29 +124,6 @@ static void test_causes(void **state)
 	sqlite3_close(db);
 }
 
-/* The reader's constants are the stored schema's own: a new version in
- * sql/schema.sql and not in ntp_schema.h (or back) fails here. */
-static void test_schema_constants(void **state)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-
-	(void)state;
-	for (int host = 0; host < 2; host++) {
-		assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-		assert_int_equal(ntp_schema_apply(db, host), SQLITE_OK);
-		assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM"
-						    " pragma_user_version), (SELECT application_id"
-						    " FROM pragma_application_id)", -1, &st, NULL),
-				 SQLITE_OK);
-		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-		assert_int_equal(sqlite3_column_int(st, 0), NTP_SCHEMA_VERSION);
-		assert_int_equal(sqlite3_column_int(st, 1), NTP_APPLICATION_ID);
-		sqlite3_finalize(st);
-		sqlite3_close(db);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,7 +132,6 @@ int main(void)
 		cmocka_unit_test(test_hash_uses_every_field),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_causes),
-		cmocka_unit_test(test_schema_constants),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

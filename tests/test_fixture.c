@@ -957,12 +957,70 @@ static const char *const s_ntp_group_matched[] = {
 	NULL
 };
 
+/*
+ * Lost records per group (ntp_grp_lost): the host lost 3 in its second
+ * interval, whose counted commands are read 4KiB 3000, read 8KiB 1000 and
+ * flush 5 (4005): 3 x 3000 / 4005 = 2.24719101124, 3 x 1000 / 4005 =
+ * 0.749063670412, 3 x 5 / 4005 = 0.00374531835206; write 16KiB had none
+ * in that interval. Stored: the intervals' sampled counts. The target lost
+ * none.
+ */
+static const char *const s_ntp_grp_lost[] = {
+	"db,grp,stored,lost",
+	"host,1,3,2.24719101124", "host,2,1,0.0", "host,3,1,0.749063670412",
+	"host,4,0,0.00374531835206",
+	"target,1,3,0.0", "target,2,1,0.0", "target,3,1,0.0",
+	NULL
+};
+
+/*
+ * The join check: the offset's mapping a = (H_WALL - T_WALL) - offset =
+ * -2000000 + 1999700 = -300, so host cmd.t x is target cmd.t x - 300 and
+ * the target's 2.5 s hold host cmd.t 300 to 2500000300: all 5 host
+ * commands (one controller, NQN and cntlid 1, on both). Kept 5 / 5; 4
+ * matched: 80 % (over 50). Pairs 4, needed min(10, 5 / 2 = 2). Skews (all 4
+ * sampled: 4 / 200 rounds to 0, max 1): -1200, -400, 0, 700, median (rank
+ * 2) -400; deviations 0, 400, 800, 1100, median 400; 4 x 400 is under the
+ * 100 us window. Joined.
+ */
+static const char *const s_ntp_join_check[] = {
+	"hdb,tdb,host_records,eligible,kept,matched,share_pct,pairs,window_ns,skew_mad_ns,"
+	"verdict,reason,message",
+	"host,target,5,5,1.0,4,80.0,4,100000,400,joined,NULL,NULL",
+	NULL
+};
+
+static const char *const s_ntp_join_ok[] = {
+	"hdb,tdb",
+	"host,target",
+	NULL
+};
+
+/* Rates: read 4KiB and read 8KiB counted (exact), write 16KiB lost none:
+ * as the host's ntp_grp_rate. lost_pct = 100 lost / (sampled + lost):
+ * 224.719 / 5.24719 = 42.8265524625, 74.906 / 1.74906 the same; the target
+ * lost nothing (0.0; NULL for the host group). Over 1 %: host_lost. */
 static const char *const s_ntp_report_group[] = {
 	"hdb,grp,name,queue,op,bytes,sampled,rate,exact,matched,mode,host_driver,transport,"
-	"target_driver",
-	"host,1,read 4KiB nvme1n1,io,read,4096,3,3030.3030303,1,3,joined,kernel,tcp,kernel",
-	"host,2,write 16KiB nvme1n1,io,write,16384,1,2.0,0,1,joined,kernel,tcp,kernel",
-	"host,3,read 8KiB nvme1n1,io,read,8192,1,500.0,1,0,host,kernel,tcp,kernel",
+	"target_driver,lost,lost_pct,target_lost_pct,unreliable",
+	"host,1,read 4KiB nvme1n1,io,read,4096,3,3030.3030303,1,3,joined,kernel,tcp,kernel,"
+	"2.24719101124,42.8265524625,0.0,host_lost",
+	"host,2,write 16KiB nvme1n1,io,write,16384,1,2.0,0,1,joined,kernel,tcp,kernel,0.0,0.0,"
+	"0.0,NULL",
+	"host,3,read 8KiB nvme1n1,io,read,8192,1,500.0,1,0,host,kernel,tcp,kernel,"
+	"0.749063670412,42.8265524625,NULL,host_lost",
+	NULL
+};
+
+/* about %.0f of %.0f: 2.247 of 5.247, 0.749 of 1.749; 42.8 by %.3g */
+static const char *const s_ntp_report_warning[] = {
+	"level,hdb,tdb,grp,reason,message",
+	"group,host,NULL,1,host_lost,\"about 2 of 5 sampled commands lost while recording "
+	"(42.8 %, over 1 %): the rate counts them, the latency and stages rest on the 3 "
+	"stored\"",
+	"group,host,NULL,3,host_lost,\"about 1 of 2 sampled commands lost while recording "
+	"(42.8 %, over 1 %): the rate counts them, the latency and stages rest on the 1 "
+	"stored\"",
 	NULL
 };
 
@@ -1144,6 +1202,10 @@ static const struct view_case session_views[] = {
 	{ "ntp_joined", "hdb, ht, tdb, tt", s_ntp_joined },
 	{ "ntp_match", "hdb, ht, tdb, tt", s_ntp_match },
 	{ "ntp_match_stats", "hdb", s_ntp_match_stats },
+	{ "ntp_grp_lost", "db, grp", s_ntp_grp_lost },
+	{ "ntp_join_check", "hdb, tdb", s_ntp_join_check },
+	{ "_ntp_join_ok", "hdb, tdb", s_ntp_join_ok },
+	/* (the views after this one read the join check: JOIN_CHECK_AT) */
 	{ "ntp_unmatched", "hdb, ht", s_ntp_unmatched },
 	{ "ntp_report_unmatched", "reason", s_ntp_report_unmatched },
 	{ "_ntp_group_matched", "hdb, grp", s_ntp_group_matched },
@@ -1154,30 +1216,48 @@ static const struct view_case session_views[] = {
 	{ "ntp_report_stage", "hdb, grp, ord", s_ntp_report_stage },
 	{ "ntp_report_largest", "hdb, grp", s_ntp_report_largest },
 	{ "ntp_report_throughput", "op", s_ntp_report_throughput },
+	{ "ntp_report_warning", "level = 'group', hdb, grp, tdb, reason", s_ntp_report_warning },
 };
 
+/* The views up to the join check; the report's after it read it. */
+#define JOIN_CHECK_AT 14
+
 /* Both flags, before and after ntp_session_prepare (which swaps views for
- * cached tables): the same rows every time. */
+ * cached tables): the same rows every time. Before, the views after the
+ * join check are read over it computed once (as sqlite3 reads them over
+ * its cache): SQLite expands every view where it is named, and those
+ * views name the join check, which expands the join and the clock offset,
+ * several times each, so uncached they would take minutes and gigabytes
+ * even here. */
 static void test_session_views(void **state)
 {
 	static const int flags[] = { 0, NTP_OPEN_PORTABLE };
 	char *paths[2] = { target_path, host_path }; /* roles come from meta, not order */
+	const size_t n = sizeof(session_views) / sizeof(session_views[0]);
 	struct ntp_session s;
 	char err[1024], where[64];
 
+	assert_string_equal(session_views[JOIN_CHECK_AT - 1].name, "_ntp_join_ok");
 	failures = 0;
 	for (int f = 0; f < 2; f++) {
 		if (ntp_session_open(&s, 2, paths, flags[f], err, sizeof(err)))
 			fail_msg("open: %s", err);
 		assert_int_equal(s.native, flags[f] == 0);
 		snprintf(where, sizeof(where), "%s, views", f ? "portable" : "native");
-		check_views(s.db, where, session_views,
-			    sizeof(session_views) / sizeof(session_views[0]));
+		check_views(s.db, where, session_views, JOIN_CHECK_AT);
+		if (ntp_session_cache(&s, "ntp_join_check", err, sizeof(err)))
+			fail_msg("cache: %s", err);
+		snprintf(where, sizeof(where), "%s, views over the join check",
+			 f ? "portable" : "native");
+		check_views(s.db, where, session_views + JOIN_CHECK_AT, n - JOIN_CHECK_AT);
+		/* prepared anew: the session caches the join check itself */
+		ntp_session_close(&s);
+		if (ntp_session_open(&s, 2, paths, flags[f], err, sizeof(err)))
+			fail_msg("open: %s", err);
 		if (ntp_session_prepare(&s, err, sizeof(err)))
 			fail_msg("prepare: %s", err);
 		snprintf(where, sizeof(where), "%s, prepared", f ? "portable" : "native");
-		check_views(s.db, where, session_views,
-			    sizeof(session_views) / sizeof(session_views[0]));
+		check_views(s.db, where, session_views, n);
 		ntp_session_close(&s);
 	}
 	if (failures)

@@ -65,6 +65,9 @@ static void check_join(const struct gen_config *cfg, int expect_all)
 		/* no target record is taken twice */
 		assert_int_equal(tl_int(s.db, "SELECT count(*) - count(DISTINCT tdb || tt) FROM "
 					"ntp_match"), 0);
+		/* a true join, partial or not, is never refused */
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check WHERE hdb = '%q'"
+					" AND verdict = 'joined'", db), 1);
 		free(paths[h]);
 	}
 	free(paths[cfg->nhosts]);
@@ -273,6 +276,8 @@ static void test_jitter_depth(void **state)
 		if (matched * 1000 < (int64_t)r.host_records[0] * 995)
 			fail_msg("qd %u: %lld of %llu host records matched", c.qd, (long long)matched,
 				 (unsigned long long)r.host_records[0]);
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
+					" WHERE verdict = 'joined'"), 1);
 		ntp_session_close(&s);
 		gen_result_free(&r);
 		tl_cleanup();
@@ -304,6 +309,9 @@ static void test_jitter_repeats(void **state)
 			 (int64_t)r.host_records[0] - matched);
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_unmatched WHERE reason != "
 				"'ambiguous'"), (int64_t)r.host_records[0] - (int64_t)truth_matched(&r, 0));
+	/* the repeats time cannot tell apart are left out, the join stands */
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
+				" WHERE verdict = 'joined'"), 1);
 	ntp_session_close(&s);
 	gen_result_free(&r);
 	tl_cleanup();

@@ -26,7 +26,7 @@
 #define EXT_PATH ".output/ntprof_sqlite.so"
 
 /* The three nearest-rank quantiles, in units of 1/100000. */
-static const int64_t Q[3] = { 50000, 99000, 99900 };
+static const int64_t Q[4] = { 50000, 90000, 99000, 99900 };
 
 static const char *const WINDOW_SQL =
 	"WITH r AS (SELECT g, x, row_number() OVER (PARTITION BY g ORDER BY x) AS rn,"
@@ -77,13 +77,13 @@ static int64_t *dup64(const int64_t *v, size_t n)
 }
 
 /* The reference: sort a copy, take ranks (n*Q + 99999) / 100000 (1-based). */
-static void ref_quantiles(const int64_t *v, size_t n, int64_t out[3])
+static void ref_quantiles(const int64_t *v, size_t n, int64_t out[4])
 {
 	int64_t *s = dup64(v, n);
 
 	assert_true(n > 0);
 	qsort(s, n, sizeof(*s), cmp64);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		size_t r = (size_t)(((int64_t)n * Q[i] + 99999) / 100000);
 
 		assert_true(r >= 1 && r <= n);
@@ -92,9 +92,10 @@ static void ref_quantiles(const int64_t *v, size_t n, int64_t out[3])
 	free(s);
 }
 
-static void fmt_q(char *buf, size_t len, const int64_t q[3])
+/* ntp_quantiles' result: [p50,p99,p999] */
+static void fmt_q(char *buf, size_t len, const int64_t q[4])
 {
-	snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[1], q[2]);
+	snprintf(buf, len, "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[2], q[3]);
 }
 
 /* ntp_select_quantiles on a copy of SRC: the reference's values, and the
@@ -102,7 +103,7 @@ static void fmt_q(char *buf, size_t len, const int64_t q[3])
 static void check_select64(const int64_t *src, size_t n)
 {
 	int64_t *v = dup64(src, n), *s = dup64(src, n);
-	int64_t want[3], got[3] = { -1, -1, -1 };
+	int64_t want[4], got[4] = { -1, -1, -1, -1 };
 
 	ref_quantiles(src, n, want);
 	assert_int_equal(ntp_select_quantiles(v, n, got), 0);
@@ -118,7 +119,7 @@ static void check_select64(const int64_t *src, size_t n)
 static void check_select32(const int64_t *src, size_t n)
 {
 	int32_t *v = malloc(n * sizeof(*v)), *s = malloc(n * sizeof(*s));
-	int64_t want[3], got[3] = { -1, -1, -1 };
+	int64_t want[4], got[4] = { -1, -1, -1, -1 };
 
 	assert_non_null(v);
 	assert_non_null(s);
@@ -222,57 +223,53 @@ static int64_t gen_two_values(size_t i, size_t n)
 	return i & 1 ? INT64_MAX : INT64_MIN;
 }
 
+static void expect_q(const int64_t out[4], int64_t p50, int64_t p90, int64_t p99, int64_t p999)
+{
+	assert_int_equal(out[0], p50);
+	assert_int_equal(out[1], p90);
+	assert_int_equal(out[2], p99);
+	assert_int_equal(out[3], p999);
+}
+
 static void test_select_known(void **state)
 {
 	int64_t one[] = { 7 }, two[] = { 5, 3 }, three[] = { 30, 10, 20 };
-	int64_t v[1001], out[3];
+	int64_t v[1001], out[4];
 
 	assert_int_equal(ntp_select_quantiles(one, 1, out), 0);
-	assert_int_equal(out[0], 7);
-	assert_int_equal(out[1], 7);
-	assert_int_equal(out[2], 7);
-	/* n = 2: ranks 1, 2, 2 */
+	expect_q(out, 7, 7, 7, 7);
+	/* n = 2: ranks 1, 2, 2, 2 */
 	assert_int_equal(ntp_select_quantiles(two, 2, out), 0);
-	assert_int_equal(out[0], 3);
-	assert_int_equal(out[1], 5);
-	assert_int_equal(out[2], 5);
-	/* n = 3: ranks 2, 3, 3 */
+	expect_q(out, 3, 5, 5, 5);
+	/* n = 3: ranks 2, 3, 3, 3 */
 	assert_int_equal(ntp_select_quantiles(three, 3, out), 0);
-	assert_int_equal(out[0], 20);
-	assert_int_equal(out[1], 30);
-	assert_int_equal(out[2], 30);
-	/* 1..100 shuffled: ranks 50, 99, 100 */
+	expect_q(out, 20, 30, 30, 30);
+	/* 1..100 shuffled: ranks 50, 90, 99, 100 */
 	for (int i = 0; i < 100; i++)
 		v[i] = (i * 37) % 100 + 1;
 	assert_int_equal(ntp_select_quantiles(v, 100, out), 0);
-	assert_int_equal(out[0], 50);
-	assert_int_equal(out[1], 99);
-	assert_int_equal(out[2], 100);
-	/* 1..1000: ranks 500, 990, 999 */
+	expect_q(out, 50, 90, 99, 100);
+	/* 1..1000: ranks 500, 900, 990, 999 */
 	for (int i = 0; i < 1000; i++)
 		v[i] = 1000 - i;
 	assert_int_equal(ntp_select_quantiles(v, 1000, out), 0);
-	assert_int_equal(out[0], 500);
-	assert_int_equal(out[1], 990);
-	assert_int_equal(out[2], 999);
-	/* 1..1001: ranks 501, 991, 1000 */
+	expect_q(out, 500, 900, 990, 999);
+	/* 1..1001: ranks 501, 901, 991, 1000 */
 	for (int i = 0; i < 1001; i++)
 		v[i] = (i * 10) % 1001 + 1;
 	assert_int_equal(ntp_select_quantiles(v, 1001, out), 0);
-	assert_int_equal(out[0], 501);
-	assert_int_equal(out[1], 991);
-	assert_int_equal(out[2], 1000);
+	expect_q(out, 501, 901, 991, 1000);
 }
 
 static void test_select_empty(void **state)
 {
-	int64_t v64[1] = { 1 }, out[3] = { 9, 9, 9 };
+	int64_t v64[1] = { 1 }, out[4] = { 9, 9, 9, 9 };
 	int32_t v32[1] = { 1 };
 
 	assert_int_equal(ntp_select_quantiles(v64, 0, out), -1);
 	assert_int_equal(ntp_select_quantiles32(v32, 0, out), -1);
 	assert_int_equal(out[0], 9);
-	assert_int_equal(out[2], 9);
+	assert_int_equal(out[3], 9);
 }
 
 static void test_select_random(void **state)
@@ -440,7 +437,7 @@ static void insert(sqlite3 *db, int64_t g, const int64_t *v, size_t n)
 
 static void assert_quantiles_of(sqlite3 *db, const char *sql, const int64_t *v, size_t n)
 {
-	int64_t want[3];
+	int64_t want[4];
 	char buf[80];
 
 	ref_quantiles(v, n, want);
@@ -577,7 +574,7 @@ static void test_sql_many_aggregates(void **state)
 	};
 	enum { N = 5000 };
 	sqlite3 *db = open_db();
-	int64_t v[N], w[N], q[3];
+	int64_t v[N], w[N], q[4];
 	char sql[2048] = "SELECT ''", want[13 * 64] = "", *got;
 
 	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
@@ -683,7 +680,7 @@ static void check_group_by(sqlite3 *db)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		size_t g = (size_t)sqlite3_column_int64(st, 0);
 		const char *got = (const char *)sqlite3_column_text(st, 1);
-		int64_t q[3];
+		int64_t q[4];
 		char want[80];
 
 		assert_int_equal(g, rows++);
@@ -708,7 +705,7 @@ static void check_window(sqlite3 *db)
 
 	assert_int_equal(sqlite3_prepare_v2(db, WINDOW_SQL, -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t q[3];
+		int64_t q[4];
 
 		while (!groups[g].n)
 			g++;
@@ -716,13 +713,51 @@ static void check_window(sqlite3 *db)
 		ref_quantiles(groups[g].v, groups[g].n, q);
 		for (int i = 0; i < 3; i++) {
 			assert_int_equal(sqlite3_column_type(st, 1 + i), SQLITE_INTEGER);
-			assert_int_equal(sqlite3_column_int64(st, 1 + i), q[i]);
+			assert_int_equal(sqlite3_column_int64(st, 1 + i), q[i ? i + 1 : 0]);
 		}
 		g++;
 		rows++;
 	}
 	assert_int_equal(sqlite3_finalize(st), SQLITE_OK);
 	assert_int_equal(rows, NGROUPS - 1);
+}
+
+/* ntp_dist(x, x) of each group whose sum fits in 64 bits: each entry
+ * [n, sum, p50, p99, p999, p90] of the reference, p90 last so that the
+ * first five keep their places. */
+static void check_dist(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	size_t checked = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT ntp_dist(x, x) FROM t WHERE g = ?", -1,
+					    &st, NULL), SQLITE_OK);
+	for (size_t g = 0; g < NGROUPS; g++) {
+		char one[160], want[330];
+		int64_t q[4], sum = 0;
+		int overflow = 0;
+
+		for (size_t i = 0; i < groups[g].n; i++)
+			overflow |= __builtin_add_overflow(sum, groups[g].v[i], &sum);
+		if (overflow)
+			continue;
+		if (!groups[g].n) {
+			snprintf(one, sizeof(one), "[0,null,null,null,null,null]");
+		} else {
+			ref_quantiles(groups[g].v, groups[g].n, q);
+			snprintf(one, sizeof(one), "[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+				 ",%" PRId64 "]", groups[g].n, sum, q[0], q[2], q[3], q[1]);
+		}
+		snprintf(want, sizeof(want), "[%s,%s]", one, one);
+		sqlite3_bind_int64(st, 1, (int64_t)g);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), want);
+		sqlite3_reset(st);
+		checked++;
+	}
+	sqlite3_finalize(st);
+	/* every group but the full-range int64 one */
+	assert_int_equal(checked, NGROUPS - 1);
 }
 
 static void test_sql_group_by(void **state)
@@ -733,6 +768,7 @@ static void test_sql_group_by(void **state)
 	fill_groups(db);
 	check_group_by(db);
 	check_window(db);
+	check_dist(db);
 	/* And the two SQL forms side by side, in SQL. */
 	if (asprintf(&diff, "WITH w(g, a, b, c) AS (%s), n AS (SELECT g, ntp_quantiles(x) AS q"
 		     " FROM t GROUP BY g) SELECT count(*) FROM n JOIN w USING (g)"
@@ -808,6 +844,122 @@ static void load_ext(const char *entry)
 	sqlite3_close(db);
 }
 
+/*
+ * The intervals' ranks (ntp_ci_ranks) against the rule of docs/sql.md
+ * worked out the slow way: h the least integer with D h^2 >= C n, found by
+ * bisection in 128-bit integers; l = floor(n q) - h, u = ceil(n q) + h + 1,
+ * none outside 1..n. Every n to 200,000, the n whose C n / D is a perfect
+ * square (the floating-point start lands on an integer) and its neighbours,
+ * and large n.
+ */
+static const struct {
+	int64_t q, c, d;
+} CI[NTP_CI_N] = { { 50000, 9604, 10000 }, { 99000, 3803184, 100000000 } };
+
+static void ref_ci(uint64_t n, int which, int *ok, uint64_t *l, uint64_t *u)
+{
+	unsigned __int128 cn = (unsigned __int128)CI[which].c * n, lo = 0, hi = 1ULL << 32;
+	uint64_t fl = n * (uint64_t)CI[which].q / 100000;
+	uint64_t ce = (n * (uint64_t)CI[which].q + 99999) / 100000;
+
+	while (lo < hi) {
+		unsigned __int128 mid = (lo + hi) / 2;
+
+		if ((unsigned __int128)CI[which].d * mid * mid >= cn)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*ok = fl >= (uint64_t)lo + 1 && ce + (uint64_t)lo + 1 <= n;
+	*l = fl - (uint64_t)lo;
+	*u = ce + (uint64_t)lo + 1;
+}
+
+static void check_ci(uint64_t n)
+{
+	for (int w = 0; w < NTP_CI_N; w++) {
+		uint64_t wl, wu;
+		size_t l = 0, u = 0;
+		int ok;
+
+		ref_ci(n, w, &ok, &wl, &wu);
+		if (!ok) {
+			assert_int_equal(ntp_ci_ranks((size_t)n, w, &l, &u), -1);
+			continue;
+		}
+		if (ntp_ci_ranks((size_t)n, w, &l, &u))
+			fail_msg("n %" PRIu64 " q %d: no interval, want [%" PRIu64 ", %" PRIu64 "]",
+				 n, w, wl, wu);
+		if (l != wl || u != wu)
+			fail_msg("n %" PRIu64 " q %d: [%zu, %zu], want [%" PRIu64 ", %" PRIu64 "]",
+				 n, w, l, u, wl, wu);
+	}
+}
+
+static void test_ci_ranks(void **state)
+{
+	size_t l, u;
+
+	for (uint64_t n = 1; n <= 200000; n++)
+		check_ci(n);
+	/* 0.9604 n = (49 j)^2 at n = 2500 j^2, and 0.03803184 n = (1617 j)^2 at
+	 * n = 68750000 j^2: exact squares, where the floating-point start
+	 * lands on an integer; and their neighbours */
+	for (uint64_t j = 1; j <= 20000; j += 7)
+		for (int64_t e = -2; e <= 2; e++)
+			check_ci(2500 * j * j + (uint64_t)e);
+	for (uint64_t j = 1; j <= 126; j++)
+		for (int64_t e = -2; e <= 2; e++)
+			check_ci(68750000 * j * j + (uint64_t)e);
+	for (uint64_t n = 1000000; n < (1ULL << 40); n = n * 3 + 1)
+		check_ci(n);
+	/* the first n with an interval: the median at 8 values (ranks 1 and 8),
+	 * p99 at 600 (ranks 589 and 600); none at 7 and 599 */
+	assert_int_equal(ntp_ci_ranks(7, 0, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(8, 0, &l, &u), 0);
+	assert_true(l == 1 && u == 8);
+	assert_int_equal(ntp_ci_ranks(599, 1, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(600, 1, &l, &u), 0);
+	assert_true(l == 589 && u == 600);
+	/* 10,000 values: the median's h is ceil(0.98 x 100) = 98 */
+	assert_int_equal(ntp_ci_ranks(10000, 0, &l, &u), 0);
+	assert_true(l == 5000 - 98 && u == 5000 + 98 + 1);
+	assert_int_equal(ntp_ci_ranks(0, 0, &l, &u), -1);
+	assert_int_equal(ntp_ci_ranks(100, NTP_CI_N, &l, &u), -1);
+	/* beyond 2^40 values, none (C n could overflow) */
+	assert_int_equal(ntp_ci_ranks((size_t)(1ULL << 40) + 1, 0, &l, &u), -1);
+}
+
+/* ntp_dist_ci: ntp_dist's entries, then the intervals' values, null when
+ * there is none. The values are their ranks, so the ranks show. */
+static void test_sql_dist_ci(void **state)
+{
+	sqlite3 *db = open_db();
+	char want[256];
+	size_t l50, u50, l99, u99;
+
+	exec(db, "CREATE TABLE t(x INTEGER, y INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 10000)"
+		 " INSERT INTO t SELECT 10001 - i, CASE WHEN i <= 7 THEN i END FROM c");
+	assert_int_equal(ntp_ci_ranks(10000, 0, &l50, &u50), 0);
+	assert_int_equal(ntp_ci_ranks(10000, 1, &l99, &u99), 0);
+	snprintf(want, sizeof(want), "[[10000,50005000,5000,9900,9990,%zu,%zu,%zu,%zu],"
+		 "[7,28,4,7,7,null,null,null,null],[0,null,null,null,null,null,null,null,null]]",
+		 l50, u50, l99, u99);
+	assert_query(db, "SELECT ntp_dist_ci(x, y, NULL) FROM t", want);
+	/* the same first five as ntp_dist's (which adds p90 after them) */
+	assert_query(db, "SELECT json_extract(ntp_dist_ci(x), '$[0][0]') || ','"
+		     " || json_extract(ntp_dist_ci(x), '$[0][4]') FROM t", "10000,9990");
+	assert_query(db, "SELECT ntp_dist(x, y) FROM t",
+		     "[[10000,50005000,5000,9900,9990,9000],[7,28,4,7,7,7]]");
+	/* 8 values: the median's interval is all of them */
+	assert_query(db, "SELECT ntp_dist_ci(x) FROM t WHERE x <= 8",
+		     "[[8,36,4,8,8,1,8,null,null]]");
+	assert_query(db, "SELECT ntp_dist_ci('a')", "ERROR: ntp_dist_ci: integer expected");
+	assert_query(db, "SELECT ntp_dist('a')", "ERROR: ntp_dist: integer expected");
+	sqlite3_close(db);
+}
+
 static void test_extension(void **state)
 {
 	load_ext(NULL);
@@ -834,6 +986,8 @@ int main(void)
 		cmocka_unit_test(test_sql_group_by),
 		cmocka_unit_test(test_sql_trusted_schema_off),
 		cmocka_unit_test(test_sql_nomem),
+		cmocka_unit_test(test_ci_ranks),
+		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_extension),
 	};
 

@@ -18,6 +18,18 @@ finish() {
 	exit $?
 }
 
+# need_root WHY: without root the test ends here, one failure saying WHY.
+need_root() {
+	[ "$(id -u)" = 0 ] || { bad "$TEST needs root ($1): run it as root"; finish; }
+}
+
+# need_built FILE...: each must be an executable, else the test ends here.
+need_built() {
+	for _f; do
+		[ -x "$_f" ] || { bad "$_f: not built (run make first)"; finish; }
+	done
+}
+
 # expect WHAT ACTUAL EXPECTED
 expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
 
