@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "json_writer.h"
+#include "ntp_err.h"
 
 void ntp_json_init(struct ntp_json *w, FILE *f)
 {
@@ -36,10 +37,14 @@ void ntp_json_put_string(FILE *f, const char *s)
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
 		default:
-			if (ch < 0x20 || ch == 0x7f)
+			if (ch < 0x20 || ch == 0x7f) {
 				fprintf(f, "\\u%04x", ch);
-			else
+			} else if (ntp_control_at(s) == 2) { /* C1, as \u0080-\u009f */
+				fprintf(f, "\\u%04x", (unsigned char)s[1]);
+				s++;
+			} else {
 				fputc(ch, f);
+			}
 		}
 	}
 	fputc('"', f);

@@ -21,13 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ntp_copy.h"
 #include "ntp_err.h"
 #include "ntp_schema.h"
 #include "ntp_session.h"
 #include "ntp_sql.h"
-
-/* SQLite's largest mmap_size unless built otherwise (just under 2 GiB). */
-#define NTP_MMAP_SIZE 2147418112LL
 
 
 static uint32_t be32(const unsigned char *p)
@@ -37,12 +35,17 @@ static uint32_t be32(const unsigned char *p)
 
 /* Look at FILE's header ourselves: a clear word for a file that is not a
  * database, is truncated, or belongs to another program; messages name it
- * PATH. *ST gets its stat. */
-static int check_file(const char *path, const char *file, struct stat *out, int *wal,
-		      char *err, size_t errlen)
+ * PATH. *ST gets its stat, *WAL whether it was not closed: its header says
+ * WAL mode, or a -wal lies beside it. The main file of a database not
+ * closed (WAL set) is judged by the rest of its header only in the private
+ * copy with the WAL folded in (COPY): before the first checkpoint its
+ * header is still the empty database's. */
+static int check_file(const char *path, const char *file, int copy, struct stat *out,
+		      int *wal, char *err, size_t errlen)
 {
+	char side[PATH_MAX + 8];
 	unsigned char h[100];
-	struct stat st;
+	struct stat st, ws;
 	uint32_t page, pages;
 	ssize_t n;
 	int fd;
@@ -61,6 +64,12 @@ static int check_file(const char *path, const char *file, struct stat *out, int 
 		return ntp_fail(err, errlen, "%s: empty file, not an ntprof database", path);
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16))
 		return ntp_fail(err, errlen, "%s: not an ntprof database (not SQLite)", path);
+	*out = st;
+	snprintf(side, sizeof(side), "%s-wal", file);
+	/* WAL mode: not closed (yet); a -wal beside it is read by SQLite too */
+	*wal = !copy && ((h[18] == 2 && h[19] == 2) || (!lstat(side, &ws) && ws.st_size > 0));
+	if (*wal)
+		return 0;
 	page = (uint32_t)h[16] << 8 | h[17];
 	page = page == 1 ? 65536 : page;
 	pages = be32(h + 28);
@@ -74,8 +83,6 @@ static int check_file(const char *path, const char *file, struct stat *out, int 
 	if (be32(h + 60) != NTP_SCHEMA_VERSION)
 		return ntp_fail(err, errlen, "%s: schema version %u, this ntprof reads version %d",
 			    path, be32(h + 60), NTP_SCHEMA_VERSION);
-	*out = st;
-	*wal = h[18] == 2 && h[19] == 2; /* WAL mode: not closed (yet) */
 	return 0;
 }
 
@@ -84,21 +91,21 @@ static int check_header(struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
 
-	if (check_file(d->path, d->path, &st, &d->wal, err, errlen))
+	if (check_file(d->path, d->path, 0, &st, &d->wal, err, errlen))
 		return -1;
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	return 0;
 }
 
-/* A private copy with its WAL folded in: the header again, as the WAL left
+/* A private copy with its WAL folded in: the whole header, as the WAL left
  * it. */
 static int check_copy(const struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct stat st;
 	int wal;
 
-	return check_file(d->path, d->open_path, &st, &wal, err, errlen);
+	return check_file(d->path, d->open_path, 1, &st, &wal, err, errlen);
 }
 
 /* file: URI for a path: percent-encode what URIs give meaning to. */
@@ -276,6 +283,88 @@ static int check_meta(const struct ntp_dbinfo *d, const char *role, int64_t vers
 	return 0;
 }
 
+/* More than any recording counts (records lost, points missing): with
+ * these bounds the sums over a session's 256 recordings never overflow. */
+#define NTP_MAX_COUNT 1000000000000000LL
+
+/* The first row of SQL (a printf format over the schema S, given N
+ * times) as text, "" when every value is sound: values that pass the
+ * integrity check and the schema but cannot be, told instead of reported
+ * on as fact. */
+static int check_values(sqlite3 *db, const struct ntp_dbinfo *d, const char *sql, char *err,
+			size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		rc = ntp_fail(err, errlen, "%s: cannot check its values: %s", d->path,
+			      sqlite3_errmsg(db));
+	else if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		rc = ntp_fail(err, errlen, "%s: %s: impossible values (refusing a changed "
+			      "database)", d->path, sqlite3_column_text(st, 0));
+	else if (sqlite3_errcode(db) != SQLITE_OK && sqlite3_errcode(db) != SQLITE_DONE &&
+		 sqlite3_errcode(db) != SQLITE_ROW)
+		rc = ntp_fail(err, errlen, "%s: cannot check its values: %s", d->path,
+			      sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_free((char *)sql);
+	return rc;
+}
+
+/* A recording: no count below 0 or beyond NTP_MAX_COUNT, no stop before
+ * its start. */
+static int check_recording_values(sqlite3 *db, const struct ntp_dbinfo *d, char *err,
+				  size_t errlen)
+{
+	return check_values(db, d, sqlite3_mprintf(
+		"SELECT coalesce("
+		" (SELECT printf('lost.n is %%lld in interval %%lld', n, interval)"
+		"  FROM %w.lost WHERE n NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('gap.n is %%lld in interval %%lld', n, interval)"
+		"  FROM %w.gap WHERE n NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('meta: stopped (mono_stop %%lld) before it started (mono_start "
+		"%%lld)', mono_stop, mono_start) FROM %w.meta WHERE mono_stop < mono_start),"
+		" (SELECT printf('meta: stopped (wall_stop %%lld) before it started (wall_start "
+		"%%lld)', wall_stop, wall_start) FROM %w.meta WHERE wall_stop < wall_start))",
+		d->schema, NTP_MAX_COUNT, d->schema, NTP_MAX_COUNT, d->schema, d->schema),
+		err, errlen);
+}
+
+/* A merged file's tables agree: as many recordings as ntp_merged says,
+ * each with the counts ntp_db gives it and the commands its rows hold, no
+ * count out of bounds, no negative length. */
+static int check_merged_values(sqlite3 *db, const struct ntp_dbinfo *m, char *err,
+			       size_t errlen)
+{
+	return check_values(db, m, sqlite3_mprintf(
+		"SELECT coalesce("
+		" (SELECT printf('ntp_merged says %%lld recordings, ntp_merged_recording holds "
+		"%%lld', recordings, (SELECT count(*) FROM %w.ntp_merged_recording))"
+		"  FROM %w.ntp_merged WHERE recordings IS NOT"
+		"  (SELECT count(*) FROM %w.ntp_merged_recording)),"
+		" (SELECT printf('recording %%s: lost %%lld, records %%lld', db, lost, records)"
+		"  FROM %w.ntp_merged_recording WHERE lost NOT BETWEEN 0 AND %lld"
+		"  OR records NOT BETWEEN 0 AND %lld LIMIT 1),"
+		" (SELECT printf('recording %%s: ntp_merged_recording and ntp_db disagree', r.db)"
+		"  FROM %w.ntp_merged_recording AS r LEFT JOIN %w.ntp_db AS d ON d.db = r.db"
+		"  WHERE d.db IS NULL OR d.records IS NOT r.records OR d.lost IS NOT r.lost"
+		"  OR d.role IS NOT r.role OR d.sample_rate IS NOT r.sample_rate"
+		"  OR d.duration_ns < 0 LIMIT 1),"
+		" (SELECT printf('ntp_db has %%lld rows, ntp_merged_recording %%lld',"
+		"  (SELECT count(*) FROM %w.ntp_db), (SELECT count(*) FROM %w.ntp_merged_recording))"
+		"  WHERE (SELECT count(*) FROM %w.ntp_db) IS NOT"
+		"  (SELECT count(*) FROM %w.ntp_merged_recording)),"
+		" (SELECT printf('recording %%s: %%lld records, but %%lld commands', r.db,"
+		"  r.records, n) FROM (SELECT r.db, r.records, CASE r.role WHEN 'host'"
+		"  THEN (SELECT count(*) FROM %w.ntp_host_cmd WHERE db = r.db)"
+		"  ELSE (SELECT count(*) FROM %w.ntp_target_cmd WHERE db = r.db) END AS n"
+		"  FROM %w.ntp_merged_recording AS r) AS r WHERE n IS NOT r.records LIMIT 1))",
+		m->schema, m->schema, m->schema, m->schema, NTP_MAX_COUNT, NTP_MAX_COUNT,
+		m->schema, m->schema, m->schema, m->schema, m->schema, m->schema, m->schema,
+		m->schema, m->schema), err, errlen);
+}
+
 /* Read meta (exactly one row) and the record counts into D. */
 static int read_meta(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
@@ -375,15 +464,57 @@ static int merged_has_table(void *arg, const char *name, const char *over)
 	return !found;
 }
 
-/* A merged file holds tables of ntp_merge's names and its indexes, nothing
- * else: no view or trigger of someone else's runs when it is read. Their
- * columns are checked when the views are built over them; a table this
+static char *query_text(sqlite3 *db, const char *sql);
+
+/* The table NAME of the prelude, as the merged file attached as peek has
+ * it, into the database want by CREATE TABLE AS: what ntp_merge writes for
+ * its columns, names and affinities only (LIMIT 0: nothing in the file is
+ * evaluated). A file without it is left to the name check. */
+static int want_table(void *arg, const char *name, const char *over)
+{
+	sqlite3 *db = arg;
+	char *sql;
+	int rc;
+
+	(void)over;
+	if (sqlite3_table_column_metadata(db, "peek", name, NULL, NULL, NULL, NULL, NULL,
+					  NULL) != SQLITE_OK)
+		return 0;
+	sql = sqlite3_mprintf("CREATE TABLE want.\"%w\" AS SELECT * FROM peek.\"%w\" LIMIT 0",
+			      name, name);
+	rc = sql ? exec(db, sql) : -1;
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* The first table of peek whose stored SQL is not the reference's (main:
+ * ntp_merged_sql; want: the prelude's tables), as "table NAME"; NULL if
+ * none. */
+static char *merged_table_diff(sqlite3 *db)
+{
+	return query_text(db, "SELECT 'table ' || p.name FROM peek.sqlite_schema AS p"
+			  " LEFT JOIN (SELECT name, sql FROM main.sqlite_schema"
+			  "  UNION ALL SELECT name, sql FROM want.sqlite_schema) AS r"
+			  " ON r.name = p.name WHERE p.type = 'table' AND r.sql IS NOT p.sql"
+			  " LIMIT 1");
+}
+
+/*
+ * A merged file holds tables of ntp_merge's names and its indexes, nothing
+ * else: no view or trigger of someone else's runs when it is read. Each
+ * table's whole stored SQL is then compared with what ntp_merge writes:
+ * ntp_merged_sql for its own tables, CREATE TABLE AS for the prelude's. A
+ * generated column, a default, a constraint or a hidden column differs,
+ * and is refused before anything of the file is evaluated; a table this
  * ntprof's prelude has and the file lacks (merged by an older ntprof) is
- * named. */
+ * named. The columns the views need are checked when the views are built
+ * over them.
+ */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	struct merged_look look = { db, NULL };
 	sqlite3_stmt *st;
+	char *what;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT type, name FROM peek.sqlite_schema", -1, &st,
@@ -405,6 +536,18 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 		rc = ntp_fail(err, errlen, "%s: a merged file without table %s (merged by another "
 			      "version of ntprof: merge the recordings again)", d->path,
 			      look.missing);
+	if (rc)
+		return rc;
+	if (exec(db, "ATTACH ':memory:' AS want") ||
+	    sqlite3_exec(db, ntp_merged_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    ntp_prelude_each(want_table, db))
+		return ntp_fail(err, errlen, "%s: cannot build the reference schema: %s", d->path,
+				sqlite3_errmsg(db));
+	what = merged_table_diff(db);
+	if (what)
+		rc = ntp_fail(err, errlen, "%s: not ntprof's merged schema: %s differs (refusing "
+			      "a changed file)", d->path, what);
+	sqlite3_free(what);
 	if (!rc)
 		snprintf(d->role, sizeof(d->role), "merged");
 	return rc;
@@ -562,9 +705,9 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	else
 		snprintf(d->schema, sizeof(d->schema), s->nmerged ? "merged%d" : "merged",
 			 s->nmerged + 1);
-	/* Read big recordings through mmap: no read() per page, no copy. */
-	sql = sqlite3_mprintf("ATTACH %Q AS %w; PRAGMA %w.mmap_size = %lld", uri, d->schema,
-			      d->schema, NTP_MMAP_SIZE);
+	/* Read with read(2), never mmap: a file truncated while it is read is
+	 * an error then, where a mapping's missing page is SIGBUS. */
+	sql = sqlite3_mprintf("ATTACH %Q AS %w", uri, d->schema);
 	rc = sql ? exec(s->db, sql) : -1;
 	sqlite3_free(sql);
 	free(uri);
@@ -574,9 +717,10 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 		return -1;
 	if (!strcmp(d->role, "merged")) {
 		s->nmerged++;
-		return read_merged(s, d, err, errlen);
+		return check_merged_values(s->db, d, err, errlen) ||
+		       read_merged(s, d, err, errlen) ? -1 : 0;
 	}
-	if (read_meta(s->db, d, err, errlen))
+	if (check_recording_values(s->db, d, err, errlen) || read_meta(s->db, d, err, errlen))
 		return -1;
 	if (!strcmp(d->role, "host"))
 		s->nhosts++;
@@ -909,8 +1053,6 @@ static char *setup_sql(const struct ntp_session *s)
 	return sqlite3_str_finish(q);
 }
 
-static char *query_text(sqlite3 *db, const char *sql);
-
 /*
  * The session for plain sqlite3: the same settings, the recordings, the
  * views, and then the caches (_ntp_prepare_sql), so that sqlite3 computes
@@ -1007,75 +1149,23 @@ static void order_by_role(struct ntp_session *s)
 	memcpy(s->dbs, tmp, sizeof(tmp[0]) * (size_t)n);
 }
 
-/* Copy regular file FROM to TO (created); 0 or -1 with errno. */
-static int copy_file(const char *from, const char *to)
-{
-	char buf[1 << 16];
-	struct stat st;
-	ssize_t n = 0;
-	int in, out, rc = -1;
-
-	in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (in < 0)
-		return -1;
-	if (fstat(in, &st) || !S_ISREG(st.st_mode)) {
-		close(in);
-		errno = EINVAL;
-		return -1;
-	}
-	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (out >= 0) {
-		while ((n = read(in, buf, sizeof(buf))) > 0)
-			if (write(out, buf, (size_t)n) != n)
-				break;
-		rc = n == 0 && close(out) == 0 ? 0 : -1;
-		if (n != 0)
-			close(out);
-	}
-	close(in);
-	return rc;
-}
-
 /*
  * A recording that was not closed (its collector killed, its disk full, or
  * still recording): read a private copy of it and its -wal, with the WAL
- * folded in, so nothing is written or locked beside the input and the
- * checks below see what the WAL changes.
+ * folded in (lib/copy.c), so nothing is written or locked beside the input
+ * and the checks see what the WAL changes. Said on stderr unless S is NULL.
  */
 static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
 			size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
-	char dir[PATH_MAX], file[PATH_MAX + 16], wal[PATH_MAX + 32], from[PATH_MAX + 8];
-	int has_wal, rc;
-	sqlite3 *db;
+	int has_wal = 0;
+	int rc = ntp_private_copy(d->path, &d->copy_dir, &d->open_path, &has_wal, err, errlen);
 
-	snprintf(from, sizeof(from), "%s-wal", d->path);
-	has_wal = access(from, F_OK) == 0;
-	warn(s, "%s was not closed (its collector was killed or is still recording)%s",
-	     d->path, has_wal ? ": reading a copy with its -wal" :
-		", and no -wal is beside it: its last records may be missing");
-	snprintf(dir, sizeof(dir), "%s/ntprof-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir))
-		return ntp_fail(err, errlen, "%s: cannot make a private copy in %s: %s", d->path,
-				tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	d->copy_dir = strdup(dir);
-	snprintf(file, sizeof(file), "%s/recording.db", dir);
-	snprintf(wal, sizeof(wal), "%s-wal", file);
-	if (copy_file(d->path, file) || (has_wal && copy_file(from, wal)))
-		return ntp_fail(err, errlen, "%s: cannot copy it to %s: %s", d->path, dir,
-				strerror(errno));
-	rc = sqlite3_open_v2(file, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(db, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK) {
-		ntp_fail(err, errlen, "%s: cannot read its -wal: %s", d->path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return -1;
-	}
-	sqlite3_close(db);
-	d->open_path = strdup(file);
-	return d->copy_dir && d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
+	if (s)
+		warn(s, "%s was not closed (its collector was killed or is still recording)%s",
+		     d->path, has_wal ? ": reading a copy with its -wal" :
+		     ", and no -wal is beside it: its last records may be missing");
+	return rc ? rc : check_copy(d, err, errlen);
 }
 
 /* The file to read for D: its path, or a private copy. */
@@ -1090,16 +1180,7 @@ static int choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
 
 static void remove_copy(struct ntp_dbinfo *d)
 {
-	char f[PATH_MAX + 32];
-	const char *side[] = { "", "-wal", "-journal", "-shm" };
-
-	if (!d->copy_dir)
-		return;
-	for (size_t i = 0; i < sizeof(side) / sizeof(side[0]); i++) {
-		snprintf(f, sizeof(f), "%s/recording.db%s", d->copy_dir, side[i]);
-		unlink(f);
-	}
-	rmdir(d->copy_dir);
+	ntp_private_copy_remove(d->copy_dir);
 }
 
 const char *ntp_session_path(const struct ntp_session *s, const char *schema)
@@ -1166,10 +1247,13 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-/* Where a signal would end the program, remove the file first. */
+/* Where a signal would end the program, remove the file first: every
+ * signal whose default is to end it that a user or the system sends
+ * (SIGQUIT still dumps core after). */
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+				    SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGPIPE };
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		struct sigaction old, sa = { .sa_handler = on_signal };
@@ -1255,7 +1339,6 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 		if (!d->path)
 			goto bad;
 		if (check_header(d, err, errlen) || choose_file(s, d, err, errlen) ||
-		    (d->copy_dir && check_copy(d, err, errlen)) ||
 		    attach_one(s, d, err, errlen))
 			goto bad;
 	}
@@ -1382,16 +1465,20 @@ int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *er
 		  size_t errlen)
 {
 	struct ntp_dbinfo d = { .path = (char *)path };
-	char *uri;
+	char *uri = NULL;
 	int rc;
 
-	if (check_header(&d, err, errlen))
-		return -1;
-	uri = immutable_uri(path);
-	if (!uri)
-		return ntp_fail(err, errlen, "%s: out of memory", path);
-	rc = peek_role(uri, &d, err, errlen);
+	/* a file not closed: its role from the private copy, quietly (the
+	 * session that reads it says so) */
+	rc = check_header(&d, err, errlen) || choose_file(NULL, &d, err, errlen) ? -1 : 0;
+	if (!rc && !(uri = immutable_uri(d.open_path)))
+		rc = ntp_fail(err, errlen, "%s: out of memory", path);
+	if (!rc)
+		rc = peek_role(uri, &d, err, errlen);
 	free(uri);
+	remove_copy(&d);
+	free(d.open_path);
+	free(d.copy_dir);
 	snprintf(role, 8, "%s", d.role);
 	*dev = d.dev;
 	*ino = d.ino;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ntp_err.h"
 #include "ntp_session.h"
 
 /* One formatted value. */
@@ -96,31 +97,35 @@ static size_t width(const char *s)
 	return w;
 }
 
-/* A control character (C0, DEL): recorded text may carry terminal escapes. */
-static int is_control(unsigned char c)
+/* Write S with each control character (C0, DEL, C1: recorded text may
+ * carry terminal escapes) as '?', but those in KEEP. */
+static void put_clean(FILE *f, const char *s, const char *keep)
 {
-	return c < 0x20 || c == 0x7f;
+	while (s && *s) {
+		int n = ntp_control_at(s);
+
+		if (n && !(n == 1 && strchr(keep, *s)))
+			fputc('?', f);
+		else
+			fwrite(s, 1, n ? (size_t)n : 1, f);
+		s += n ? n : 1;
+	}
 }
 
 char *ntp_clean_text(char *s)
 {
-	for (char *p = s; p && *p; p++)
-		if (is_control((unsigned char)*p))
-			*p = '?';
-	return s;
+	return ntp_clean_controls(s);
 }
 
 void ntp_put_text(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(is_control((unsigned char)*s) && *s != '\n' && *s != '\t' ? '?' : *s, f);
+	put_clean(f, s, "\n\t");
 }
 
 /* One cell or name of a text mode: on one line, no control character. */
 static void put_cell(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
-		fputc(is_control((unsigned char)*s) ? '?' : *s, f);
+	put_clean(f, s, "");
 }
 
 static void pad(FILE *f, size_t n)
@@ -149,7 +154,8 @@ static int csv_needs_quotes(const char *s)
 }
 
 /* One field; NULL is empty. Quotes are doubled; control characters other
- * than tab, CR and LF (terminal escapes) become '?'. */
+ * than tab and LF (terminal escapes, C1 too, and CR, which would hide what
+ * precedes it on a terminal) become '?'. */
 static void csv_field(FILE *f, const char *s)
 {
 	if (!s)
@@ -159,10 +165,17 @@ static void csv_field(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(is_control((unsigned char)*s) && !strchr("\t\r\n", *s) ? '?' : *s, f);
+	while (*s) {
+		size_t n = strcspn(s, "\"");
+		char *part = strndup(s, n);
+
+		put_clean(f, part, "\t\n");
+		free(part);
+		s += n;
+		if (*s == '"') {
+			fputs("\"\"", f);
+			s++;
+		}
 	}
 	fputc('"', f);
 }

@@ -14,6 +14,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +78,7 @@ struct plot {
 	struct pfile file[MAX_FILES];
 	int nfiles;
 	FILE *f;      /* the file being laid out (open_memstream) */
+	int dfd;      /* the directory -o names, opened (check_dir); -1: not yet */
 };
 
 /* The groups the filter keeps, joined as g, ?1 the filter. */
@@ -874,15 +877,23 @@ static int index_html(struct plot *p)
 
 /* ---- the directory ---- */
 
-/* 1 when PATH starts as ntprof plot's files do: the mark on its first line,
- * or on the second after index.html's doctype. */
-static int ours(const char *path)
+/* 1 when NAME in the directory DFD starts as ntprof plot's files do: the
+ * mark on its first line, or on the second after index.html's doctype.
+ * A symlink, a FIFO or a device is never ours. */
+static int ours(int dfd, const char *name)
 {
 	char line[64] = "";
-	FILE *f = fopen(path, "r");
+	struct stat st;
+	FILE *f;
+	int fd;
 
-	if (!f)
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return 0;
+	}
 	if (fgets(line, sizeof(line), f) && !strcmp(line, "<!DOCTYPE html>\n") &&
 	    !fgets(line, sizeof(line), f))
 		line[0] = 0;
@@ -890,23 +901,29 @@ static int ours(const char *path)
 	return !strncmp(line, SVG_MARK, strlen(SVG_MARK));
 }
 
+/* The directory, made if need be and opened: every file in it is reached
+ * through that descriptor, never through a path a symlink in it could
+ * redirect. A name taken by anything ntprof plot did not write (a symlink
+ * too) is refused. */
 static int check_dir(struct plot *p, char *err, size_t errlen)
 {
 	const char *dir = p->o->dir;
 	struct stat st;
-	char path[4096];
 
 	if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
 		return ntp_fail(err, errlen, "%s: not a directory", dir);
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return ntp_fail(err, errlen, "%s: cannot create the directory: %s", dir,
 				strerror(errno));
-	for (int i = 0; i < p->nfiles; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, p->file[i].name);
-		if (access(path, F_OK) == 0 && !ours(path))
-			return ntp_fail(err, errlen, "%s: not written by ntprof plot: not "
-					"overwriting it (choose another -o)", path);
-	}
+	p->dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->dfd < 0)
+		return ntp_fail(err, errlen, "%s: cannot open the directory: %s", dir,
+				strerror(errno));
+	for (int i = 0; i < p->nfiles; i++)
+		if (fstatat(p->dfd, p->file[i].name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    !ours(p->dfd, p->file[i].name))
+			return ntp_fail(err, errlen, "%s/%s: not written by ntprof plot: not "
+					"overwriting it (choose another -o)", dir, p->file[i].name);
 	return 0;
 }
 
@@ -924,40 +941,78 @@ static int writes(const struct plot *p, const char *name)
  * for this plot's. Files ntprof plot did not write stay. */
 static void remove_stale(const struct plot *p)
 {
-	DIR *d = opendir(p->o->dir);
+	int fd = dup(p->dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
-	char path[4096];
 
+	if (!d && fd >= 0)
+		close(fd);
 	while (d && (e = readdir(d))) {
 		size_t len = strlen(e->d_name);
 
 		if (strncmp(e->d_name, "cdf-", 4) || len < 8 ||
 		    strcmp(e->d_name + len - 4, ".svg") || writes(p, e->d_name))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", p->o->dir, e->d_name);
-		if (ours(path))
-			unlink(path);
+		if (ours(p->dfd, e->d_name))
+			unlinkat(p->dfd, e->d_name, 0);
 	}
 	if (d)
 		closedir(d);
 }
 
+/* File I of P, new under a temporary name that nothing else has (created
+ * exclusive, never through a symlink) and then renamed over its name: a
+ * symlink planted there is replaced, not followed. */
+static int write_file(struct plot *p, int i)
+{
+	char tmp[300];
+	int fd = -1, e;
+
+	for (int n = 0; fd < 0 && n < 100; n++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%d.%d.tmp", p->file[i].name, (int)getpid(), n);
+		fd = openat(p->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0666);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	for (size_t off = 0; off < p->file[i].len;) {
+		ssize_t w = write(fd, p->file[i].text + off, p->file[i].len - off);
+
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd)) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (!renameat(p->dfd, tmp, p->dfd, p->file[i].name))
+		return 0;
+fail:
+	e = errno ? errno : ENOSPC;
+	if (fd >= 0)
+		close(fd);
+	unlinkat(p->dfd, tmp, 0);
+	errno = e;
+	return -1;
+}
+
 static int write_files(struct plot *p, FILE *list, char *err, size_t errlen)
 {
-	char path[4096];
+	char path[PATH_MAX + 300];
 
 	for (int i = 0; i < p->nfiles; i++) {
-		FILE *f;
-
+		if (write_file(p, i))
+			return ntp_fail(err, errlen, "%s/%s: cannot write: %s", p->o->dir,
+					p->file[i].name, strerror(errno));
 		snprintf(path, sizeof(path), "%s/%s", p->o->dir, p->file[i].name);
-		f = fopen(path, "w");
-		if (!f || fwrite(p->file[i].text, 1, p->file[i].len, f) != p->file[i].len ||
-		    fclose(f)) {
-			int e = errno;
-
-			return ntp_fail(err, errlen, "%s: cannot write: %s", path, strerror(e));
-		}
-		fprintf(list, "%s\n", path);
+		fprintf(list, "%s\n", ntp_clean_controls(path));
 	}
 	remove_stale(p);
 	return 0;
@@ -1058,6 +1113,7 @@ int ntp_plot(struct ntp_session *s, const struct ntp_plot_opts *o, FILE *list, c
 	memset(&p, 0, sizeof(p));
 	p.s = s;
 	p.o = o;
+	p.dfd = -1;
 	if (ntp_session_prepare(s, err, errlen))
 		return -1;
 	progress = ntp_progress_begin(s, "plotting");
@@ -1082,5 +1138,7 @@ int ntp_plot(struct ntp_session *s, const struct ntp_plot_opts *o, FILE *list, c
 	}
 	free(p.g);
 	free(p.st);
+	if (p.dfd >= 0)
+		close(p.dfd);
 	return rc;
 }

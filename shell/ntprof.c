@@ -93,6 +93,16 @@ static int report_pct(const char *opt, const char *arg, double *pct)
 	return 2;
 }
 
+/* Why a write to stdout failed, noted before closing the session can
+ * change errno; close_stdout says it. */
+static int out_errno;
+
+static void note_output(void)
+{
+	if (ferror(stdout) && !out_errno)
+		out_errno = errno ? errno : EIO;
+}
+
 static int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -192,6 +202,7 @@ static int do_report(int argc, char **argv)
 		rc = -1;
 	if (rc < 0)
 		fprintf(stderr, "ntprof report: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc < 0 ? 1 : rc == NTP_REPORT_UNRELIABLE ? 3 : 0;
 }
@@ -353,6 +364,7 @@ static int do_compare(int argc, char **argv)
 		rc = ntp_compare(&s, stdout, o.group, o.flags, &changed, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc ? 1 : o.fail && changed ? 4 : 0;
 }
@@ -441,6 +453,7 @@ static int do_plot(int argc, char **argv)
 	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof plot: %s\n", err);
+	note_output();
 	ntp_session_close(&s);
 	return rc ? 1 : 0;
 }
@@ -691,17 +704,37 @@ static const struct cmd *find(const char *name)
 	return hit;
 }
 
+/* RC, or 1 if what went to stdout did not all reach it: every write is
+ * checked (ferror) and the last flush and close too, so a report onto a
+ * full disk or /dev/full is an error, not a truncated file and exit 0. */
+static int close_stdout(const char *who, int rc)
+{
+	int e = out_errno;
+
+	if (fflush(stdout) && !e)
+		e = errno;
+	if (ferror(stdout) && !e)
+		e = errno ? errno : EIO;
+	if (fclose(stdout) && !e)
+		e = errno;
+	if (!e)
+		return rc;
+	fprintf(stderr, "%s: failed to write the output: %s\n", who, strerror(e));
+	return rc ? rc : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd *c;
+	char who[64];
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+		return close_stdout("ntprof", argc < 2 ? 2 : 0);
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("ntprof %s\n", NTP_VERSION);
-		return 0;
+		return close_stdout("ntprof", 0);
 	}
 	c = find(argv[1]);
 	if (!c) {
@@ -716,9 +749,10 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
 			if (!strcmp(argv[i], "--version")) {
 				printf("ntprof %s\n", NTP_VERSION);
-				return 0;
+				return close_stdout("ntprof", 0);
 			}
 		}
 	}
-	return c->func(argc - 1, argv + 1);
+	snprintf(who, sizeof(who), "ntprof %s", c->name);
+	return close_stdout(who, c->func(argc - 1, argv + 1));
 }

@@ -80,6 +80,24 @@ else
 	bad "disk full: cannot mount a tmpfs"
 fi
 
+# A recording not closed read with TMPDIR on a full file system: its
+# private copy does not fit, and ENOSPC is said as such, before the copy.
+echo "== TMPDIR full"
+mkdir "$d/tmpfull" "$d/wal"
+if mount -t tmpfs -o size=64k tmpfs "$d/tmpfull"; then
+	mounts="$mounts $d/tmpfull"
+	"$top/tests/ntprof-gen" -o "$d/g.db" -t "$d/g-t.db" -s 1 -n 1 -r 500 >/dev/null 2>&1 &&
+		walled "$d/g.db" "$d/wal/h.db" || bad "TMPDIR full: cannot make the recording"
+	TMPDIR=$d/tmpfull "$top/ntprof" report "$d/wal/h.db" >"$d/tmpfull.out" 2>"$d/tmpfull.err"
+	expect "TMPDIR full: exit status" $? 1
+	grep -q "^ntprof report: $d/wal/h.db: cannot make a private copy in $d/tmpfull: No space left on device" \
+		"$d/tmpfull.err" && ok || bad "TMPDIR full: ENOSPC not said: $(cat "$d/tmpfull.err")"
+	expect "TMPDIR full: nothing left in it" "$(ls -A "$d/tmpfull")" ""
+	umount "$d/tmpfull" && mounts=${mounts% $d/tmpfull}
+else
+	bad "TMPDIR full: cannot mount a tmpfs"
+fi
+
 # A file size limit (RLIMIT_FSIZE, 1 MiB) reached while recording: the
 # write fails (SIGXFSZ is ignored, not fatal) and ends the recording as a
 # full disk does: exit 1, said, the file readable with what it says.

@@ -4,7 +4,8 @@
 # Damaged recordings: N (default 300) copies of a generated host and target
 # recording, each with random bytes changed (a fixed seed per copy, so a
 # failure can be replayed), read by `ntprof report` and by ntprof-shell, and
-# every tenth drawn by `ntprof plot`.
+# every tenth drawn by `ntprof plot`; then N / 10 recordings not closed
+# with bytes of their -wal changed, and N / 10 damaged merged files.
 # Asserts for each: no crash (no signal, no sanitizer report), no hang
 # (a 30 s limit), and never exit 0 on a file that fails SQLite's
 # integrity check. make check-asan runs it on binaries built with
@@ -89,6 +90,43 @@ while [ $i -le "$N" ]; do
 	i=$((i + 1))
 done
 echo "fuzz_test: $N mutants, $bad_files of them fail SQLite's integrity check"
+
+# Mutants of the two other shapes a reader meets: a recording not closed
+# (all of it in its -wal, read through a private copy) and a merged file
+# (ntprof merge). 1 to 16 random bytes of the -wal, or of the merged
+# file; N / 10 of each. The integrity check of a WAL mutant is run on a
+# copy of the pair, so the mutant itself stays in WAL mode.
+walled "$d/h.db" "$d/w.db" || bad "cannot make the WAL-mode recording"
+"$NTPROF" merge -o "$d/m.ntp" "$d/h.db" "$d/t.db" >/dev/null 2>&1 || bad "cannot merge"
+python3 - "$d" "$((N / 10))" <<'PY'
+import random, shutil, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(1, n + 1):
+    rnd = random.Random(100000 + i)
+    shutil.copy(f"{d}/w.db", f"{d}/w{i}.db")
+    for name, src in ((f"{d}/w{i}.db-wal", f"{d}/w.db-wal"), (f"{d}/m{i}.ntp", f"{d}/m.ntp")):
+        b = bytearray(open(src, "rb").read())
+        for _ in range(rnd.randint(1, 16)):
+            b[rnd.randrange(0, len(b))] = rnd.randrange(256)
+        open(name, "wb").write(b)
+PY
+k=1
+mkdir "$d/ic"
+while [ $k -le $((N / 10)) ]; do
+	i="wal $k"
+	cp "$d/w$k.db" "$d/ic/x.db" && cp "$d/w$k.db-wal" "$d/ic/x.db-wal"
+	integrity=$(sqlite3 "$d/ic/x.db" 'PRAGMA integrity_check' 2>&1 | head -1)
+	rm -f "$d/ic/"*
+	timeout 30 "$NTPROF" report "$d/w$k.db" "$d/t.db" >"$d/out" 2>"$d/err"
+	judge $? "ntprof report"
+	i="merged $k"
+	integrity=$(sqlite3 "file:$d/m$k.ntp?immutable=1" 'PRAGMA integrity_check' 2>&1 | head -1)
+	timeout 30 "$NTPROF" report "$d/m$k.ntp" >"$d/out" 2>"$d/err"
+	judge $? "ntprof report"
+	timeout 30 "$SHELL_BIN" -c 'SELECT count(*) FROM ntp_joined;' "$d/m$k.ntp" >"$d/out" 2>"$d/err"
+	judge $? "ntprof-shell"
+	k=$((k + 1))
+done
 [ "$bad_files" -gt 0 ] && ok || bad "no mutant failed the integrity check: the test proves nothing"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -48,7 +48,9 @@ static void expect_out(enum ntp_mode mode, const char *sql, const char *want)
 
 /* A field is quoted when it has a comma, a quote or a line break (RFC
  * 4180), or a space, an apostrophe, another control character or a byte
- * outside ASCII, or is empty text (sqlite3); quotes inside are doubled. */
+ * outside ASCII, or is empty text (sqlite3); quotes inside are doubled. A
+ * CR is quoted and shown as '?': raw, it would hide on a terminal what
+ * precedes it (sqlite3 writes it raw). */
 static void test_csv_quoting(void **state)
 {
 	expect_out(NTP_MODE_CSV,
@@ -57,15 +59,17 @@ static void test_csv_quoting(void **state)
 		   " '' AS e, NULL AS z, 'it''s' AS ap, 'caf' || char(233) AS u,"
 		   " 'tab' || char(9) AS t, 'a:b(1)' AS colon",
 		   "p,\"c,d\",q,lf,cr,e,z,ap,u,t,colon\r\n"
-		   "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr\r\",\"\",,"
+		   "plain,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\"cr?\",\"\",,"
 		   "\"it's\",\"caf\xc3\xa9\",\"tab\t\",a:b(1)\r\n");
 }
 
-/* A terminal escape in recorded text is quoted and shown as '?'. */
+/* A terminal escape in recorded text is quoted and shown as '?': C0 and
+ * C1 (U+009B, a CSI) alike. */
 static void test_csv_control(void **state)
 {
-	expect_out(NTP_MODE_CSV, "SELECT 'evil' || char(27) || ']0;x' || char(7) AS h",
-		   "h\r\n\"evil?]0;x?\"\r\n");
+	expect_out(NTP_MODE_CSV, "SELECT 'evil' || char(27) || ']0;x' || char(7) ||"
+		   " char(155) || '[2J' AS h",
+		   "h\r\n\"evil?]0;x??[2J\"\r\n");
 }
 
 /* Numbers: integers exactly, REALs as SQLite's text (what sqlite3 prints),

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Shell helpers of the root tests (collect_test.sh, fault_test.sh,
-# fuzz_test.sh), sourced after setting TEST, the name messages carry.
+# Shell helpers of the shell tests (collect_test.sh, fault_test.sh,
+# fuzz_test.sh, reader_test.sh), sourced after setting TEST, the name messages carry.
 # Counts in $pass and $fail; `finish` prints them and exits 0 only when
 # nothing failed.
 
@@ -78,4 +78,21 @@ wait_exit() {
 		sleep 0.1
 	done
 	wait "$1"
+}
+
+# walled SRC DST: DST holds SRC's every row, all in DST-wal: the state of a
+# recording whose collector died before SQLite's first checkpoint (the
+# main file is the empty database's first page, application id 0)
+walled() {
+	sqlite3 "$1" .dump >"$2.sql" && python3 -c 'import os, sqlite3, sys
+src, dst, dump = sys.argv[1:4]
+s = sqlite3.connect(src)
+head = "PRAGMA application_id = %d; PRAGMA user_version = %d;" % (
+    s.execute("PRAGMA application_id").fetchone()[0],
+    s.execute("PRAGMA user_version").fetchone()[0])
+c = sqlite3.connect(dst, isolation_level=None)
+c.execute("PRAGMA journal_mode=WAL")
+c.execute("PRAGMA wal_autocheckpoint=0")
+c.executescript(head + open(dump).read())
+os._exit(0)' "$1" "$2" "$2.sql" && rm -f "$2-shm" "$2.sql"
 }
