@@ -278,6 +278,7 @@ check: deps
 
 check-unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+	@echo "== tests/spdk/build_test.sh"; sh tests/spdk/build_test.sh
 
 check-cli: all
 	@sh tests/cli.sh
