@@ -58,7 +58,8 @@ TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native 
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
-	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
+	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so $(OUTPUT)/patch_cost \
+	$(OUTPUT)/stamp_cost
 
 .DELETE_ON_ERROR:
 .PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
@@ -232,6 +233,25 @@ include tests/fixture/fixture.mk
 $(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Ibpf $< -o $@
+
+# The SPDK patch's include/spdk_internal/ntprof.h, out of the patch (its one
+# home), for tests/patch_cost.c, which times the patch's per-command code
+# against the stub SPDK headers of tests/patch_stub (make bench).
+$(OUTPUT)/patch/spdk_internal/ntprof.h: spdk-patch/ntprof.patch | $(OUTPUT)
+	$(call msg,EXTRACT,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)awk '/^diff --git a\/include\/spdk_internal\/ntprof.h/ { f = 1; next } \
+		f && /^diff --git/ { exit } f && /^\+/ && !/^\+\+\+/ { print substr($$0, 2) }' $< > $@
+
+$(OUTPUT)/patch_cost: tests/patch_cost.c $(OUTPUT)/patch/spdk_internal/ntprof.h \
+		$(wildcard tests/patch_stub/*/*.h) bpf/ntprof_abi.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/patch -Itests/patch_stub -Ibpf $< -o $@
+
+# The kernel's receive timestamps' cost per packet (make bench).
+$(OUTPUT)/stamp_cost: tests/stamp_cost.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
 
 $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
