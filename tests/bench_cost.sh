@@ -111,6 +111,17 @@ for p in json.load(sys.stdin):
 	wait "$col" || true
 	rec_n=$(sqlite3 "$dir/flood.db" 'SELECT count(*) FROM cmd')
 	rec_ns=$(awk -v c="$((c1 - c0))" -v n="$rec_n" 'BEGIN { printf "%.0f", c / n }')
+
+	echo "bench_cost: the collector at rest" >&2
+	under usdt_flood target rest 10 64 # a batch of 64 a second
+	wait_for "$dir/rest-col.log" "profiling as"
+	c0=$(schedstat "$col")
+	sleep 8
+	c1=$(schedstat "$col")
+	kill -INT "$col"
+	wait "$col" || true
+	wait "$prog_pid" || true
+	rest=$(awk -v c="$((c1 - c0))" 'BEGIN { printf "%.4f %%", c / 8 / 1e7 }')
 fi
 
 echo "bench_cost: receive stamping per packet" >&2
@@ -121,13 +132,27 @@ heldq="$(key "$(grep '^held' "$dir/stamp.log")" q1_ns) to $(key "$(grep '^held' 
 readc=$(key "$(grep '^read' "$dir/stamp.log")" median_ns)
 readq="$(key "$(grep '^read' "$dir/stamp.log")" q1_ns) to $(key "$(grep '^read' "$dir/stamp.log")" q3_ns)"
 
+# the stamping cost is resolved when its lower quartile is above 0: else
+# the predictions with arrivals are not made
+q1read=$(key "$(grep '^read' "$dir/stamp.log")" q1_ns)
+resolved=$(awk -v q="$q1read" -v o="$others" 'BEGIN { print (q > 0 && o == 0) }')
+if [ "$resolved" = 1 ]; then
+	stamp_1pct=$(awk -v c="$readc" 'BEGIN { printf "%.0f", 1e7 / c }')
+	stamp_note="One stamped packet a command reaches 1 % of a core at $stamp_1pct packets a second."
+else
+	stamp_note="The stamping cost was not resolved in this run (its quartiles include 0, or another process held the stamping on): the predictions with arrivals are not made, and the --no-arrivals row is the patch alone."
+fi
 # pred NS_PER_CMD IOPS: the share of a core, in %
-pred() { awk -v c="$1" -v r="$2" 'BEGIN { printf "%.2f %%", c * r / 1e7 }'; }
+pred() {
+	[ "$1" = unresolved ] && { echo "not resolved"; return; }
+	awk -v c="$1" -v r="$2" 'BEGIN { printf "%.2f %%", c * r / 1e7 }'
+}
 # per command in the process: the patch, its trap per record shared by 64
 # (at -s N, 1/N of commands), and with arrivals the stamping of one packet
 # received per command (the command capsule on the target, the response
 # on the host; more for data PDUs beyond one segment)
 cmd_cost() { # PATCH_NS RATE ARRIVALS
+	[ "$3" = 1 ] && [ "$resolved" != 1 ] && { echo unresolved; return; }
 	awk -v p="$(d "$1" "$base")" -v t="${trap_ns:-0}" -v r="$2" -v a="$3" -v s="$readc" \
 		'BEGIN { printf "%.1f", p + t / r + (a ? s : 0) }'
 }
@@ -156,6 +181,7 @@ predict.
 | the same, \`--no-arrivals\` | $sampleda | |
 | the probe's trap and BPF program, per record (a batch of 64 shares one) | ${trap_ns:-not measured (needs root)} | patch_cost at rate 1 with \`ntprof-collect -r host -s 1\` attached, less without |
 | its BPF program alone, per probe hit | ${bpf_hit:-not measured} | \`kernel.bpf_stats_enabled\`, ${hits:-0} hits |
+| the collector at rest, a share of one CPU (both processes) | ${rest:-not measured (needs root)} | the same, 8 s while usdt_flood fires one batch of 64 a second |
 | the collector, per record stored (both processes) | ${rec_ns:-not measured (needs root)} | /proc/PID/schedstat of the collector and its writer, $rec_n records of usdt_flood at 200,000 a second |
 | the kernel, per packet received while a socket holds receive timestamps on | $held (quartiles $heldq) | stamp_cost: UDP over loopback, 20 pairs of 100,000 packets, on minus off |
 | the same, and the packet's timestamp read by its socket | $readc (quartiles $readq) | |
@@ -172,6 +198,8 @@ is counted (a 4 KiB read's response, a command capsule), more where a PDU
 spans several segments. The collector's share is on a core of its own
 choosing, not the profiled one.
 
+$stamp_note
+
 Predicted share of the profiled process's core (the patch, its trap per
 record, one stamped packet per command with arrivals) and of the core the
 collector runs on:
@@ -181,4 +209,26 @@ collector runs on:
 | \`-s 100\` | $c100 | $(pred "$c100" 100000) | $(pred "$c100" 1000000) | $(col_cost 100 100000) | $(col_cost 100 1000000) |
 | \`-s 1\` | $c1 | $(pred "$c1" 100000) | $(pred "$c1" 1000000) | $(col_cost 1 100000) | $(col_cost 1 1000000) |
 | \`-s 100 --no-arrivals\` | $c100a | $(pred "$c100a" 100000) | $(pred "$c100a" 1000000) | $(col_cost 100 100000) | $(col_cost 100 1000000) |
+Goals: the patch at most 3 ns for an unsampled command and 300 ns for a
+sampled one (amortized, its trap included); \`-s 100 --no-arrivals\` at most
+0.5 % of a core at 1 M IOPS. The decision for an unsampled command (three
+64-bit mixes and a modulo of the SQE's fields: the hash BPF and the
+collector recompute) is the floor of every sampling case.
+
+Checked against the phases (the collector's section, "Phases"): they do not
+agree, and the model says why. The phases switch sampling in the fixture
+pair at queue depth 1, about 10,000 commands a second, where each command's
+latency bounds the rate; the model's cost in the process at \`-s 100\` is
+well under 0.1 % of a core there, while the phases have seen ratios of
+0.95 to 0.99. What the phases see and the model does not: the fixture's
+own copy of the sampling code (not the patch's), and the collectors'
+processes and BPF programs on the same two cores as the workload, whose
+every preemption of a polling or waking process adds to that command's
+latency. The model predicts CPU; the phases, on a machine with no core to
+spare, measure latency.
+
+Not measured here: the kernel path's BPF programs in the guests, per hit
+and per command. tests/vm/bench_kernel.sh runs the guests under TCG, where
+every instruction costs tens of times its native price: a per-hit figure
+from there would describe the emulator.
 EOF
