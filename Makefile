@@ -79,7 +79,8 @@ QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/cpu_hog \
-	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
+	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so $(OUTPUT)/patch_cost \
+	$(OUTPUT)/stamp_cost
 
 .DELETE_ON_ERROR:
 .PHONY: all deps deps-npm check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
@@ -271,6 +272,25 @@ $(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Ibpf $< -o $@
 
+# The SPDK patch's include/spdk_internal/ntprof.h, out of the patch (its one
+# home), for tests/patch_cost.c, which times the patch's per-command code
+# against the stub SPDK headers of tests/patch_stub (make bench).
+$(OUTPUT)/patch/spdk_internal/ntprof.h: spdk-patch/ntprof.patch | $(OUTPUT)
+	$(call msg,EXTRACT,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)awk '/^diff --git a\/include\/spdk_internal\/ntprof.h/ { f = 1; next } \
+		f && /^diff --git/ { exit } f && /^\+/ && !/^\+\+\+/ { print substr($$0, 2) }' $< > $@
+
+$(OUTPUT)/patch_cost: tests/patch_cost.c $(OUTPUT)/patch/spdk_internal/ntprof.h \
+		$(wildcard tests/patch_stub/*/*.h) bpf/ntprof_abi.h
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/patch -Itests/patch_stub -Ibpf $< -o $@
+
+# The kernel's receive timestamps' cost per packet (make bench).
+$(OUTPUT)/stamp_cost: tests/stamp_cost.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
 # A periodic SCHED_FIFO hog of one CPU (stall_test.sh: compare under stalls).
 $(OUTPUT)/cpu_hog: tests/cpu_hog.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -356,6 +376,7 @@ check-quick-user:
 
 check-unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
+	@echo "== tests/spdk/build_test.sh"; sh tests/spdk/build_test.sh
 
 check-cli: all
 	@sh tests/shell_test.sh

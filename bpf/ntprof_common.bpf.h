@@ -37,10 +37,21 @@ static __always_inline void count_lost(__u32 cause, __u64 n)
 }
 
 /*
- * Records are submitted without a wakeup: the collector reads its rings on
- * its own schedule (every 20 ms, record.c), and a wakeup per record would
- * cost the profiled program's CPU an irq_work each time.
+ * Records are submitted without a wakeup, but for the one that finds the
+ * ring a quarter full: the collector sleeps until then, or until its own
+ * timer (the next commit or interval end, writer.c), so a wakeup per record
+ * neither costs the profiled program an irq_work each time nor wakes the
+ * collector for little. A quarter leaves it three quarters of the ring to
+ * wake up and read in before anything is lost.
  */
-#define NTP_SUBMIT_FLAGS BPF_RB_NO_WAKEUP
+static __always_inline __u64 submit_flags(void)
+{
+	__u64 size = bpf_ringbuf_query(&records, BPF_RB_RING_SIZE);
+
+	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= size / 4 ? BPF_RB_FORCE_WAKEUP :
+									       BPF_RB_NO_WAKEUP;
+}
+
+#define NTP_SUBMIT_FLAGS submit_flags()
 
 #endif

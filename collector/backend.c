@@ -97,10 +97,9 @@ int ntp_bpf_sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 	return b->be && b->state ? b->be->sample(b, o, n) : 0;
 }
 
-void ntp_bpf_follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
+int ntp_bpf_follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
 {
-	if (b->be->follow)
-		b->be->follow(b, o, interval);
+	return b->be->follow ? b->be->follow(b, o, interval) : 0;
 }
 
 int ntp_bpf_counts(struct ntp_bpf *b, struct ntp_db *db)

@@ -53,10 +53,12 @@ struct ntp_backend {
 	 * so on stderr. Returns how many sample (N: now, counting those about
 	 * to; 0: ever since the start): processes, or 1 for BPF programs */
 	int (*sample)(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n);
-	/* follow what is recorded while sampling, every poll (20 ms) and
-	 * with INTERVAL at each interval: processes that start, finish
-	 * loading, exit (said on stdout). NULL: nothing to follow */
-	void (*follow)(struct ntp_bpf *b, const struct ntp_opts *o, int interval);
+	/* follow what is recorded while sampling, with INTERVAL at each
+	 * interval, and between intervals as often as it asks: processes
+	 * that start, finish loading, exit (said on stdout). Returns 1 to be
+	 * called again within 20 ms (a process still loading), else 0: at the
+	 * next interval. NULL: nothing to follow */
+	int (*follow)(struct ntp_bpf *b, const struct ntp_opts *o, int interval);
 	/* add the commands counted since the last call to DB's current
 	 * interval, and the map it reads them from; NULL: no exact counts */
 	int (*counts)(struct ntp_bpf *b, struct ntp_db *db);
@@ -114,7 +116,7 @@ void ntp_bpf_lost(const struct ntp_bpf *b, uint64_t out[NTP_CAUSE_MAX]);
 /* The backend's wait, sample, follow and counts, where it has them. */
 int ntp_bpf_wait(struct ntp_bpf *b, const struct ntp_opts *o, volatile sig_atomic_t *stop);
 int ntp_bpf_sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n);
-void ntp_bpf_follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval);
+int ntp_bpf_follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval);
 int ntp_bpf_counts(struct ntp_bpf *b, struct ntp_db *db);
 
 /* The backend's hook table for O, whether hook H of it is there, and its

@@ -110,8 +110,9 @@ static void writer(struct ntp_bpf *b, const struct ntp_opts *o, int chan, pid_t 
 
 /*
  * The sampler's loop while the writer records: follow what is recorded
- * (every 20 ms, and every -i seconds for new processes) until a stop
- * signal, -d, or a word from the writer ('S', or its end closed); 'R'
+ * every -i seconds (new processes, exited ones), and every 20 ms while the
+ * backend waits for one to finish loading, sleeping in between, until a
+ * stop signal, -d, or a word from the writer ('S', or its end closed); 'R'
  * says the recording began. Returns 0, or -1 if it never began.
  */
 static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int chan,
@@ -119,14 +120,15 @@ static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int
 {
 	int64_t next = start + (int64_t)(o->interval * NS);
 	int64_t end = o->duration > 0 ? start + (int64_t)(o->duration * NS) : 0;
-	int began = 0;
+	int began = 0, soon = 1;
 
 	while (!stop) {
 		struct pollfd p = { .fd = chan, .events = POLLIN };
-		int64_t now;
+		int64_t now = now_ns(CLOCK_MONOTONIC), until = end && end < next ? end : next;
+		int wait = soon || !began ? 20 : (int)((until - now + 999999) / 1000000);
 		char c;
 
-		if (poll(&p, 1, 20) > 0) {
+		if (poll(&p, 1, wait > 0 ? wait : 0) > 0) {
 			if (recv(chan, &c, 1, MSG_DONTWAIT) <= 0 || c != 'R')
 				break; /* the writer asks to stop, or ended */
 			printf("ntprof: profiling as %s, sampling 1 of %u commands, saving records; "
@@ -138,9 +140,9 @@ static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int
 		now = now_ns(CLOCK_MONOTONIC);
 		if (end && now >= end)
 			break;
-		ntp_bpf_follow(b, o, now >= next);
+		soon = ntp_bpf_follow(b, o, now >= next);
 		fflush(stdout); /* what it noted, among the writer's lines */
-		if (now >= next)
+		while (now >= next)
 			next += (int64_t)(o->interval * NS);
 	}
 	return began ? 0 : -1;

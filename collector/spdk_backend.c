@@ -345,7 +345,7 @@ static void started(struct spdk *s, const struct ntp_opts *o, pid_t pid, int fir
 	s->sampled++;
 }
 
-/* The processes still loading their libraries, tried at every poll (20 ms):
+/* The processes still loading their libraries, tried every 20 ms (follow asks for it):
  * sampling starts as soon as the variable is there. */
 static void retry_pending(struct spdk *s, const struct ntp_opts *o)
 {
@@ -444,7 +444,7 @@ static int sample(struct ntp_bpf *b, const struct ntp_opts *o, uint32_t n)
 	return s->nprocs + s->npending;
 }
 
-static void follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
+static int follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
 {
 	struct spdk *s = state(b);
 
@@ -452,6 +452,7 @@ static void follow(struct ntp_bpf *b, const struct ntp_opts *o, int interval)
 		follow_processes(s, o, 0);
 	if (s->npending)
 		retry_pending(s, o);
+	return s->npending > 0;
 }
 
 /* Whatever was reached: a process still held (a start that failed half

@@ -6,9 +6,11 @@
  * database closed with its stop time, the summary printed.
  *
  * Nothing that reached user space is dropped: records go into the
- * database's open transaction, which is committed twice a second and at
- * each interval's end (so `kill -9` loses at most the last second), and
- * the ring is drained after sampling is off. What BPF could not hand over
+ * database's open transaction, which is committed by the clock, four
+ * times a second and at each interval's end (so `kill -9` loses at most
+ * the last quarter second, and what the ring held), and the ring is
+ * drained after sampling is off. In between the writer sleeps, until the
+ * next commit or a ring a quarter full wakes it. What BPF could not hand over
  * is counted per interval and cause as lost, the points stored records
  * lack as gaps, and both are printed.
  */
@@ -33,6 +35,9 @@
 #include "writer.h"
 
 #define NS 1000000000LL
+/* How often the open transaction is committed: a kill -9 loses less than
+ * this (and the time one commit takes). */
+#define NTP_COMMIT_NS (NS / 4)
 
 /* Everything the loop needs. */
 struct rec {
@@ -40,6 +45,7 @@ struct rec {
 	struct ntp_bpf *bpf;          /* the maps it reads */
 	int chan;                     /* to the sampler (writer.h) */
 	int off;                      /* the sampler switched sampling off, or is gone */
+	int gone;                     /* it is gone without a word: killed */
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
 	uint64_t records;             /* commands in the file when it was closed */
@@ -359,46 +365,52 @@ static int open_ring(struct rec *r)
 	return 0;
 }
 
-/* Wait up to MS milliseconds for the sampler's word: 'O', sampling is
- * off (or its end of the channel closed: it is gone). */
-static void hear(struct rec *r, int ms)
-{
-	struct pollfd p = { .fd = r->chan, .events = POLLIN };
-	char c;
-
-	if (r->off || poll(&p, 1, ms) <= 0)
-		return;
-	if (recv(r->chan, &c, 1, MSG_DONTWAIT) <= 0 || c == 'O')
-		r->off = 1;
-}
-
 static void tell(struct rec *r, char c)
 {
 	if (send(r->chan, &c, 1, MSG_NOSIGNAL) != 1)
-		r->off = 1; /* the sampler is gone */
+		r->off = r->gone = 1;
 }
 
 /*
- * Read the rings every 20 ms, or at once again when the last read took a
- * quarter of the ring: a batch every 20 ms costs the collector little CPU,
- * which on a small machine is the profiled program's. (Waiting in epoll
- * would not sleep: a ring with any data in it is always readable.) The
- * wait is for the sampler's word.
+ * Sleep until DEADLINE (CLOCK_MONOTONIC ns), the ring's wakeup or the
+ * sampler's word: 'O', sampling is off; its end of the channel closed
+ * without it: the sampler is gone (killed), and the writer goes too. The ring wakes the writer only when a record finds it a
+ * quarter full (submit_flags() in bpf/ntprof_common.bpf.h); below that it
+ * is read at the deadline, the next commit or interval end. A ring is
+ * readable while it holds data, and the loop reads it empty each time.
  */
-static void pace(struct rec *r, int consumed)
+static void sleep_until(struct rec *r, int64_t deadline)
 {
-	long ring = (r->o->ring_kb ? (long)r->o->ring_kb : 16384) * 1024;
+	struct pollfd p[2] = {
+		{ .fd = r->chan, .events = POLLIN },
+		{ .fd = ring_buffer__epoll_fd(r->rec_rb), .events = POLLIN },
+	};
+	int64_t wait = deadline - now_ns(CLOCK_MONOTONIC);
+	char c;
 
-	hear(r, (long)consumed * (long)(sizeof(struct ntp_cmd_record) + 8) < ring / 4 ? 20 : 0);
+	if (r->off)
+		return;
+	if (poll(p, 2, wait > 0 ? (int)((wait + 999999) / 1000000) : 0) <= 0 ||
+	    !(p[0].revents & (POLLIN | POLLHUP)))
+		return;
+	if (recv(r->chan, &c, 1, MSG_DONTWAIT) <= 0)
+		r->off = r->gone = 1;
+	else if (c == 'O')
+		r->off = 1;
 }
 
-/* Until the sampler switches sampling off. A write error or a ring that
- * cannot be read ends it sooner: the sampler is asked to stop, and what
- * comes until then is counted as not stored. */
+/*
+ * Until the sampler switches sampling off: read the ring, end an interval
+ * every -i seconds, commit every NTP_COMMIT_NS, and sleep in between.
+ * Commits go by the clock, not by how much came: a kill -9 loses what
+ * came since the last one, however busy the machine. A write error or a
+ * ring that cannot be read ends it sooner: the sampler is asked to stop,
+ * and what comes until then is counted as not stored.
+ */
 static void poll_until_off(struct rec *r)
 {
 	int64_t start = r->interval_start, next = start + (int64_t)(r->o->interval * NS);
-	int64_t commit = start + NS / 2;
+	int64_t commit = start + NTP_COMMIT_NS;
 	int asked = 0;
 
 	while (!r->off) {
@@ -412,18 +424,20 @@ static void poll_until_off(struct rec *r)
 		}
 		now = now_ns(CLOCK_MONOTONIC);
 		if (!ntp_db_failed(r->db) && now >= next) {
-			end_interval(r, now, 1);
-			next += (int64_t)(r->o->interval * NS);
+			end_interval(r, now, 1); /* commits */
+			while (next <= now)
+				next += (int64_t)(r->o->interval * NS);
+			commit = now + NTP_COMMIT_NS;
 		}
 		if (!ntp_db_failed(r->db) && now >= commit) {
 			ntp_db_commit(r->db);
-			commit = now + NS / 2; /* twice a second: kill -9 loses < 1 s */
+			commit = now + NTP_COMMIT_NS;
 		}
 		if (ntp_db_failed(r->db) && !asked) {
 			tell(r, 'S');
 			asked = 1;
 		}
-		pace(r, rc);
+		sleep_until(r, next < commit ? next : commit);
 	}
 }
 
@@ -510,6 +524,23 @@ static int finish(struct rec *r)
 	return 0;
 }
 
+/*
+ * The sampler is gone without switching sampling off: killed (-9), and
+ * the writer would be killed with it (PR_SET_PDEATHSIG) but for a race,
+ * which a sampler slow to die (detaching its probes) gives it time to
+ * win. It ends as if killed with it, whichever wins: what it read is
+ * committed, and the file is left as a kill leaves it, open, its -wal
+ * beside it, no stop time (the process exits at once: nothing leaks).
+ */
+static int cut_short(struct rec *r)
+{
+	ring_buffer__consume(r->rec_rb);
+	ntp_db_commit(r->db);
+	r->db = NULL;
+	fprintf(stderr, "ntprof: the sampler is gone: %s is cut short\n", r->o->out);
+	return 1;
+}
+
 int ntp_writer_run(struct ntp_bpf *b, const struct ntp_opts *o, int chan, int64_t wall_start,
 		   int64_t mono_start)
 {
@@ -525,6 +556,10 @@ int ntp_writer_run(struct ntp_bpf *b, const struct ntp_opts *o, int chan, int64_
 	}
 	tell(&r, 'R');
 	poll_until_off(&r);
+	if (r.gone) {
+		rc = cut_short(&r);
+		goto cleanup;
+	}
 	drain(&r);
 	rc = finish(&r);
 cleanup:

@@ -2,7 +2,8 @@
 # make bench: the report and the join on 10 M sampled commands against a bare
 # scan of the same table, and the bytes each command takes on disk; then
 # plain sqlite3's canned questions (tests/bench_sqlite3.sh), the collector's
-# figures (tests/bench_collect.sh, root) and the kernel path's in two qemu
+# figures (tests/bench_collect.sh, root), the cost model (tests/bench_cost.sh:
+# ns per event from CPU accounting) and the kernel path's in two qemu
 # guests (tests/vm/bench_kernel.sh). Writes
 # docs/performance.md (machine and date included). Not a test: no goal here
 # fails the build; the figures are for people to read.
@@ -136,6 +137,7 @@ at the goal's edge.
 EOF
 sh "$top/tests/bench_sqlite3.sh" >> "$out"
 sh "$top/tests/bench_collect.sh" >> "$out"
+sh "$top/tests/bench_cost.sh" >> "$out"
 sh "$top/tests/vm/bench_kernel.sh" >> "$out"
 echo "bench: wrote $out" >&2
 cat "$out"

@@ -39,14 +39,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-wait_for() {
-	i=0
-	until grep -q "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || { echo "bench_collect: timed out waiting for '$2' in $1" >&2; exit 1; }
-		sleep 0.1
-	done
-}
+. "$top/tests/benchlib.sh"
 
 # cpu PID: its user + system seconds so far, with its children's (the
 # collector's writer, which does most of its work, is one)

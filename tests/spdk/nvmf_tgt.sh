@@ -4,6 +4,8 @@
 # nvmf_tgt set-up both transports use. $S is the SPDK build.
 NQN=nqn.2016-06.io.spdk:cnode1
 RPC="/usr/bin/python3 $S/scripts/rpc.py"
+# a build --with-shared: its programs load the SPDK libraries from build/lib
+export LD_LIBRARY_PATH="$S/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # nvmf_tgt_up CPUMASK LOG SECS: start nvmf_tgt (its pid in $tgt; under
 # $TGT_WRAP, such as "taskset -c 0", if set) and wait up to SECS for its RPC

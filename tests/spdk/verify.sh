@@ -25,7 +25,8 @@
 # build and need `-cpu max` (SPDK and Debian's DPDK use SSE4 and AVX), two
 # CPUs each (SPDK polls one) and 3 GiB; a case takes a few minutes. The
 # third argument picks the transports: "tcp", "rdma" or "tcp rdma" (the
-# default). The same judgement applies to both.
+# default). The same judgement applies to both. A static build and one
+# configured --with-shared are both taken (tests/spdk/build.sh).
 # Root: the collector loads BPF programs.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 S=${1:-}
@@ -39,12 +40,9 @@ S=$(cd "$S" 2>/dev/null && pwd) || die "$1: no such directory"
 for t in $TRS; do
 	case $t in tcp | rdma) ;; *) die "$t: the transports are tcp and rdma" ;; esac
 done
-for b in nvmf_tgt spdk_nvme_perf; do
-	[ -x "$S/build/bin/$b" ] ||
-		die "$S/build/bin/$b: not found: give the directory of an SPDK build (make done there)"
-	readelf -n "$S/build/bin/$b" 2>/dev/null | grep -q "Provider: ntprof" ||
-		die "$S/build/bin/$b has no ntprof USDT probes: apply spdk-patch/ntprof.patch and configure --with-usdt"
-done
+. "$top/tests/spdk/build.sh"
+spdk_build_check || exit 2
+[ "$SPDK_SHARED" = 1 ] && echo "verify: $S is a shared build (--with-shared): the probes are in build/lib"
 [ "$(id -u)" = 0 ] || die "needs root (ntprof-collect loads BPF programs)"
 [ -x "$top/ntprof-collect" ] && [ -x "$top/ntprof-shell" ] || die "build ntprof first (make)"
 python3 -c 'import json' 2>/dev/null || die "needs python3"

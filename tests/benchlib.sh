@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Sourced by the benchmarks that run programs in the background
+# (tests/bench_collect.sh, tests/bench_cost.sh).
+
+# wait_for FILE PATTERN: until FILE has a line with PATTERN (30 s at most)
+wait_for() {
+	i=0
+	until grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { echo "$0: timed out waiting for '$2' in $1" >&2; exit 1; }
+		sleep 0.1
+	done
+}
