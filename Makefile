@@ -40,8 +40,8 @@ DEB_PKGS := build-essential pkg-config clang llvm bpftool libbpf-dev libelf-dev 
 
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
-	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/live.sql \
-	sql/live_gaps.sql
+	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/cache.sql \
+	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
@@ -49,7 +49,7 @@ LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
-	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o
+	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/cache.o $(OUTPUT)/sha256.o
 GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
@@ -61,7 +61,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so
 
 .DELETE_ON_ERROR:
-.PHONY: all deps check check-unit check-asan check-cli check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps check check-unit check-asan check-cli check-cache check-plot check-merge check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -269,6 +269,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) check-unit
 	$(MAKE) check-cli
+	$(MAKE) check-cache
 	$(MAKE) check-plot
 	$(MAKE) check-merge
 	$(MAKE) check-collect
@@ -284,6 +285,12 @@ check-cli: all
 	@sh tests/shell_test.sh
 	@sh tests/compare_test.sh
 	@python3 tests/tutorial_test.py .
+
+# The cache of prepared runs: the same answers with and without it, and a
+# changed recording, a damaged or forged cache file never believed
+# (tests/cache_test.sh).
+check-cache: all
+	@sh tests/cache_test.sh
 
 # ntprof plot's files rendered and measured in headless Chromium.
 check-plot: all
