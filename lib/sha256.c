@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), portable C. Checked
- * against the standards' test vectors (tests/test_cache.c).
+ * against the standards' test vectors (tests/test_sha256.c).
  */
 #include <string.h>
 
