@@ -53,6 +53,7 @@ CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
 	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
+	sql/cache.sql \
 	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
@@ -62,7 +63,7 @@ DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/copy.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
 	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/export.o \
-	$(OUTPUT)/clickhouse.o
+	$(OUTPUT)/clickhouse.o $(OUTPUT)/cache.o $(OUTPUT)/sha256.o
 # lib/ as one static archive: each program links only the objects it calls
 # (the collector's summary takes the report, not the plots, merge or compare).
 LIB_A := $(OUTPUT)/libntprof.a
@@ -70,7 +71,7 @@ GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern test_stats test_svg
+	test_join test_fixture test_kern test_stats test_svg test_sha256
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 # The tier a change is checked with first (make check-quick): no root, no
 # BPF toolchain, a couple of minutes. The unit tests that neither load BPF
@@ -83,7 +84,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/stamp_cost
 
 .DELETE_ON_ERROR:
-.PHONY: all deps deps-npm check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-fleet check-collect check-fault check-vm check-kernels demo bench install uninstall clean
+.PHONY: all deps deps-npm check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-fleet check-cache check-collect check-fault check-vm check-kernels demo bench install uninstall clean
 
 all: $(BINS) $(TESTS)
 
@@ -313,6 +314,11 @@ $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka $(LIBS_SQL)
 
+# SHA-256 and HMAC against the standards' vectors: nothing else needed.
+$(OUTPUT)/test_sha256: $(OUTPUT)/test_sha256.o $(OUTPUT)/sha256.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka
+
 $(OUTPUT)/test_%: $(OUTPUT)/test_%.o $(OUTPUT)/testlib.o $(GEN_OBJS) $(DB_OBJS) $(SESSION_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ $(LIBS_SQL) -lcmocka -lm
@@ -357,6 +363,7 @@ check:
 	$(MAKE) check-plot
 	$(MAKE) check-merge
 	$(MAKE) check-fleet
+	$(MAKE) check-cache
 	$(MAKE) check-collect
 	$(MAKE) check-fault
 	$(MAKE) check-vm
@@ -392,6 +399,12 @@ check-cli-rest: all
 	@sh tests/reader_test.sh
 	@sh tests/compare_test.sh
 	@python3 tests/tutorial_test.py .
+
+# The cache of prepared runs: the same answers with and without it, and a
+# changed recording, a damaged or forged cache file never believed
+# (tests/cache_test.sh).
+check-cache: all
+	@sh tests/cache_test.sh
 
 # ntprof plot's files rendered and measured in headless Chromium.
 check-plot: all

@@ -8,15 +8,15 @@
 
 _ntprof_commands="probe record report compare plot merge export shell help"
 _ntprof_report_opts="-d --detail -a --all -g --group -p --portable -j --json --csv --summary --per-host
-	--timeline --no-check --strict --min-match --max-lost -h --help"
+	--timeline --no-check --no-cache --strict --min-match --max-lost -h --help"
 _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --portable -j --json
-	--csv --fail-on-change --no-check --sql -h --help"
-_ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --timeline -h
+	--csv --fail-on-change --no-check --no-cache --sql -h --help"
+_ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --no-cache --timeline -h
 	--help"
 _ntprof_merge_opts="-o --output --no-check -h --help"
 _ntprof_export_opts="-l --label -t --table -o --output -j --jsonl --csv --clickhouse --no-check -h
 	--help"
-_ntprof_shell_opts="-c -json --json -jsonl --jsonl -csv --csv -header --header -noheader --noheader --sql --portable --no-check --label -h --help --version"
+_ntprof_shell_opts="-c -json --json -jsonl --jsonl -csv --csv -header --header -noheader --noheader --sql --portable --no-check --no-cache --label -h --help --version"
 _ntprof_probe_opts="-r --role -t --transport --spdk-target --spdk-host --btf -j --json
 	-h --help --version"
 _ntprof_record_opts="-r --role -t --transport -s --sample -i --interval -d --duration

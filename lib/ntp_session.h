@@ -57,6 +57,10 @@ struct ntp_progress {
 	unsigned spin;      /* the spinner's position */
 };
 
+/* An authorizer, as sqlite3_set_authorizer takes it. */
+typedef int (*ntp_authorizer)(void *arg, int action, const char *a, const char *b,
+			      const char *c, const char *d);
+
 /* An open session: an in-memory main database with the recordings attached
  * read-only, and the TEMP views of sql/prelude.sql, join.sql, report.sql, stats.sql,
  * shell.sql. */
@@ -75,6 +79,8 @@ struct ntp_session {
 	int prefix_merged;                    /* their recordings' names carry the file's */
 	char *tmp_merged;                     /* a merged file of our own, removed at close */
 	struct ntp_progress progress;         /* NTP_OPEN_PROGRESS */
+	ntp_authorizer auth;                  /* the authorizer on db (ntp_session_authorizer) */
+	void *auth_arg;                       /* its argument */
 };
 
 /* Flags for ntp_session_open. */
@@ -82,6 +88,7 @@ struct ntp_session {
 #define NTP_OPEN_NO_CHECK 2 /* skip SQLite's integrity check of each file */
 #define NTP_OPEN_PROGRESS 4 /* a progress line on stderr, if a terminal, during long work */
 #define NTP_OPEN_MERGING 8  /* ntp_merge's batches: no warning of recordings apart (an error) */
+#define NTP_OPEN_NO_CACHE 16 /* neither read nor keep a prepared run (lib/cache.c) */
 
 /*
  * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a
@@ -151,6 +158,11 @@ void ntp_session_close(struct ntp_session *s);
 
 /* The path given for the recording attached as SCHEMA ("?" if none). */
 const char *ntp_session_path(const struct ntp_session *s, const char *schema);
+
+/* Set the authorizer on the session's database (sqlite3_set_authorizer)
+ * for the SQL a user types: the library lifts it only for its own
+ * statements (the cache of prepared runs attaches its file, lib/cache.c). */
+void ntp_session_authorizer(struct ntp_session *s, ntp_authorizer fn, void *arg);
 
 /*
  * Write OUT (which must not exist), one SQLite file holding the prelude's

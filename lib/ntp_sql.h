@@ -19,6 +19,7 @@ extern const char ntp_sql_shell[];        /* TEMP views ntprof-shell's dot-comma
 extern const char ntp_sql_compare[];      /* TEMP views comparing runs side by side */
 extern const char ntp_sql_plot[];         /* TEMP views ntprof plot draws */
 extern const char ntp_sql_export[];       /* TEMP views ntprof export writes */
+extern const char ntp_sql_cache[];        /* TEMP views of the prepared run's cache */
 extern const char ntp_sql_live[];         /* ntprof-collect's live lines (a query) */
 extern const char ntp_sql_live_gaps[];    /* its lost records and gaps (a query) */
 

@@ -19,9 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ntp_copy.h"
+#include "cache.h"
 #include "ntp_err.h"
 #include "ntp_schema.h"
 #include "ntp_session.h"
@@ -1046,6 +1048,7 @@ static char *setup_sql(const struct ntp_session *s)
 	sqlite3_str_appendall(q, ntp_sql_compare);
 	sqlite3_str_appendall(q, ntp_sql_plot);
 	sqlite3_str_appendall(q, ntp_sql_export);
+	sqlite3_str_appendall(q, ntp_sql_cache);
 	if (rc) {
 		sqlite3_free(sqlite3_str_finish(q));
 		return NULL;
@@ -1379,8 +1382,16 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	char *sql;
 	int rc;
 
+	struct timespec t0, t1;
+
 	if (s->joined)
 		return 0;
+	/* prepared by an earlier process (lib/cache.c) */
+	if (ntp_cache_load(s)) {
+		s->joined = 1;
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
 				      "computing the statistics");
 	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
@@ -1390,6 +1401,8 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	if (rc)
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->joined = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ntp_cache_store(s, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }
 

@@ -32,8 +32,8 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof report [-d] [-a] [-g TEXT] [-p] [-j | --csv] [--summary | --per-host]\n"
-		"                     [--no-check] [--timeline WIDTH] [--strict] [--min-match PCT]\n"
-		"                     [--max-lost PCT] HOST.db [TARGET.db] [DB...]\n"
+		"                     [--no-check] [--no-cache] [--timeline WIDTH] [--strict]\n"
+		"                     [--min-match PCT] [--max-lost PCT] HOST.db [TARGET.db] [DB...]\n"
 		"Prints where the latency of the recorded commands goes, per group\n"
 		"(operation, size, device). With the target's recording it joins both\n"
 		"sides and computes the network time; roles come from the files.\n"
@@ -60,6 +60,9 @@ static void report_usage(FILE *f)
 		"      --per-host   a section per group, however many hosts\n"
 		"      --no-check   skip SQLite's integrity check of each file (faster; a\n"
 		"                   damaged file is then reported on as if it were whole)\n"
+		"      --no-cache   prepare the run anew, and do not keep it (by default the\n"
+		"                   join and the statistics are kept in NTPROF_CACHE_DIR, else\n"
+		"                   ~/.cache/ntprof, for the commands after this one)\n"
 		"      --timeline WIDTH  then the time series: per group and bucket of WIDTH\n"
 		"                   (1s, 500ms, 0.5: seconds), rate, mean, p99, stage means\n"
 		"      --strict     exit 3 after a report with a refused join or a warning\n"
@@ -111,6 +114,7 @@ static int do_report(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "no-cache", no_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "summary", no_argument, NULL, 'S' },
@@ -142,6 +146,7 @@ static int do_report(int argc, char **argv)
 		case 'g': group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'K': flags |= NTP_OPEN_NO_CACHE; break;
 		case 'T':
 			if (ntp_parse_width(optarg, &width)) {
 				fprintf(stderr, "ntprof report: --timeline: '%s': %s\n", optarg,
@@ -211,7 +216,7 @@ static void compare_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ntprof compare [-l A,B,...] [-g TEXT] [-d] [-m PCT] [-p] [-j | --csv]\n"
-		"                      [--fail-on-change] [--no-check] RUN RUN...\n"
+		"                      [--fail-on-change] [--no-check] [--no-cache] RUN RUN...\n"
 		"Prints two or more runs side by side: per I/O group (operation and size),\n"
 		"each stage's mean and median (p50) per run, and per run after the first\n"
 		"the difference of each from the first run's with a 95%% confidence\n"
@@ -238,6 +243,7 @@ static void compare_usage(FILE *f)
 		"      --fail-on-change  exit with status 4 when a stage or end to end is\n"
 		"                   marked as a change (a regression gate)\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --no-cache   prepare the runs anew, and do not keep them\n"
 		"      --sql        print the SQL that sets these runs up in sqlite3 instead\n"
 		"                   (then query ntp_compare_stage, ntp_compare_diff, ...)\n"
 		"  -h, --help       this text\n"
@@ -288,6 +294,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "no-cache", no_argument, NULL, 'K' },
 		{ "sql", no_argument, NULL, 'S' },
 		{ "fail-on-change", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
@@ -306,6 +313,7 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 		case 'C': o->flags |= NTP_REPORT_CSV; break;
 		case 'p': o->open_flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': o->open_flags |= NTP_OPEN_NO_CHECK; break;
+		case 'K': o->open_flags |= NTP_OPEN_NO_CACHE; break;
 		case 'S': o->sql = 1; break;
 		case 'F': o->fail = 1; break;
 		case 'm':
@@ -372,7 +380,7 @@ static int do_compare(int argc, char **argv)
 static void plot_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof plot [-o DIR] [-l A,B,...] [-g TEXT] [-p] [--no-check]\n"
+		"usage: ntprof plot [-o DIR] [-l A,B,...] [-g TEXT] [-p] [--no-check] [--no-cache]\n"
 		"                   [--timeline WIDTH] RUN [RUN...]\n"
 		"Draws one run, or several side by side, as SVG files in DIR, and an HTML\n"
 		"page with all of them (no script, nothing fetched):\n"
@@ -390,6 +398,7 @@ static void plot_usage(FILE *f)
 		"  -g, --group TEXT only groups whose name contains TEXT (any case)\n"
 		"  -p, --portable   plain SQL percentiles (what sqlite3 computes), slower\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --no-cache   prepare the runs anew, and do not keep them\n"
 		"      --timeline WIDTH  the time series' buckets (1s, 500ms, 0.5: seconds;\n"
 		"                   default: the recording in at most 50 buckets of a\n"
 		"                   1, 2 or 5 x 10^k width)\n"
@@ -408,6 +417,7 @@ static int do_plot(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "portable", no_argument, NULL, 'p' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "no-cache", no_argument, NULL, 'K' },
 		{ "timeline", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -427,6 +437,7 @@ static int do_plot(int argc, char **argv)
 		case 'g': o.group = optarg; break;
 		case 'p': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'K': flags |= NTP_OPEN_NO_CACHE; break;
 		case 'T':
 			if (ntp_parse_width(optarg, &o.width_ns)) {
 				fprintf(stderr, "ntprof plot: --timeline: '%s': %s\n", optarg,
@@ -494,6 +505,7 @@ static int do_merge(int argc, char **argv)
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'K': flags |= NTP_OPEN_NO_CACHE; break;
 		case 'h': merge_usage(stdout); return 0;
 		default: merge_usage(stderr); return 2;
 		}

@@ -3,7 +3,7 @@
  * ntprof-shell: SQL and dot-commands over ntprof recordings.
  *
  *   ntprof-shell [-c COMMAND]... [-json|-jsonl|-csv] [-header|-noheader] [--sql]
- *                [--portable] [--no-check] DB...
+ *                [--portable] [--no-check] [--no-cache] DB...
  *   ntprof-shell [options] [--label A,B,...] RUN RUN...
  *
  * The recordings are attached read-only to an in-memory database with the
@@ -71,6 +71,9 @@ static void usage(FILE *f)
 		"  --sql        print the SQL that sets up this session in plain sqlite3\n"
 		"  --portable   no native SQL functions (the SQL --sql prints)\n"
 		"  --no-check   skip SQLite's integrity check of each file\n"
+		"  --no-cache   prepare the run anew, and do not keep it (by default the\n"
+		"               join and the statistics are kept in NTPROF_CACHE_DIR, else\n"
+		"               ~/.cache/ntprof, for the commands after this one)\n"
 		"  --label A,B  the runs' names (default: the host files' names)\n"
 		"  -h, --help   this help\n"
 		"  --version    print the version\n"
@@ -135,7 +138,7 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out o
 	sigaction(SIGTERM, &stop, NULL);
 	sigaction(SIGHUP, &stop, NULL);
 	sigaction(SIGINT, &stop, NULL); /* the terminal's loop has its own */
-	sqlite3_set_authorizer(s->db, authorize, NULL);
+	ntp_session_authorizer(s, authorize, NULL);
 	for (int i = 0; i < ncmds && !done(&sh); i++)
 		run_string(&sh, cmds_c[i]);
 	if (!ncmds && isatty(STDIN_FILENO))
@@ -247,6 +250,7 @@ int main(int argc, char **argv)
 		{ "sql", no_argument, NULL, 'S' },
 		{ "portable", no_argument, NULL, 'P' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "no-cache", no_argument, NULL, 'K' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "csv", no_argument, NULL, 'C' },
 		{ "jsonl", no_argument, NULL, 'L' },
@@ -283,6 +287,7 @@ int main(int argc, char **argv)
 		case 'B': labels = optarg; break;
 		case 'P': flags |= NTP_OPEN_PORTABLE; break;
 		case 'N': flags |= NTP_OPEN_NO_CHECK; break;
+		case 'K': flags |= NTP_OPEN_NO_CACHE; break;
 		case 'h': usage(stdout); free(cmds_c); return 0;
 		case 'V':
 			printf("ntprof-shell %s (SQLite %s)\n", NTP_VERSION, sqlite3_libversion());

@@ -9,6 +9,10 @@ NTPROF=${NTPROF:-$top/ntprof}
 SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
 GEN=${GEN:-$top/tests/ntprof-gen}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-cli-XXXXXX")
+# Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
+# for users, and never the user's own; a long preparation's note on stderr
+# is tested in cache_test.sh, not here.
+export NTPROF_CACHE_DIR="$dir/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 trap 'rm -rf "$dir"' EXIT
 pass=0
 fail=0
@@ -644,14 +648,15 @@ done
 
 # Progress on stderr, and only on a terminal: after NTPROF_PROGRESS_AFTER
 # seconds (0 here), a line "ntprof: WHAT... | N s", redrawn at most four
-# times a second, erased at the end; nothing else changes.
+# times a second, erased at the end; nothing else changes. The runs on a
+# terminal join again (--no-cache): a prepared run has no join to show.
 "$GEN" -o big.db -t big-t.db -s 1 -n 5 -x 7 || exit 1
 "$NTPROF" report -p big.db big-t.db > plain.txt 2> plain.err
 NTPROF_PROGRESS_AFTER=0 "$NTPROF" report -p big.db big-t.db > piped.txt 2> piped.err
 [ -s plain.txt ] && [ ! -s plain.err ] && [ ! -s piped.err ] && cmp -s plain.txt piped.txt && ok ||
 	bad "progress: stderr not a terminal, yet it changed"
 t0=$(date +%s.%N)
-NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p --no-cache big.db big-t.db > tty.err
 rc=$?
 t1=$(date +%s.%N)
 # every piece between two \r is a progress line (then padding) or blanks;
@@ -667,7 +672,7 @@ then ok; else bad "progress on a terminal (exit $rc):"; od -c tty.err | tail -5 
 NTPROF_PROGRESS_AFTER=1000 python3 "$top/tests/on_tty.py" tty.txt "$NTPROF" report -p big.db big-t.db > tty.err
 [ ! -s tty.err ] && cmp -s plain.txt tty.txt && ok || bad "progress before NTPROF_PROGRESS_AFTER seconds"
 "$SHELL_BIN" -c .stages big.db big-t.db > plain.txt 2>&1
-NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$SHELL_BIN" -c .stages big.db big-t.db > tty.err
+NTPROF_PROGRESS_AFTER=0 python3 "$top/tests/on_tty.py" tty.txt "$SHELL_BIN" --no-cache -c .stages big.db big-t.db > tty.err
 grep -q 'ntprof: joining the recordings\.\.\. ' tty.err && cmp -s plain.txt tty.txt && ok ||
 	bad "ntprof-shell: progress while joining"
 # --timeline WIDTH: seconds, or with a unit; the report before the series is

@@ -23,6 +23,10 @@ NTPROF=${NTPROF:-$top/ntprof}
 GEN=${GEN:-$top/tests/ntprof-gen}
 SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-compare-XXXXXX")
+# Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
+# for users, and never the user's own; a long preparation's note on stderr
+# is tested in cache_test.sh, not here.
+export NTPROF_CACHE_DIR="$dir/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 trap 'rm -rf "$dir"' EXIT
 TEST=compare_test
 . "$top/tests/testlib.sh"

@@ -27,6 +27,10 @@ for f in "$COLLECT" "$FLOOD"; do
 done
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fault-test.XXXXXX") || exit 1
+# Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
+# for users, and never the user's own; a long preparation's note on stderr
+# is tested in cache_test.sh, not here.
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 pids=""
 mounts=""
 cleanup() {

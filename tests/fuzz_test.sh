@@ -31,6 +31,10 @@ done
 command -v sqlite3 >/dev/null || { echo "fuzz_test: needs sqlite3" >&2; exit 1; }
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fuzz-test.XXXXXX") || exit 1
+# Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
+# for users, and never the user's own; a long preparation's note on stderr
+# is tested in cache_test.sh, not here.
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 [ -n "${KEEP:-}" ] && echo "fuzz_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
 
 "$GEN" -o "$d/h.db" -t "$d/t.db" -s 1 -n 1 -r 500 >"$d/gen.log" 2>&1 ||

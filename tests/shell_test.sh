@@ -37,6 +37,10 @@ for f in "$BIN" "$GEN"; do
 done
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-shell-test.XXXXXX") || exit 1
+# Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
+# for users, and never the user's own; a long preparation's note on stderr
+# is tested in cache_test.sh, not here.
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 trap 'rm -rf "$d"' EXIT INT TERM
 
 # run ARGS...: the shell's stdout in $d/out, stderr in $d/err, status in $rc.

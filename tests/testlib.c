@@ -10,6 +10,7 @@
 #include "testlib.h"
 
 static char dir[256];
+static char cache[300];
 
 const char *tl_dir(void)
 {
@@ -18,6 +19,11 @@ const char *tl_dir(void)
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "%s/ntprof-test-XXXXXX", t ? t : "/tmp");
 		assert_non_null(mkdtemp(dir));
+		/* prepared runs (lib/cache.c) beside the files they are of, never
+		 * in the user's cache, and not said on stderr */
+		snprintf(cache, sizeof(cache), "%s/cache", dir);
+		setenv("NTPROF_CACHE_DIR", cache, 1);
+		setenv("NTPROF_PREPARE_NOTE_AFTER", "3600", 0);
 	}
 	return dir;
 }

@@ -128,6 +128,10 @@ def main():
     text = open(os.path.join(TOP, "docs", "tutorial.md")).read()
     with tempfile.TemporaryDirectory(prefix="ntprof-tutorial-") as d:
         os.mkdir(os.path.join(d, "demo-out"))
+        # prepared runs (lib/cache.c) in the test's directory, never the
+        # user's own; the tutorial's outputs hold no note of a preparation
+        os.environ["NTPROF_CACHE_DIR"] = os.path.join(d, "cache")
+        os.environ["NTPROF_PREPARE_NOTE_AFTER"] = "3600"
         # the programs where the tutorial runs them: the clone's top
         for prog in ("ntprof", "ntprof-shell"):
             os.symlink(os.path.join(TOP, prog), os.path.join(d, prog))

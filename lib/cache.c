@@ -1,0 +1,769 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The cache of prepared runs (docs/performance.md, "How a run is prepared").
+ *
+ * A session's prepared TEMP tables (sql/cache.sql, _ntp_cache_table: the
+ * clock offset, the join, the report's groups and statistics) are written
+ * to DIR/NAME.db, NAME being a hash of the key: every recording's identity
+ * (device, inode, size, mtime, ctime, a hash of its first page), ntprof's
+ * version and SQL, and what else changes the tables (the form, the runs
+ * and the names the recordings are attached as). DIR/NAME.mac holds an
+ * HMAC-SHA256 of the key and the file's bytes under DIR/key, a secret of
+ * 32 random bytes only its owner reads. A later session with the same key
+ * reads the tables from there, after checking, in this order: the
+ * directory and the files are the user's and private; the MAC; the file
+ * attached is the one checked; it holds exactly the tables expected, with
+ * the views' columns, and the key. Anything else is a miss, and a file
+ * that fails a check is removed (and said so): the run is prepared again.
+ * The recordings are never written; nothing here fails a session.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "ntp_schema.h"
+#include "ntp_sql.h"
+#include "ntp_version.h"
+#include "sha256.h"
+
+/* The cache file's schema name while it is read, and while it is written. */
+#define CACHE_DB "_ntp_cache"
+#define CACHE_NEW "_ntp_cache_new"
+/* NAME: this many hex digits of the key's hash */
+#define NAME_HEX 32
+/* Default cap on the cache directory's files, MiB (NTPROF_CACHE_MAX). */
+#define CAP_MIB 4096
+/* A temporary file older than this (s) was left by a killed process. */
+#define STALE_S 86400
+
+/* A line on stderr, over the progress line if one is shown. */
+__attribute__((format(printf, 2, 3)))
+static void say(struct ntp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntp_progress_clear(s);
+	fputs("ntprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Is the session one whose prepared tables are kept? Not with --no-cache,
+ * not while merging (a batch of a merge), not over a temporary merged file
+ * or a private copy of a recording not closed (both new files each time). */
+static int usable(const struct ntp_session *s)
+{
+	if (s->flags & (NTP_OPEN_NO_CACHE | NTP_OPEN_MERGING) || s->tmp_merged)
+		return 0;
+	for (int i = 0; i < s->ndbs; i++)
+		if (s->dbs[i].copy_dir)
+			return 0;
+	return 1;
+}
+
+/* The cache directory: $NTPROF_CACHE_DIR, else $XDG_CACHE_HOME/ntprof,
+ * else ~/.cache/ntprof. 0, or -1 when there is no home to put it in. */
+static int cache_dir(char *out, size_t n)
+{
+	const char *v = getenv("NTPROF_CACHE_DIR"), *home = getenv("HOME");
+	struct passwd *pw;
+	int len;
+
+	if (v && *v)
+		len = snprintf(out, n, "%s", v);
+	else if ((v = getenv("XDG_CACHE_HOME")) && *v == '/')
+		len = snprintf(out, n, "%s/ntprof", v);
+	else if (home && *home == '/')
+		len = snprintf(out, n, "%s/.cache/ntprof", home);
+	else if ((pw = getpwuid(geteuid())) && pw->pw_dir && *pw->pw_dir == '/')
+		len = snprintf(out, n, "%s/.cache/ntprof", pw->pw_dir);
+	else
+		return -1;
+	return len > 0 && (size_t)len < n ? 0 : -1;
+}
+
+/* Make DIR and its missing parents, each 0700. */
+static void make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *c = p + 1; *c; c++) {
+		if (*c != '/')
+			continue;
+		*c = 0;
+		mkdir(p, 0700);
+		*c = '/';
+	}
+	mkdir(p, 0700);
+}
+
+/* Is ST the user's own, and no one else's to read or write? */
+static int private(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & 077);
+}
+
+/* The cache directory opened, if it is a directory of the user's that no
+ * one else may read or write (said once, then not used); CREATE makes it.
+ * The descriptor, or -1. */
+static int open_dir(struct ntp_session *s, char *dir, size_t n, int create)
+{
+	static int told;
+	struct stat st;
+	int fd;
+
+	if (cache_dir(dir, n))
+		return -1;
+	if (create)
+		make_dirs(dir);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !private(&st)) {
+		if (!told++)
+			say(s, "warning: cache directory %s is not private (owner uid %u, mode %04o): "
+			    "prepared runs are not kept there (chmod 700 it, or set NTPROF_CACHE_DIR)",
+			    dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Read the secret (DIR/key, 32 bytes, the user's, mode 0600) into KEY;
+ * with CREATE, make it first if it is missing: written aside, then linked
+ * in, so that no process reads a half-written key. 0 or -1. */
+static int read_secret(int dfd, const char *dir, unsigned char key[32], int create)
+{
+	struct stat st;
+	int fd, rc = -1;
+
+	fd = openat(dfd, "key", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		char tmp[PATH_MAX + 16], to[PATH_MAX + 8];
+		unsigned char k[32];
+		int w;
+
+		snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
+		snprintf(to, sizeof(to), "%s/key", dir);
+		w = mkstemp(tmp);
+		if (w < 0)
+			return -1;
+		if (getrandom(k, sizeof(k), 0) == (ssize_t)sizeof(k) &&
+		    write(w, k, sizeof(k)) == (ssize_t)sizeof(k) && !fchmod(w, 0600))
+			link(tmp, to); /* EEXIST: another process's key, read below */
+		close(w);
+		unlink(tmp);
+		fd = openat(dfd, "key", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -1;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && private(&st) && st.st_size == 32 &&
+	    read(fd, key, 32) == 32)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/* The SQL the prepared tables are computed by: part of the key. */
+static void hash_sql(struct ntp_sha256 *c)
+{
+	const char *const sql[] = { ntp_sql_schema, ntp_sql_vocab, ntp_sql_host, ntp_sql_host_views,
+				    ntp_sql_target, ntp_sql_target_views, ntp_sql_views,
+				    ntp_sql_prelude, ntp_sql_join, ntp_sql_report, ntp_sql_stats,
+				    ntp_sql_native, ntp_sql_shell, ntp_sql_compare, ntp_sql_plot,
+				    ntp_sql_cache };
+
+	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++)
+		ntp_sha256_update(c, sql[i], strlen(sql[i]) + 1);
+}
+
+/* A recording's identity into Q: device, inode, size, mtime and ctime (ns;
+ * ctime cannot be set back as mtime can), and a hash of its first page
+ * (the SQLite header with its change counter, and the schema). -1 if it
+ * cannot be read. */
+static int file_identity(sqlite3_str *q, const char *path)
+{
+	unsigned char page[65536], h[NTP_SHA256_LEN];
+	char hex[2 * NTP_SHA256_LEN + 1];
+	struct ntp_sha256 c;
+	struct stat st;
+	ssize_t n;
+	size_t size;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : pread(fd, page, 100, 0);
+	if (n == 100) {
+		size = (size_t)page[16] << 8 | page[17];
+		size = size == 1 ? 65536 : size < 512 ? 512 : size;
+		n = pread(fd, page, size, 0);
+	}
+	close(fd);
+	if (n < 100)
+		return -1;
+	ntp_sha256_init(&c);
+	ntp_sha256_update(&c, page, (size_t)n);
+	ntp_sha256_final(&c, h);
+	ntp_hex(hex, h, sizeof(h));
+	sqlite3_str_appendf(q, " dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld "
+			    "page %s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			    st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+			    hex);
+	return 0;
+}
+
+/* The key: everything the prepared tables depend on, as text. NULL if a
+ * recording cannot be read. */
+static char *make_key(const struct ntp_session *s)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	unsigned char h[NTP_SHA256_LEN];
+	char hex[2 * NTP_SHA256_LEN + 1];
+	struct ntp_sha256 c;
+	int rc = 0;
+
+	ntp_sha256_init(&c);
+	hash_sql(&c);
+	ntp_sha256_final(&c, h);
+	ntp_hex(hex, h, sizeof(h));
+	sqlite3_str_appendf(q, "ntprof %s prepared run\nschema %d\nsql %s\nform %s\n"
+			    "runs %d host_base %d prefix_merged %d\n", NTP_VERSION,
+			    NTP_SCHEMA_VERSION, hex, s->native ? "native" : "portable", s->nruns,
+			    s->host_base, s->prefix_merged);
+	for (int r = 0; r < s->nruns; r++)
+		sqlite3_str_appendf(q, "run %d %Q\n", r, s->run_label[r]);
+	/* the thresholds the join check and the groups' warnings are decided by
+	 * (ntprof report --min-match, --max-lost): the prepared verdicts are
+	 * theirs */
+	{
+		sqlite3_stmt *st;
+
+		if (sqlite3_prepare_v2(s->db, "SELECT * FROM ntp_report_threshold", -1, &st,
+				       NULL) != SQLITE_OK) {
+			sqlite3_free(sqlite3_str_finish(q));
+			return NULL;
+		}
+		while (sqlite3_step(st) == SQLITE_ROW)
+			for (int i = 0; i < sqlite3_column_count(st); i++)
+				sqlite3_str_appendf(q, "threshold %s %s\n",
+						    sqlite3_column_name(st, i),
+						    (const char *)sqlite3_column_text(st, i));
+		sqlite3_finalize(st);
+	}
+	for (int i = 0; !rc && i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		sqlite3_str_appendf(q, "db %d %s %s from %Q stored %Q run %d %d", i, d->schema,
+				    d->role, d->from, d->stored, d->run, d->run_pos);
+		/* a merged file's recordings are rows of that file, named above */
+		if (!d->from[0])
+			rc = file_identity(q, d->open_path);
+		sqlite3_str_appendchar(q, 1, '\n');
+	}
+	if (rc) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
+}
+
+/* NAME: the first NAME_HEX hex digits of the key's hash. */
+static void key_name(const char *key, char name[NAME_HEX + 1])
+{
+	unsigned char h[NTP_SHA256_LEN];
+	char hex[2 * NTP_SHA256_LEN + 1];
+	struct ntp_sha256 c;
+
+	ntp_sha256_init(&c);
+	ntp_sha256_update(&c, key, strlen(key));
+	ntp_sha256_final(&c, h);
+	ntp_hex(hex, h, sizeof(h));
+	memcpy(name, hex, NAME_HEX);
+	name[NAME_HEX] = 0;
+}
+
+/* HEX gets the MAC of the cache file FD under the secret: over a label,
+ * the key and the file's bytes. 0 or -1. */
+static int mac_file(int fd, const unsigned char secret[32], const char *key,
+		    char hex[2 * NTP_SHA256_LEN + 1])
+{
+	static const char label[] = "ntprof prepared run v1";
+	unsigned char m[NTP_SHA256_LEN];
+	struct ntp_hmac h;
+	size_t bufsz = 1 << 20;
+	char *buf = malloc(bufsz);
+	off_t off = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	ntp_hmac_init(&h, secret, 32);
+	ntp_hmac_update(&h, label, sizeof(label));
+	ntp_hmac_update(&h, key, strlen(key) + 1);
+	while ((n = pread(fd, buf, bufsz, off)) > 0) {
+		ntp_hmac_update(&h, buf, (size_t)n);
+		off += n;
+	}
+	free(buf);
+	if (n < 0)
+		return -1;
+	ntp_hmac_final(&h, m);
+	ntp_hex(hex, m, sizeof(m));
+	return 0;
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void ntp_session_authorizer(struct ntp_session *s, ntp_authorizer fn, void *arg)
+{
+	s->auth = fn;
+	s->auth_arg = arg;
+	sqlite3_set_authorizer(s->db, fn, arg);
+}
+
+/* SQL of the library's own, which attaches and detaches the cache file: the
+ * user's authorizer lifted while it runs. */
+static int exec_own(struct ntp_session *s, const char *sql)
+{
+	int rc;
+
+	sqlite3_set_authorizer(s->db, NULL, NULL);
+	rc = exec(s->db, sql);
+	sqlite3_set_authorizer(s->db, s->auth, s->auth_arg);
+	return rc;
+}
+
+/* The session's prepared tables (sql/cache.sql), one statement stepping
+ * through name, tbl; NULL on an error. */
+static sqlite3_stmt *cache_tables(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT name, tbl FROM _ntp_cache_table ORDER BY ord", -1,
+			       &st, NULL) != SQLITE_OK)
+		return NULL;
+	return st;
+}
+
+/* The column names of TABLE in SCHEMA, comma-separated (sqlite3_free). */
+static char *columns(sqlite3 *db, const char *schema, const char *table)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid", -1,
+			       &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			sqlite3_str_appendf(q, "%s,", sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return sqlite3_str_finish(q);
+}
+
+/* The attached cache file holds exactly the session's prepared tables,
+ * each with its view's columns, and _ntp_cache_meta with KEY, and nothing
+ * else (no view, trigger or index of anyone's runs when it is read). On
+ * success, the statements that redefine each view as a read of it. */
+static char *check_cache(sqlite3 *db, const char *key, const char **why)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	sqlite3_stmt *st = cache_tables(db), *o = NULL;
+	int ntables = 0, nobjects = -1, ok = st != NULL;
+
+	*why = "it does not hold the prepared tables";
+	while (ok && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *tbl = (const char *)sqlite3_column_text(st, 1);
+		char *want = columns(db, "temp", name), *have = columns(db, CACHE_DB, tbl);
+
+		ok = want && have && *want && !strcmp(want, have);
+		sqlite3_free(want);
+		sqlite3_free(have);
+		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS SELECT * "
+				    "FROM " CACHE_DB ".\"%w\";\n", name, name, tbl);
+		ntables++;
+	}
+	sqlite3_finalize(st);
+	if (ok && sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM " CACHE_DB ".sqlite_schema),"
+				     " (SELECT count(*) FROM " CACHE_DB ".sqlite_schema WHERE"
+				     "  type = 'table' AND (name = '_ntp_cache_meta' OR name IN"
+				     "  (SELECT tbl FROM _ntp_cache_table))),"
+				     " (SELECT count(*) = 1 AND max(key) = ?1 FROM "
+				     CACHE_DB "._ntp_cache_meta)", -1, &o, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(o, 1, key, -1, SQLITE_STATIC);
+		if (sqlite3_step(o) == SQLITE_ROW) {
+			nobjects = sqlite3_column_int(o, 0);
+			ok = nobjects == ntables + 1 && sqlite3_column_int(o, 1) == nobjects;
+			if (ok && !sqlite3_column_int(o, 2)) {
+				*why = "its key is another run's";
+				ok = 0;
+			}
+		} else {
+			ok = 0;
+		}
+	} else {
+		ok = 0;
+	}
+	sqlite3_finalize(o);
+	if (!ok) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
+}
+
+/* file: URI for reading PATH, nothing written or locked beside it. */
+static char *read_uri(const char *path)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(q, "file:");
+	for (; *path; path++)
+		if (*path == '%' || *path == '?' || *path == '#')
+			sqlite3_str_appendf(q, "%%%02X", (unsigned char)*path);
+		else
+			sqlite3_str_appendchar(q, 1, *path);
+	sqlite3_str_appendall(q, "?mode=ro&immutable=1");
+	return sqlite3_str_finish(q);
+}
+
+/* Remove the cache entry NAME (its file and its MAC). */
+static void remove_entry(int dfd, const char *name)
+{
+	char f[NAME_HEX + 8];
+
+	snprintf(f, sizeof(f), "%s.db", name);
+	unlinkat(dfd, f, 0);
+	snprintf(f, sizeof(f), "%s.mac", name);
+	unlinkat(dfd, f, 0);
+}
+
+/* Read the MAC file NAME.mac: 64 hex digits. 0 or -1. */
+static int read_mac(int dfd, const char *name, char hex[2 * NTP_SHA256_LEN + 1])
+{
+	char f[NAME_HEX + 8];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	snprintf(f, sizeof(f), "%s.mac", name);
+	fd = openat(dfd, f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = fstat(fd, &st) || !S_ISREG(st.st_mode) || !private(&st) ? -1 :
+		read(fd, hex, 2 * NTP_SHA256_LEN);
+	close(fd);
+	hex[n == 2 * NTP_SHA256_LEN ? n : 0] = 0;
+	return n == 2 * NTP_SHA256_LEN ? 0 : -1;
+}
+
+/* Equal, in time that does not depend on where they differ. */
+static int same_mac(const char *a, const char *b)
+{
+	unsigned char d = 0;
+
+	for (int i = 0; i < 2 * NTP_SHA256_LEN; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+int ntp_cache_load(struct ntp_session *s)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 64], name[NAME_HEX + 1], f[NAME_HEX + 8];
+	char mac[2 * NTP_SHA256_LEN + 1], want[2 * NTP_SHA256_LEN + 1];
+	const char *why = NULL;
+	unsigned char secret[32];
+	struct stat st, at;
+	char *key = NULL, *uri = NULL, *sql = NULL, *redefine = NULL;
+	int dfd = -1, fd = -1, rc = 0, attached = 0;
+
+	if (!usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
+	    read_secret(dfd, dir, secret, 0) || !(key = make_key(s)))
+		goto out;
+	key_name(key, name);
+	snprintf(f, sizeof(f), "%s.db", name);
+	snprintf(path, sizeof(path), "%s/%s", dir, f);
+	fd = openat(dfd, f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		goto out; /* a miss */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !private(&st))
+		why = "it is not a private file of the user's";
+	else if (read_mac(dfd, name, mac))
+		why = "its MAC is missing";
+	else if (mac_file(fd, secret, key, want) || !same_mac(mac, want))
+		why = "its MAC does not match (damaged, or not written by ntprof)";
+	if (why)
+		goto refuse;
+	/* read where it was checked: the same file, unchanged, still open */
+	uri = read_uri(path);
+	sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB "; PRAGMA " CACHE_DB ".mmap_size = %lld",
+			      uri, (long long)st.st_size);
+	if (!uri || !sql || exec_own(s, sql))
+		goto out; /* SQLite's attachments all taken: prepare instead */
+	attached = 1;
+	if (stat(path, &at) || at.st_dev != st.st_dev || at.st_ino != st.st_ino ||
+	    at.st_size != st.st_size || at.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+	    at.st_mtim.tv_nsec != st.st_mtim.tv_nsec) {
+		why = "it changed while it was read";
+		goto refuse;
+	}
+	redefine = check_cache(s->db, key, &why);
+	if (!redefine)
+		goto refuse;
+	sqlite3_free(sql);
+	sql = sqlite3_mprintf("SAVEPOINT ntp_cache;\n%sRELEASE ntp_cache;", redefine);
+	if (!sql || exec(s->db, sql)) {
+		exec(s->db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
+		why = "its tables cannot be read";
+		goto refuse;
+	}
+	/* recently used: evicted last */
+	futimens(fd, NULL);
+	rc = 1;
+	goto out;
+refuse:
+	say(s, "warning: prepared run %s refused: %s; preparing the run again", path, why);
+	if (attached)
+		exec_own(s, "DETACH " CACHE_DB);
+	attached = 0;
+	remove_entry(dfd, name);
+out:
+	if (!rc && attached)
+		exec_own(s, "DETACH " CACHE_DB);
+	sqlite3_free(redefine);
+	sqlite3_free(sql);
+	sqlite3_free(uri);
+	sqlite3_free(key);
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}
+
+/* Write the session's prepared tables and the key into the new file PATH
+ * (empty). 0 or -1. */
+static int write_tables(struct ntp_session *s, const char *path, const char *key)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	sqlite3_stmt *st = cache_tables(s->db);
+	char *sql;
+	int rc;
+
+	/* a file of our own: no rollback journal on disk (the MAC tells a torn
+	 * file); defensive mode allows MEMORY, not OFF */
+	sqlite3_str_appendf(q, "ATTACH %Q AS " CACHE_NEW ";\n"
+			    "PRAGMA " CACHE_NEW ".journal_mode = MEMORY;\n"
+			    "PRAGMA " CACHE_NEW ".synchronous = OFF;\n"
+			    "BEGIN;\n"
+			    "CREATE TABLE " CACHE_NEW "._ntp_cache_meta (key TEXT NOT NULL);\n"
+			    "INSERT INTO " CACHE_NEW "._ntp_cache_meta VALUES (%Q);\n", path, key);
+	while (st && sqlite3_step(st) == SQLITE_ROW)
+		sqlite3_str_appendf(q, "CREATE TABLE " CACHE_NEW ".\"%w\" AS SELECT * FROM temp.\"%w\";\n",
+				    sqlite3_column_text(st, 1), sqlite3_column_text(st, 1));
+	sqlite3_str_appendall(q, "COMMIT;\n");
+	rc = st ? 0 : -1;
+	sqlite3_finalize(st);
+	sql = sqlite3_str_finish(q);
+	rc = rc || !sql || exec_own(s, sql);
+	if (rc)
+		exec(s->db, "ROLLBACK");
+	exec_own(s, "DETACH " CACHE_NEW);
+	sqlite3_free(sql);
+	return rc ? -1 : 0;
+}
+
+/* One cache entry, for eviction. */
+struct entry {
+	char name[NAME_HEX + 1];
+	struct timespec used; /* its file's mtime: written or last read */
+	off_t size;           /* its file and its MAC */
+};
+
+static int older(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->used.tv_sec != y->used.tv_sec)
+		return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+	return (x->used.tv_nsec > y->used.tv_nsec) - (x->used.tv_nsec < y->used.tv_nsec);
+}
+
+/* NTPROF_CACHE_MAX: the cap on the cache's files, MiB. */
+static long long cap_bytes(void)
+{
+	const char *v = getenv("NTPROF_CACHE_MAX");
+	char *end;
+	long long mib;
+
+	if (!v || !*v)
+		return (long long)CAP_MIB << 20;
+	mib = strtoll(v, &end, 10);
+	return *end || mib < 0 ? (long long)CAP_MIB << 20 : mib << 20;
+}
+
+/* Is NAME an entry's file: NAME_HEX hex digits and ".db"? */
+static int entry_file(const char *name)
+{
+	return strlen(name) == NAME_HEX + 3 && strspn(name, "0123456789abcdef") == NAME_HEX &&
+	       !strcmp(name + NAME_HEX, ".db");
+}
+
+/* Remove the least recently used entries while the cache is over its cap,
+ * the one just written last of all; and temporary files a killed process
+ * left. */
+static void evict(int dfd)
+{
+	long long cap = cap_bytes(), total = 0;
+	struct entry *e = NULL;
+	size_t n = 0, room = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+	int fd = dup(dfd);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!strncmp(de->d_name, "tmp-", 4)) {
+			if (!fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+			    st.st_mtime < time(NULL) - STALE_S)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		if (!entry_file(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (n == room) {
+			struct entry *m = realloc(e, (room = room ? 2 * room : 16) * sizeof(*e));
+
+			if (!m)
+				break;
+			e = m;
+		}
+		snprintf(e[n].name, sizeof(e[n].name), "%.*s", NAME_HEX, de->d_name);
+		e[n].used = st.st_mtim;
+		e[n].size = st.st_size + 2 * NTP_SHA256_LEN;
+		total += e[n++].size;
+	}
+	closedir(d);
+	if (n)
+		qsort(e, n, sizeof(*e), older);
+	for (size_t i = 0; i < n && total > cap; i++) {
+		remove_entry(dfd, e[i].name);
+		total -= e[i].size;
+	}
+	free(e);
+}
+
+/* NTPROF_PREPARE_NOTE_AFTER: a preparation at least this long (s) is said. */
+static double note_after(void)
+{
+	const char *v = getenv("NTPROF_PREPARE_NOTE_AFTER");
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 1;
+	d = strtod(v, &end);
+	return *end || d != d || d < 0 ? 1 : d;
+}
+
+/* Keep the prepared tables: NAME.db written aside and renamed in after its
+ * MAC, so a reader sees a whole file or none. 0 or -1. */
+static int keep(struct ntp_session *s, int dfd, const char *dir, const char *key,
+		const char *name)
+{
+	char tmp[PATH_MAX + 16], mtmp[PATH_MAX + 16], to[PATH_MAX + 64];
+	char mac[2 * NTP_SHA256_LEN + 1];
+	unsigned char secret[32];
+	int fd, mfd = -1, rc = -1, doomed;
+
+	if (read_secret(dfd, dir, secret, 1))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -1;
+	doomed = ntp_remove_on_signal(tmp, NULL);
+	if (write_tables(s, tmp, key) || mac_file(fd, secret, key, mac))
+		goto out;
+	snprintf(mtmp, sizeof(mtmp), "%s/tmp-XXXXXX", dir);
+	mfd = mkstemp(mtmp);
+	if (mfd < 0)
+		goto out;
+	if (write(mfd, mac, 2 * NTP_SHA256_LEN) != 2 * NTP_SHA256_LEN || close(mfd)) {
+		unlink(mtmp);
+		mfd = -1;
+		goto out;
+	}
+	mfd = -1;
+	snprintf(to, sizeof(to), "%s/%s.db", dir, name);
+	if (rename(tmp, to)) {
+		unlink(mtmp);
+		goto out;
+	}
+	snprintf(to, sizeof(to), "%s/%s.mac", dir, name);
+	rc = rename(mtmp, to) ? -1 : 0;
+	if (rc)
+		unlink(mtmp);
+out:
+	close(fd);
+	if (doomed)
+		ntp_remove_forget(0);
+	unlink(tmp); /* renamed: nothing there */
+	return rc;
+}
+
+void ntp_cache_store(struct ntp_session *s, double took)
+{
+	char dir[PATH_MAX], name[NAME_HEX + 1];
+	char *key = NULL;
+	int dfd = -1, kept = 0;
+
+	if (usable(s) && (dfd = open_dir(s, dir, sizeof(dir), 1)) >= 0 && (key = make_key(s))) {
+		const char *prev = ntp_progress_begin(s, "keeping the prepared run");
+
+		key_name(key, name);
+		kept = !keep(s, dfd, dir, key, name);
+		if (kept)
+			evict(dfd);
+		ntp_progress_end(s, prev);
+	}
+	if (took >= note_after()) {
+		if (kept)
+			say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
+			    "one", took, dir);
+		else
+			say(s, "preparing the run took %.1f s%s", took,
+			    s->flags & NTP_OPEN_NO_CACHE ? " (--no-cache: not kept)" : "");
+	}
+	sqlite3_free(key);
+	if (dfd >= 0)
+		close(dfd);
+}

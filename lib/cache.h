@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Prepared runs kept between processes (docs/performance.md, "How a run is
+ * prepared"): the TEMP tables ntp_session_prepare computes, in a cache
+ * file keyed by the recordings' identity, authenticated by a per-user
+ * secret, trusted for nothing but speed.
+ */
+#ifndef NTP_CACHE_H
+#define NTP_CACHE_H
+
+#include "ntp_session.h"
+
+/* Read the session's prepared tables from its cache file, if one is there
+ * and passes every check, and redefine the cached views as reads of it:
+ * 1. 0 when there is none (or it is refused, said on stderr, and removed):
+ * prepare the run, then ntp_cache_store. Never fails the session. */
+int ntp_cache_load(struct ntp_session *s);
+
+/* After ntp_session_prepare computed the tables (in TOOK seconds): keep
+ * them in a cache file for the processes after this one, evict the least
+ * recently used files beyond the cap, and say on stderr how long the
+ * preparation took when it took long. Never fails the session. */
+void ntp_cache_store(struct ntp_session *s, double took);
+
+#endif

@@ -1,0 +1,22 @@
+-- ntprof cache: which TEMP tables a prepared session holds, for lib/cache.c,
+-- which keeps them in a cache file between processes (docs/performance.md,
+-- "How a run is prepared") and, when a later process opens the same
+-- recordings, reads them from there instead of preparing the run again.
+
+-- How a session treats this view (join.sql, _ntp_view_plan): it reads only
+-- the plan.
+INSERT INTO _ntp_view_plan VALUES
+  ('_ntp_cache_table', NULL, 0, 0);
+
+-- The views ntp_session_prepare computes into TEMP tables in this session,
+-- in their order: the rows of _ntp_prepare_step's plan (join.sql), one per
+-- view.
+CREATE TEMP VIEW _ntp_cache_table AS
+SELECT
+  p.cache_ord AS ord,                          -- the caching order
+  p.name AS name,                              -- the TEMP view
+  '_' || ltrim(p.name, '_') || '_cache' AS tbl -- the TEMP table it reads once prepared
+FROM _ntp_view_plan AS p
+WHERE p.cache_ord IS NOT NULL
+  AND (NOT p.cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
+ORDER BY p.cache_ord;

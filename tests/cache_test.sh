@@ -1,0 +1,180 @@
+#!/bin/sh
+# The cache of prepared runs (lib/cache.c, docs/performance.md "How a run is
+# prepared"): the answers with the cache are those without it, first time
+# and again; a changed or replaced recording is prepared anew; a damaged or
+# forged cache file is refused (said on stderr), removed and rebuilt, never
+# believed; --no-cache neither reads nor writes it; a cache directory open
+# to others is not used; the cap evicts; the recordings are never written.
+# Run from the repository root after `make`.
+set -u
+top=$(pwd)
+NTPROF=${NTPROF:-$top/ntprof}
+SHELL_BIN=${SHELL_BIN:-$top/ntprof-shell}
+GEN=${GEN:-$top/tests/ntprof-gen}
+TEST=cache_test
+. "$top/tests/testlib.sh"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-cache-XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+cd "$dir" || exit 1
+cache=$dir/cache
+# every preparation is said (a hit says nothing): how the tests tell them apart
+export NTPROF_CACHE_DIR="$cache" NTPROF_PREPARE_NOTE_AFTER=0
+unset NTPROF_CACHE_MAX
+
+# Two runs of the same shape, different commands: files of the same size.
+"$GEN" -o host.db -t target.db -n 1 -r 500 -x 1 > /dev/null || exit 1
+"$GEN" -o other.db -t other-t.db -n 1 -r 500 -x 2 > /dev/null || exit 1
+"$GEN" -o base.db -t base-t.db -n 1 -r 500 -x 3 -M 20000 > /dev/null || exit 1
+[ "$(stat -c %s host.db)" = "$(stat -c %s other.db)" ] || { bad "the two runs' sizes differ"; finish; }
+sha256sum host.db target.db other.db other-t.db base.db base-t.db > sums.before
+
+prepared() { grep -q '^ntprof: preparing the run took [0-9.]* s; kept in ' "$1"; }
+entries() { ls "$cache" 2>/dev/null | grep -c '^[0-9a-f]*\.db$'; }
+
+# same NAME CMD...: CMD with --no-cache, then with an empty cache twice: the
+# same output each time; the first prepares and keeps the run, the second
+# reads it (says nothing).
+same() {
+	name=$1
+	shift
+	"$@" --no-cache > want.txt 2> want.err || { bad "$name --no-cache: failed"; cat want.err >&2; return; }
+	# (report and report -d share one prepared run)
+	rm -f "$cache"/*.db "$cache"/*.mac
+	"$@" > first.txt 2> first.err
+	"$@" > again.txt 2> again.err
+	if ! cmp -s want.txt first.txt; then bad "$name: the first run's output differs"; return; fi
+	if ! cmp -s want.txt again.txt; then bad "$name: the output read from the cache differs"; return; fi
+	if prepared want.err; then bad "$name: --no-cache kept the run"; return; fi
+	if ! prepared first.err; then bad "$name: the first run did not prepare:"; cat first.err >&2; return; fi
+	if [ -s again.err ]; then bad "$name: the second run prepared again:"; cat again.err >&2; return; fi
+	ok
+}
+
+# The answers: every format of the report, the portable form, the time
+# series, the shell's dot-commands, compare and plot.
+same "report" "$NTPROF" report host.db target.db
+same "report -d" "$NTPROF" report -d host.db target.db
+same "report -d -a --json" "$NTPROF" report -d -a --json host.db target.db
+same "report -d --csv" "$NTPROF" report -d --csv host.db target.db
+same "report -p -d" "$NTPROF" report -p -d host.db target.db
+same "report --timeline" "$NTPROF" report --timeline 100ms host.db target.db
+same "report host only" "$NTPROF" report -d host.db
+same "shell" "$SHELL_BIN" -c .stages -c .components -c '.percentiles --stages' \
+	-c '.slowest 10' -c '.timeline 100ms' -c .hist -c .cdf -c .match \
+	-c 'SELECT count(*), sum(wire) FROM ntp_joined;' host.db target.db
+same "compare" "$NTPROF" compare -d base.db,base-t.db host.db,target.db
+same "shell .compare" "$SHELL_BIN" -c .compare base.db,base-t.db host.db,target.db
+for o in want first again; do rm -rf "plot-$o"; done
+"$NTPROF" plot --no-cache -o plot-want host.db,target.db > /dev/null 2>&1
+"$NTPROF" plot -o plot-first host.db,target.db > /dev/null 2> first.err
+"$NTPROF" plot -o plot-again host.db,target.db > /dev/null 2> again.err
+diff -r plot-want plot-first > /dev/null && diff -r plot-want plot-again > /dev/null &&
+	[ ! -s again.err ] && ok || bad "plot: the files differ, or the second run prepared again"
+
+# A recording touched (same size and content, a new mtime): prepared anew.
+"$NTPROF" report -d host.db target.db > /dev/null 2>&1
+"$NTPROF" report -d host.db target.db > want.txt 2> err.txt
+[ ! -s err.txt ] && ok || bad "report -d: not read from the cache before the touch"
+touch host.db
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+prepared err.txt && cmp -s want.txt got.txt && ok || bad "a touched recording: not prepared anew"
+
+# A recording replaced by another run's, same size, its mtime set back: the
+# report is the new content's, never the cached one's.
+"$NTPROF" report -d host.db target.db > old.txt 2> err.txt
+touch -r host.db stamp
+cat other.db > host.db
+touch -r stamp host.db
+"$NTPROF" report -d --no-cache host.db target.db > want.txt 2> /dev/null
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+! cmp -s old.txt want.txt && cmp -s want.txt got.txt && prepared err.txt && ok ||
+	bad "a replaced recording (same size and mtime): the cached report served"
+sha256sum host.db target.db other.db other-t.db base.db base-t.db |
+	sed 's/^[0-9a-f]*  host\.db$/X/' > sums.now
+"$NTPROF" report -d host.db target.db > want.txt 2> /dev/null # the entry of this content
+
+# The entry of the current recordings: its file and its MAC.
+entry() { ls -t "$cache"/*.db | head -n 1; }
+db=$(entry)
+mac=${db%.db}.mac
+[ -f "$db" ] && [ -f "$mac" ] && ok || bad "no cache entry for the current recordings"
+
+# Damaged: a byte changed in the middle of the file.
+size=$(stat -c %s "$db")
+printf 'X' | dd of="$db" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "^ntprof: warning: prepared run .* refused: its MAC does not match" err.txt &&
+	prepared err.txt && cmp -s want.txt got.txt && ok ||
+	{ bad "a damaged cache file: not refused, or believed:"; cat err.txt >&2; }
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+[ ! -s err.txt ] && cmp -s want.txt got.txt && ok || bad "a damaged cache file: not rebuilt"
+
+# Forged: valid SQLite with other numbers, the MAC left as it was.
+db=$(entry)
+sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;
+	UPDATE _ntp_report_component_stats_cache SET p50_ns = p50_ns + 1000000;" || bad "cannot forge"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "refused: its MAC does not match" err.txt && ! grep -q forged got.txt &&
+	cmp -s want.txt got.txt && ok || { bad "a forged cache file: believed:"; cat err.txt >&2; }
+# ... and with a MAC of its own (under another secret)
+db=$(entry)
+sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;"
+head -c 64 /dev/zero | tr '\0' 'a' > "${db%.db}.mac"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "refused: its MAC does not match" err.txt && cmp -s want.txt got.txt && ok ||
+	bad "a forged cache file with a MAC of its own: believed"
+# ... and its MAC gone
+rm -f "$(entry | sed 's/\.db$/.mac/')"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "refused: its MAC is missing" err.txt && cmp -s want.txt got.txt && ok ||
+	bad "a cache file without its MAC: believed"
+
+# --no-cache neither writes nor reads it.
+rm -rf "$cache"
+"$NTPROF" report -d --no-cache host.db target.db > got.txt 2> err.txt
+[ ! -e "$cache" ] && cmp -s want.txt got.txt && ok || bad "--no-cache wrote the cache"
+"$NTPROF" report -d host.db target.db > /dev/null 2>&1
+db=$(entry)
+sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;"
+"$NTPROF" report -d --no-cache host.db target.db > got.txt 2> err.txt
+! grep -q refused err.txt && cmp -s want.txt got.txt && [ -f "$db" ] && ok ||
+	bad "--no-cache read the cache"
+"$SHELL_BIN" --no-cache -c .stages host.db target.db > got.txt 2> err.txt
+! grep -q refused err.txt && ! grep -q forged got.txt && ok || bad "ntprof-shell --no-cache read the cache"
+rm -f "$db"
+
+# A cache directory others may write to is not used, and said so.
+"$NTPROF" report -d host.db target.db > /dev/null 2>&1
+chmod 755 "$cache"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "^ntprof: warning: cache directory .* is not private" err.txt &&
+	grep -q "^ntprof: preparing the run took [0-9.]* s$" err.txt && cmp -s want.txt got.txt && ok ||
+	{ bad "a cache directory open to others: used"; cat err.txt >&2; }
+chmod 700 "$cache"
+# a new one is made private, its parents too
+NTPROF_CACHE_DIR="$dir/new/cache" "$NTPROF" report host.db target.db > /dev/null 2>&1
+[ "$(stat -c %a "$dir/new/cache")" = 700 ] && [ "$(stat -c %a "$dir/new/cache/key")" = 600 ] &&
+	ok || bad "a new cache directory or its key is not private"
+
+# The cap: NTPROF_CACHE_MAX=0 keeps nothing; a generous one keeps each run.
+rm -rf "$cache"
+NTPROF_CACHE_MAX=0 "$NTPROF" report host.db target.db > /dev/null 2>&1
+[ "$(entries)" = 0 ] && ok || bad "NTPROF_CACHE_MAX=0: $(entries) entries kept"
+"$NTPROF" report host.db target.db > /dev/null 2>&1
+"$NTPROF" report -p host.db target.db > /dev/null 2>&1
+[ "$(entries)" = 2 ] && ok || bad "two runs prepared: $(entries) entries kept"
+
+# The verdicts are the thresholds': a run prepared with the default
+# --max-lost is not served to a report with another (its own warning).
+"$GEN" -o lossy.db -n 0.3 -x 9 -P 0.05 > /dev/null 2>&1 || bad "generator lossy"
+"$NTPROF" report lossy.db > lossy1.txt 2>&1
+"$NTPROF" report --max-lost 10 lossy.db > lossy2.txt 2>&1
+grep -q '^warning: ' lossy1.txt && ! grep -q '^warning: ' lossy2.txt && ok ||
+	bad "--max-lost 10 after a prepared run: $(grep -c '^warning: ' lossy2.txt) warnings"
+
+# The recordings were never written (host.db was replaced on purpose).
+sha256sum host.db target.db other.db other-t.db base.db base-t.db |
+	sed 's/^[0-9a-f]*  host\.db$/X/' | cmp -s - sums.now && ok || bad "a recording changed"
+sed 's/^[0-9a-f]*  host\.db$/X/' sums.before | cmp -s - sums.now && ok ||
+	bad "a recording changed before the replacement"
+finish
