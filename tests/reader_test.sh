@@ -170,7 +170,7 @@ diff -r "$d/other" "$d/other.before" >/dev/null && ok ||
 rm "$d/pl/index.html" "$d/pl/stages.svg"
 "$NTPROF" plot -o "$d/pl" "$H,$T" >"$d/out" 2>"$d/err"
 expect "plot over its own files: exit status" $? 0
-expect "plot over its own files: the files" "$(ls -A "$d/pl" | tr '\n' ' ')" "cdf-1.svg index.html stages.svg timeline.svg "
+expect "plot over its own files: the files" "$(ls -A "$d/pl" | tr '\n' ' ')" "cdf-1.svg index.html stages.svg tails.svg timeline.svg "
 
 echo "== a stop signal during ntprof merge"
 for sig in QUIT USR1 ALRM; do
