@@ -47,20 +47,6 @@
 /* A temporary file older than this (s) was left by a killed process. */
 #define STALE_S 86400
 
-/* A line on stderr, over the progress line if one is shown. */
-__attribute__((format(printf, 2, 3)))
-static void say(struct ntp_session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntp_progress_clear(s);
-	fputs("ntprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* Is the session one whose prepared tables are kept? Not with --no-cache,
  * not while merging (a batch of a merge), not over a temporary merged file
  * or a private copy of a recording not closed (both new files each time). */
@@ -135,7 +121,7 @@ static int open_dir(struct ntp_session *s, char *dir, size_t n, int create)
 		return -1;
 	if (fstat(fd, &st) || !private(&st)) {
 		if (!told++)
-			say(s, "warning: cache directory %s is not private (owner uid %u, mode %04o): "
+			ntp_say(s, "warning: cache directory %s is not private (owner uid %u, mode %04o): "
 			    "prepared runs are not kept there (chmod 700 it, or set NTPROF_CACHE_DIR)",
 			    dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		close(fd);
@@ -545,7 +531,7 @@ int ntp_cache_load(struct ntp_session *s)
 	rc = 1;
 	goto out;
 refuse:
-	say(s, "warning: prepared run %s refused: %s; preparing the run again", path, why);
+	ntp_say(s, "warning: prepared run %s refused: %s; preparing the run again", path, why);
 	if (attached)
 		exec_own(s, "DETACH " CACHE_DB);
 	attached = 0;
@@ -681,19 +667,6 @@ static void evict(int dfd)
 	free(e);
 }
 
-/* NTPROF_PREPARE_NOTE_AFTER: a preparation at least this long (s) is said. */
-static double note_after(void)
-{
-	const char *v = getenv("NTPROF_PREPARE_NOTE_AFTER");
-	char *end;
-	double d;
-
-	if (!v || !*v)
-		return 1;
-	d = strtod(v, &end);
-	return *end || d != d || d < 0 ? 1 : d;
-}
-
 /* Keep the prepared tables: NAME.db written aside and renamed in after its
  * MAC, so a reader sees a whole file or none. 0 or -1. */
 static int keep(struct ntp_session *s, int dfd, const char *dir, const char *key,
@@ -755,12 +728,12 @@ void ntp_cache_store(struct ntp_session *s, double took)
 			evict(dfd);
 		ntp_progress_end(s, prev);
 	}
-	if (took >= note_after()) {
+	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {
 		if (kept)
-			say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
+			ntp_say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
 			    "one", took, dir);
 		else
-			say(s, "preparing the run took %.1f s%s", took,
+			ntp_say(s, "preparing the run took %.1f s%s", took,
 			    s->flags & NTP_OPEN_NO_CACHE ? " (--no-cache: not kept)" : "");
 	}
 	sqlite3_free(key);

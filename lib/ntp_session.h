@@ -212,6 +212,14 @@ void ntp_progress_end(struct ntp_session *s, const char *prev);
  * stderr; it is redrawn at the next step of the work. */
 void ntp_progress_clear(struct ntp_session *s);
 
+/* "ntprof: " and the message on stderr, over the progress line if one is
+ * shown (a warning says "warning: " itself). */
+__attribute__((format(printf, 2, 3)))
+void ntp_say(struct ntp_session *s, const char *fmt, ...);
+
+/* Seconds from the environment variable NAME (a number >= 0), else DEF. */
+double ntp_env_seconds(const char *name, double def);
+
 /*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
  * ATTACH statements, the vocabulary, the prelude for these databases,

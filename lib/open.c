@@ -140,20 +140,6 @@ static char *immutable_uri(const char *path)
 	return strcat(n, "&immutable=1");
 }
 
-/* A warning on stderr, over the progress line if one is shown. */
-__attribute__((format(printf, 2, 3)))
-static void warn(struct ntp_session *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	ntp_progress_clear(s);
-	fputs("ntprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static int exec(sqlite3 *db, const char *sql)
 {
 	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
@@ -1165,7 +1151,7 @@ static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
 	int rc = ntp_private_copy(d->path, &d->copy_dir, &d->open_path, &has_wal, err, errlen);
 
 	if (s)
-		warn(s, "%s was not closed (its collector was killed or is still recording)%s",
+		ntp_say(s, "%s was not closed (its collector was killed or is still recording)%s",
 		     d->path, has_wal ? ": reading a copy with its -wal" :
 		     ", and no -wal is beside it: its last records may be missing");
 	return rc ? rc : check_copy(d, err, errlen);
@@ -1213,7 +1199,7 @@ static void warn_windows(struct ntp_session *s)
 		const unsigned char *h = sqlite3_column_text(st, 0), *t = sqlite3_column_text(st, 1);
 		int host_first = !strcmp((const char *)sqlite3_column_text(st, 2), (const char *)h);
 
-		warn(s, "warning: %s and %s were not recorded at the same time: %s began %s s "
+		ntp_say(s, "warning: %s and %s were not recorded at the same time: %s began %s s "
 		     "after %s ended (different runs? few commands will pair)", path_of(s, h),
 		     path_of(s, t), path_of(s, host_first ? t : h),
 		     (const char *)sqlite3_column_text(st, 3), path_of(s, host_first ? h : t));

@@ -8,6 +8,7 @@
  * session opened with NTP_OPEN_PROGRESS whose stderr is a terminal: piped
  * or redirected, stderr stays exactly what it would be without it.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +31,28 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* NTPROF_PROGRESS_AFTER: seconds of work before the line appears. */
-static double threshold(void)
+double ntp_env_seconds(const char *name, double def)
 {
-	const char *v = getenv("NTPROF_PROGRESS_AFTER");
+	const char *v = getenv(name);
 	char *end;
 	double d;
 
 	if (!v || !*v)
-		return 1;
+		return def;
 	d = strtod(v, &end);
-	return *end || d != d || d < 0 ? 1 : d;
+	return *end || d != d || d < 0 ? def : d;
+}
+
+void ntp_say(struct ntp_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	ntp_progress_clear(s);
+	fputs("ntprof: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 /* Write the line over what is on screen, padded to cover a longer one. */
@@ -79,7 +91,7 @@ const char *ntp_progress_begin(struct ntp_session *s, const char *what)
 		return NULL;
 	p->what = what;
 	if (!prev) {
-		p->after = threshold();
+		p->after = ntp_env_seconds("NTPROF_PROGRESS_AFTER", 1);
 		p->start = now_s();
 		p->width = 0;
 		sqlite3_progress_handler(s->db, STEPS, tick, p);
