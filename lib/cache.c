@@ -369,27 +369,40 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
 	return sqlite3_str_finish(q);
 }
 
-/* The attached cache file holds exactly the session's prepared tables,
- * each with its view's columns, and _ntp_cache_meta with KEY, and nothing
- * else (no view, trigger or index of anyone's runs when it is read). On
- * success, the statements that redefine each view as a read of it. */
-static char *check_cache(sqlite3 *db, const char *key, const char **why)
+/* Check the attached cache file against this session (each cached view's
+ * columns, exactly its tables and the key's row, that key) and redefine
+ * each view as a read of its table, in the plan's order: a view's columns
+ * are read once the views under it read their tables, so that SQLite
+ * never expands the whole unprepared tree of views above the join (which
+ * takes seconds). Inside the savepoint ntp_cache, released on success and
+ * rolled back otherwise. 0, or -1 with *WHY set. */
+static int check_cache(sqlite3 *db, const char *key, const char **why)
 {
-	sqlite3_str *q = sqlite3_str_new(NULL);
-	sqlite3_stmt *st = cache_tables(db), *o = NULL;
-	int ntables = 0, nobjects = -1, ok = st != NULL;
+	sqlite3_stmt *st, *o = NULL;
+	int ntables = 0, nobjects = -1, ok;
 
 	*why = "it does not hold the prepared tables";
+	if (exec(db, "SAVEPOINT ntp_cache"))
+		return -1;
+	st = cache_tables(db);
+	ok = st != NULL;
 	while (ok && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *tbl = (const char *)sqlite3_column_text(st, 1);
 		char *want = columns(db, "temp", name), *have = columns(db, CACHE_DB, tbl);
+		char *sql = NULL;
 
 		ok = want && have && *want && !strcmp(want, have);
+		if (ok) {
+			sql = sqlite3_mprintf("DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS "
+					      "SELECT * FROM " CACHE_DB ".\"%w\";", name, name, tbl);
+			ok = sql && !exec(db, sql);
+			if (!ok)
+				*why = "its tables cannot be read";
+		}
+		sqlite3_free(sql);
 		sqlite3_free(want);
 		sqlite3_free(have);
-		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS SELECT * "
-				    "FROM " CACHE_DB ".\"%w\";\n", name, name, tbl);
 		ntables++;
 	}
 	sqlite3_finalize(st);
@@ -415,10 +428,10 @@ static char *check_cache(sqlite3 *db, const char *key, const char **why)
 	}
 	sqlite3_finalize(o);
 	if (!ok) {
-		sqlite3_free(sqlite3_str_finish(q));
-		return NULL;
+		exec(db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
+		return -1;
 	}
-	return sqlite3_str_finish(q);
+	return exec(db, "RELEASE ntp_cache") ? -1 : 0;
 }
 
 /* file: URI for reading PATH, nothing written or locked beside it. */
@@ -483,7 +496,7 @@ int ntp_cache_load(struct ntp_session *s)
 	const char *why = NULL;
 	unsigned char secret[32];
 	struct stat st, at;
-	char *key = NULL, *uri = NULL, *sql = NULL, *redefine = NULL;
+	char *key = NULL, *uri = NULL, *sql = NULL;
 	int dfd = -1, fd = -1, rc = 0, attached = 0;
 
 	if (!usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
@@ -516,16 +529,8 @@ int ntp_cache_load(struct ntp_session *s)
 		why = "it changed while it was read";
 		goto refuse;
 	}
-	redefine = check_cache(s->db, key, &why);
-	if (!redefine)
+	if (check_cache(s->db, key, &why))
 		goto refuse;
-	sqlite3_free(sql);
-	sql = sqlite3_mprintf("SAVEPOINT ntp_cache;\n%sRELEASE ntp_cache;", redefine);
-	if (!sql || exec(s->db, sql)) {
-		exec(s->db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
-		why = "its tables cannot be read";
-		goto refuse;
-	}
 	/* recently used: evicted last */
 	futimens(fd, NULL);
 	rc = 1;
@@ -539,7 +544,6 @@ refuse:
 out:
 	if (!rc && attached)
 		exec_own(s, "DETACH " CACHE_DB);
-	sqlite3_free(redefine);
 	sqlite3_free(sql);
 	sqlite3_free(uri);
 	sqlite3_free(key);
