@@ -35,6 +35,8 @@ TEST=fleet_test
 . "$top/tests/testlib.sh"
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fleet-XXXXXX")
+# prepared runs in the test's own cache, none said (lib/cache.c)
+export NTPROF_CACHE_DIR="$dir/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 pids=""
 # stop_servers: TERM, then KILL what is still there after 60 s
 stop_servers() {

@@ -18,6 +18,8 @@ TEST=reader_test
 . "$top/tests/testlib.sh"
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-reader-test.XXXXXX") || exit 1
+# prepared runs in the test's own cache, none said (lib/cache.c)
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 trap 'rm -rf "$d"' EXIT INT TERM
 "$GEN" -o "$d/h.db" -t "$d/t.db" -s 1 -n 1 -r 500 >"$d/gen.log" 2>&1 ||
 	{ cat "$d/gen.log" >&2; echo "0 passed, 1 failed"; exit 1; }

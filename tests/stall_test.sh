@@ -55,6 +55,8 @@ ncpu=$(nproc)
 cpu=$((ncpu - 1))
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-stall-test.XXXXXX") || exit 1
+# prepared runs in the test's own cache, none said (lib/cache.c)
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 pids=""
 cleanup() {
 	for p in $pids; do kill -9 "$p" 2>/dev/null; done

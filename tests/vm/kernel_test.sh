@@ -50,6 +50,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 sh "$top/tests/vm/vm.sh" prepare || { bad "vm.sh prepare"; finish; }
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-kernel.XXXXXX") || exit 1
+# prepared runs in the test's own cache, none said (lib/cache.c)
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 [ -n "${KEEP:-}" ] && echo "kernel_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
 
 # name rate fio-rw block-size seconds [options: fsync, qdN, mix, netem]

@@ -23,6 +23,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 sh "$top/tests/vm/vm.sh" prepare || { echo "0 passed, 1 failed"; exit 1; }
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-vm-smoke.XXXXXX") || exit 1
+# prepared runs in the test's own cache, none said (lib/cache.c)
+export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
 [ -n "${KEEP:-}" ] && echo "smoke_test: keeping $d" || trap 'rm -rf "$d"' EXIT INT TERM
 
 cat >"$d/guest.sh" <<GUEST
