@@ -1,6 +1,6 @@
 # ntprof: NVMe-over-Fabrics profiler. `make` builds everything, `make deps`
-# installs the Debian packages, `make check` runs every test, `make
-# check-quick` the tier without root or BPF, `make demo` runs the demo,
+# installs the Debian packages, `make check` installs them and runs every
+# test, `make check-quick` the tier without root or BPF, `make demo` runs the demo,
 # `make bench` the benchmarks.
 # Quiet by default; `make V=1` prints the full commands.
 
@@ -349,13 +349,10 @@ deps-npm:
 		{ mkdir -p $(NPM_DIR) && npm install --prefix $(NPM_DIR) --no-save --no-audit --no-fund \
 			--no-package-lock $(DUCKDB_NPM); }
 
-# The Debian packages and DuckDB's are installed by `make deps` (the
-# README's commands name it); check only says what is missing.
-check:
-	@missing=$$($(MISSING_DEBS)); $(NPM_OK) || missing="$$missing $(DUCKDB_NPM) (npm)"; \
-	if [ -n "$$(echo $$missing)" ]; then \
-		echo "make check: not installed:" $$missing "(sudo make deps installs them)" >&2; \
-		exit 1; fi
+# check installs what it needs first (make deps: a no-op when all is
+# there, apt-get and npm otherwise), so that the README's one test command
+# runs on a clean machine.
+check: deps
 	$(MAKE) all
 	$(MAKE) check-quick-user
 	$(MAKE) check-unit-rest
