@@ -127,6 +127,12 @@ check_case() {
 	echo "== $name (-s $rate, $rw)"
 	[ -s "$h" ] && [ -s "$t" ] || { bad "$name: no recordings"; return; }
 	ios=$(fio_val "$name" ios)
+	# no count: say what the I/O tool printed, not only what follows from it
+	if [ -z "$ios" ] && [ "$HOST" = fixture ]; then
+		bad "$name: the fixture host printed no count: $(tail -n 3 "$d/$name.perf" | tr '\n' ' ')"
+	elif [ -z "$ios" ]; then
+		bad "$name: fio printed no count: $(tail -n 3 "$d/$name.fio" | tr '\n' ' ')"
+	fi
 	n_h=$("$out/check_sampled" "$h" "$rate") || bad "$name: host records the hash rule would not sample"
 	n_t=$("$out/check_sampled" "$t" "$rate") || bad "$name: target records the hash rule would not sample"
 	n_h=$(io_records "$h") n_t=$(io_records "$t")
