@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ntprof's native SQL functions. ntp_dist(x1, ...) and ntp_dist_ci(x1, ...)
- * are the aggregates behind sql/native.sql: the pure-SQL views rank every
- * row with window functions, which sorts; these collect the values and
- * select the ranks wanted in O(n).
+ * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...) and
+ * ntp_bands(...) are the aggregates behind sql/native.sql: the pure-SQL
+ * views rank every row with window functions, which sorts; these collect
+ * the values and select the ranks wanted in O(n), or band the rows in one
+ * pass.
  *
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
@@ -12,6 +13,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef NTP_EXTENSION
 #include <sqlite3ext.h>
@@ -541,6 +544,246 @@ static void dist_final(sqlite3_context *ctx)
 	sqlite3_free(sqlite3_str_finish(out));
 }
 
+/*
+ * ntp_bands(n, v50, v90, v99, v999, e2e, ht, x1, ..., xM), M <= NTP_BAND_MAX:
+ * the tail bands of stats.sql's _ntp_tail_band in one scan, given the end
+ * to end's exact p50, p90, p99 and p99.9 (V50 ...) of the N rows
+ * aggregated (ntp_dist's). The rows ranked by (e2e, ht) are cut at the
+ * nearest ranks k of those percentiles, (N q' + 99999) / 100000: band 1
+ * holds ranks 1 to k50, band 2 up to k90, then up to k99, up to k999, and
+ * band 5 the rest. A row whose e2e is none of the cut values is banded by
+ * value at once (its rank is on the same side of every k as its value of
+ * every cut value); a row whose e2e equals one is kept, with its
+ * arguments, until the end, where the rows of each such value are ranked
+ * by ht after the rows below it: memory for ties at the cut values only.
+ *
+ * Result: the JSON array of the bands that hold a row, in order, each
+ * [band, n, e2e min, e2e max, e2e sum, sum x1, ..., sum xM], a sum null
+ * when its x was NULL in every row of the band. Errors: the sums overflow
+ * ("integer overflow", as SQL's sum()); e2e or ht NULL or not an integer;
+ * the cut values differ between rows, or are not the percentiles of these
+ * rows (the rows are not N, or fewer than k rows are at or below a cut
+ * value, or k or more below it).
+ */
+#define NTP_BAND_MAX 16
+#define NTP_BAND_FIXED 7 /* n, four cut values, e2e, ht */
+#define NTP_BANDS 5
+
+struct band {
+	int64_t n, min, max, sum;
+	int64_t s[NTP_BAND_MAX];
+	uint32_t has; /* bit i: some row's x(i+1) was not NULL */
+};
+
+struct tie {
+	int64_t e2e, ht;
+	int64_t x[NTP_BAND_MAX];
+	uint32_t has;
+};
+
+struct bagg {
+	int m;                   /* M, fixed by the first row */
+	int failed;              /* an error was reported; xFinal only frees */
+	int64_t n;               /* N as given */
+	int64_t cut[NTP_NQ];     /* v50, v90, v99, v999 */
+	int64_t seen;            /* rows aggregated */
+	int64_t lt[NTP_NQ];      /* rows with e2e < cut[q] */
+	int64_t eq[NTP_NQ];      /* rows with e2e = cut[q] */
+	struct band b[NTP_BANDS];
+	struct tie *tie;
+	size_t ntie, tiecap;
+};
+
+static int band_add(struct band *b, int64_t e2e, const int64_t *x, uint32_t has, int m)
+{
+	if (__builtin_add_overflow(b->sum, e2e, &b->sum))
+		return -1;
+	for (int i = 0; i < m; i++)
+		if (has & (1u << i) && __builtin_add_overflow(b->s[i], x[i], &b->s[i]))
+			return -1;
+	if (!b->n || e2e < b->min)
+		b->min = e2e;
+	if (!b->n || e2e > b->max)
+		b->max = e2e;
+	b->n++;
+	b->has |= has;
+	return 0;
+}
+
+static int int_arg(sqlite3_value *v, int64_t *out)
+{
+	int t = sqlite3_value_type(v);
+
+	if (t != SQLITE_INTEGER && t != SQLITE_FLOAT)
+		return -1;
+	*out = sqlite3_value_int64(v);
+	return 0;
+}
+
+/* Out of memory, as bands_row reports it. */
+static const char bands_nomem[] = "";
+
+/* One row into A: NULL, or what is wrong (bands_nomem: out of memory). */
+static const char *bands_row(struct bagg *a, int argc, sqlite3_value **argv)
+{
+	int64_t h[NTP_BAND_FIXED], x[NTP_BAND_MAX] = { 0 };
+	uint32_t has = 0;
+	int m = argc - NTP_BAND_FIXED, band = 1, tie = 0;
+
+	if (m < 0 || m > NTP_BAND_MAX)
+		return "ntp_bands: 7 to 23 arguments expected";
+	for (int i = 0; i < NTP_BAND_FIXED; i++)
+		if (int_arg(argv[i], &h[i]))
+			return "ntp_bands: integer expected";
+	for (int i = 0; i < m; i++) {
+		if (sqlite3_value_type(argv[NTP_BAND_FIXED + i]) == SQLITE_NULL)
+			continue;
+		if (int_arg(argv[NTP_BAND_FIXED + i], &x[i]))
+			return "ntp_bands: integer expected";
+		has |= 1u << i;
+	}
+	if (!a->seen) {
+		a->m = m;
+		a->n = h[0];
+		memcpy(a->cut, h + 1, sizeof(a->cut));
+	} else if (a->n != h[0] || memcmp(a->cut, h + 1, sizeof(a->cut)))
+		return "ntp_bands: the cut values differ between rows";
+	a->seen++;
+	for (int q = 0; q < NTP_NQ; q++) {
+		a->lt[q] += h[5] < a->cut[q];
+		if (h[5] == a->cut[q]) {
+			a->eq[q]++;
+			tie = 1;
+		}
+		band += h[5] > a->cut[q];
+	}
+	if (!tie)
+		return band_add(&a->b[band - 1], h[5], x, has, m) ? "integer overflow" : NULL;
+	if (a->ntie == a->tiecap) {
+		size_t cap = a->tiecap ? 2 * a->tiecap : 16;
+		struct tie *t = sqlite3_realloc64(a->tie, (sqlite3_uint64)cap * sizeof(*t));
+
+		if (!t)
+			return bands_nomem;
+		a->tie = t;
+		a->tiecap = cap;
+	}
+	a->tie[a->ntie].e2e = h[5];
+	a->tie[a->ntie].ht = h[6];
+	memcpy(a->tie[a->ntie].x, x, sizeof(x));
+	a->tie[a->ntie].has = has;
+	a->ntie++;
+	return NULL;
+}
+
+static void bands_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct bagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	const char *why;
+
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (a->failed || !(why = bands_row(a, argc, argv)))
+		return;
+	a->failed = 1;
+	if (why == bands_nomem)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, why, -1);
+}
+
+static int tie_cmp(const void *pa, const void *pb)
+{
+	const struct tie *a = pa, *b = pb;
+
+	if (a->e2e != b->e2e)
+		return a->e2e < b->e2e ? -1 : 1;
+	return a->ht < b->ht ? -1 : a->ht > b->ht;
+}
+
+/* The rows kept for ties, banded by rank. 0, or the error message. */
+static const char *bands_ties(struct bagg *a)
+{
+	int64_t k[NTP_NQ];
+
+	for (int q = 0; q < NTP_NQ; q++) {
+		k[q] = (int64_t)rank_index((size_t)a->n, ntp_q[q]) + 1;
+		/* the cut value is the one at rank k: k - 1 rows or fewer below
+		 * it, k or more at or below it */
+		if (a->lt[q] >= k[q] || a->lt[q] + a->eq[q] < k[q])
+			return "ntp_bands: the cut values are not these rows' percentiles";
+	}
+	qsort(a->tie, a->ntie, sizeof(*a->tie), tie_cmp);
+	for (size_t i = 0, run = 0; i < a->ntie; i++) {
+		int64_t below = 0, rank;
+		int band = 1;
+
+		if (i && a->tie[i].e2e != a->tie[i - 1].e2e)
+			run = i;
+		for (int q = 0; q < NTP_NQ; q++)
+			if (a->cut[q] == a->tie[i].e2e)
+				below = a->lt[q];
+		rank = below + (int64_t)(i - run) + 1;
+		for (int q = 0; q < NTP_NQ; q++)
+			band += rank > k[q];
+		if (band_add(&a->b[band - 1], a->tie[i].e2e, a->tie[i].x, a->tie[i].has, a->m))
+			return "integer overflow";
+	}
+	return NULL;
+}
+
+static void bands_final(sqlite3_context *ctx)
+{
+	struct bagg *a = sqlite3_aggregate_context(ctx, 0);
+	const char *why = NULL;
+	sqlite3_str *out;
+
+	if (!a || a->failed) {
+		if (!a)
+			sqlite3_result_null(ctx);
+		if (a)
+			sqlite3_free(a->tie);
+		return;
+	}
+	if (a->seen != a->n)
+		why = "ntp_bands: the cut values are not of these rows (another count)";
+	else
+		why = bands_ties(a);
+	sqlite3_free(a->tie);
+	a->tie = NULL;
+	if (why) {
+		sqlite3_result_error(ctx, why, -1);
+		return;
+	}
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (int i = 0, first = 1; i < NTP_BANDS; i++) {
+		const struct band *b = &a->b[i];
+
+		if (!b->n)
+			continue;
+		sqlite3_str_appendf(out, "%s[%d,%lld,%lld,%lld,%lld", first ? "" : ",", i + 1,
+				    (long long)b->n, (long long)b->min, (long long)b->max,
+				    (long long)b->sum);
+		for (int j = 0; j < a->m; j++) {
+			if (b->has & (1u << j))
+				sqlite3_str_appendf(out, ",%lld", (long long)b->s[j]);
+			else
+				sqlite3_str_appendall(out, ",null");
+		}
+		sqlite3_str_appendchar(out, 1, ']');
+		first = 0;
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	if (sqlite3_str_errcode(out))
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_text(ctx, sqlite3_str_value(out), -1, SQLITE_TRANSIENT);
+	sqlite3_free(sqlite3_str_finish(out));
+}
+
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
  * return it as is). */
 int ntp_native_register(sqlite3 *db)
@@ -559,6 +802,9 @@ int ntp_native_register(sqlite3 *db)
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_dist_ci", n, flags, &ci, NULL, dist_step,
 						dist_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_bands", -1, flags, NULL, NULL, bands_step,
+						bands_final, NULL);
 	return rc;
 }
 

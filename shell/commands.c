@@ -245,6 +245,14 @@ static int cmd_queues(struct ntp_session *s, struct shell *sh, int argc, char **
 
 static int cmd_tail(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
+	char err[NTP_ERR_MAX];
+
+	/* the bands once a session: a later .tail or .report --detail reads them */
+	if (ntp_session_prepare(s, err, sizeof(err)) ||
+	    ntp_session_cache(s, "_ntp_tail_band", err, sizeof(err))) {
+		err_msg(sh, ".tail: %s", err);
+		return -1;
+	}
 	return run_group_view(sh, ".tail", "ntp_shell_tail", argc > 1 ? argv[1] : NULL);
 }
 

@@ -176,7 +176,8 @@ WITH d AS MATERIALIZED (
         h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, NULL, NULL,
         wire + t_rx_path + h_rx_path, t_drv_sub + t_drv_cpl, t_storage)
       FROM ntp_joined AS j
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp)
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
       SELECT ntp_dist(h_blk_sub + h_blk_cpl,
         h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, h_rx_path, h_wait, NULL, NULL,
@@ -210,3 +211,75 @@ FROM v
 JOIN ntp_report_stage AS s ON s.hdb = v.hdb AND s.grp = v.grp AND s.stage = v.stage
 WHERE json_extract(v.a, '$[0]') > 0
 ORDER BY v.hdb, v.grp, s.ord;
+
+-- _ntp_tail_band of stats.sql again, without its sort: per group two scans
+-- of its commands (the join's, of the joins ntp_join_check accepts, or the
+-- host's own, as ntp_report_component_stats above), the first for the end
+-- to end's exact p50, p90, p99 and p99.9 (ntp_dist), the second banding
+-- every command by them (ntp_bands, lib/native.c: ranked by end to end,
+-- equal ones by host cmd.t, as the portable view ranks them). Memory: the
+-- end to end of each command while its percentiles are selected, as
+-- ntp_dist's; the view's windows sort every command with all its
+-- components. The same rows as the portable view (tests compare them).
+DROP VIEW _ntp_tail_band;
+CREATE TEMP VIEW _ntp_tail_band AS
+WITH p AS MATERIALIZED (
+  SELECT g.hdb, g.grp, g.mode,
+    CASE g.mode
+    WHEN 'joined' THEN (
+      SELECT ntp_dist(e2e) FROM ntp_joined AS j
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+    ELSE (
+      SELECT ntp_dist(e2e) FROM ntp_host_cmd AS c
+      WHERE +c.db = g.hdb AND +c.grp = g.grp)
+    END AS dist
+  FROM ntp_report_group AS g
+), k AS MATERIALIZED (
+  -- ntp_dist's [[n, sum, p50, p99, p999, p90]]
+  SELECT hdb, grp, mode, json_extract(dist, '$[0][0]') AS n,
+    json_extract(dist, '$[0][2]') AS v50, json_extract(dist, '$[0][5]') AS v90,
+    json_extract(dist, '$[0][3]') AS v99, json_extract(dist, '$[0][4]') AS v999
+  FROM p
+  WHERE json_extract(dist, '$[0][0]') > 0
+), b AS MATERIALIZED (
+  SELECT k.hdb, k.grp,
+    CASE k.mode
+    WHEN 'joined' THEN (
+      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, j.e2e, j.ht, j.h_blk_sub,
+        j.h_drv_sub, j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, j.t_storage,
+        j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff)
+      FROM ntp_joined AS j
+      WHERE +j.hdb = k.hdb AND +j.grp = k.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+    ELSE (
+      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, c.e2e, c.t, c.h_blk_sub,
+        c.h_drv_sub, c.h_r2t, c.h_wait, NULL, NULL, NULL, NULL, NULL, c.h_rx_path,
+        c.h_drv_cpl, c.h_blk_cpl, c.h_handoff)
+      FROM ntp_host_cmd AS c
+      WHERE +c.db = k.hdb AND +c.grp = k.grp)
+    END AS bands
+  FROM k
+)
+-- ntp_bands' [band, n, min, max, sum, then the sums in the order above]
+SELECT b.hdb AS hdb, b.grp AS grp,
+  json_extract(e.value, '$[0]') AS band_ord,
+  json_extract(e.value, '$[1]') AS n,
+  json_extract(e.value, '$[2]') AS e2e_min_ns,
+  json_extract(e.value, '$[3]') AS e2e_max_ns,
+  json_extract(e.value, '$[4]') AS sum_e2e,
+  json_extract(e.value, '$[5]') AS s_h_blk_sub,
+  json_extract(e.value, '$[6]') AS s_h_drv_sub,
+  json_extract(e.value, '$[7]') AS s_h_r2t,
+  json_extract(e.value, '$[8]') AS s_h_wait,
+  json_extract(e.value, '$[9]') AS s_wire,
+  json_extract(e.value, '$[10]') AS s_t_rx_path,
+  json_extract(e.value, '$[11]') AS s_t_drv_sub,
+  json_extract(e.value, '$[12]') AS s_t_storage,
+  json_extract(e.value, '$[13]') AS s_t_drv_cpl,
+  json_extract(e.value, '$[14]') AS s_h_rx_path,
+  json_extract(e.value, '$[15]') AS s_h_drv_cpl,
+  json_extract(e.value, '$[16]') AS s_h_blk_cpl,
+  json_extract(e.value, '$[17]') AS s_h_handoff
+FROM b
+CROSS JOIN json_each(b.bands) AS e;

@@ -191,7 +191,8 @@ ORDER BY p.hdb, p.grp, s.ord;
 DROP TABLE _ntp_stage_sorted;');
 
 -- The tail bands of a group: its commands (those of its report: a joined
--- group's matched commands, a host group's every command) ranked by end to
+-- group's matched commands of the joins ntp_join_check accepts, as in
+-- ntp_report_component_stats; a host group's every command) ranked by end to
 -- end, equal ones by host cmd.t, and cut at the exact nearest ranks of
 -- the p50, p90, p99 and p99.9, (n q' + 99999) / 100000: band 1 (p0-50)
 -- holds ranks 1 to the p50's, band 2 (p50-90) the ranks after it up to
@@ -206,6 +207,7 @@ WITH c AS (
     j.h_blk_cpl, j.h_handoff
   FROM ntp_joined AS j
   JOIN ntp_report_group AS g ON g.hdb = j.hdb AND g.grp = j.grp AND g.mode = 'joined'
+  WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
   UNION ALL
   SELECT h.db, h.grp, h.t, h.e2e, h.h_blk_sub, h.h_drv_sub, h.h_r2t, h.h_wait, NULL, NULL,
     NULL, NULL, NULL, h.h_rx_path, h.h_drv_cpl, h.h_blk_cpl, h.h_handoff

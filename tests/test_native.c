@@ -960,6 +960,105 @@ static void test_sql_dist_ci(void **state)
 	sqlite3_close(db);
 }
 
+/* ntp_bands of table b (g, e2e, ht, x, y) per group, after ntp_dist's cut
+ * values, as one text; and the same bands by the window functions of the
+ * portable _ntp_tail_band (stats.sql): rank by (e2e, ht), cut at the
+ * nearest ranks. */
+#define BANDS_NATIVE								\
+	"WITH p AS (SELECT g, ntp_dist(e2e) AS d FROM b GROUP BY g),"		\
+	" k AS (SELECT g, json_extract(d, '$[0][0]') AS n, json_extract(d, '$[0][2]') AS v50," \
+	" json_extract(d, '$[0][5]') AS v90, json_extract(d, '$[0][3]') AS v99,"	\
+	" json_extract(d, '$[0][4]') AS v999 FROM p),"				\
+	" r AS (SELECT k.g, (SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, e2e, ht, x, y)" \
+	" FROM b WHERE b.g = k.g) AS j FROM k)"					\
+	" SELECT group_concat(g || ':' || j, ' ') FROM (SELECT * FROM r ORDER BY g)"
+#define BANDS_WINDOW								\
+	"WITH r AS (SELECT *, row_number() OVER (PARTITION BY g ORDER BY e2e, ht) AS rn,"	\
+	" count(*) OVER (PARTITION BY g) AS n FROM b),"				\
+	" c AS (SELECT *, CASE WHEN rn <= (n * 50000 + 99999) / 100000 THEN 1"	\
+	" WHEN rn <= (n * 90000 + 99999) / 100000 THEN 2"			\
+	" WHEN rn <= (n * 99000 + 99999) / 100000 THEN 3"			\
+	" WHEN rn <= (n * 99900 + 99999) / 100000 THEN 4 ELSE 5 END AS band FROM r),"	\
+	" s AS (SELECT g, band, json_array(band, count(*), min(e2e), max(e2e), sum(e2e),"	\
+	" sum(x), sum(y)) AS a FROM c GROUP BY g, band),"				\
+	" t AS (SELECT g, '[' || group_concat(a, ',') || ']' AS j"		\
+	" FROM (SELECT * FROM s ORDER BY g, band) GROUP BY g)"			\
+	" SELECT group_concat(g || ':' || j, ' ') FROM (SELECT * FROM t ORDER BY g)"
+
+static void assert_bands_match(sqlite3 *db)
+{
+	char *want = query1(db, BANDS_WINDOW), *got = query1(db, BANDS_NATIVE);
+
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+}
+
+/* ntp_bands: the portable view's bands, ties at the cut values included,
+ * and its refusals. */
+static void test_sql_bands(void **state)
+{
+	sqlite3 *db = open_db();
+
+	exec(db, "CREATE TABLE b(g INTEGER, e2e INTEGER, ht INTEGER, x INTEGER, y INTEGER)");
+	/* 2000 distinct values, ht descending against e2e: no tie */
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000)"
+		 " INSERT INTO b SELECT 1, i * 7, 5000 - i, i, CASE WHEN i % 3 THEN i END FROM c");
+	/* as a Python sort of the same rows computes them */
+	assert_query(db, BANDS_NATIVE, "1:[[1,1000,7,7000,3503500,500500,333667],"
+		     "[2,800,7007,12600,7842800,1120400,746333],[3,180,12607,13860,2382030,340290,"
+		     "226800],[4,18,13867,13986,250677,35811,23868],[5,2,13993,14000,27993,3999,"
+		     "3999]]");
+	assert_bands_match(db);
+	/* group 2: 10 values only, so many ties that each cut value is a run of
+	 * equal e2e; group 3: every e2e equal (all ties, banded by ht alone);
+	 * group 4: three rows, bands 1 and 2 only, y NULL throughout */
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3001)"
+		 " INSERT INTO b SELECT 2, (i * 7919) % 10, (i * 104729) % 100003, i, i % 5 FROM c;"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500)"
+		 " INSERT INTO b SELECT 3, 42, (i * 7919) % 1511, i, -i FROM c;"
+		 "INSERT INTO b VALUES (4, 5, 3, 1, NULL), (4, 5, 1, 2, NULL), (4, 9, 2, 4, NULL)");
+	assert_bands_match(db);
+	/* and the ties were there: group 2's p50 is a run of equal values */
+	assert_query(db, "SELECT count(*) >= 300 FROM b WHERE g = 2 AND e2e = (SELECT"
+		     " json_extract(ntp_dist(e2e), '$[0][2]') FROM b WHERE g = 2)", "1");
+	assert_query(db, "SELECT ntp_bands(3, 5, 9, 9, 9, e2e, ht, x, y) FROM b WHERE g = 4",
+		     "[[1,2,5,5,10,3,null],[2,1,9,9,9,4,null]]");
+	/* no rows: NULL, like sum() */
+	assert_query(db, "SELECT ntp_bands(0, 1, 1, 1, 1, e2e, ht) FROM b WHERE 0", "NULL");
+	/* cut values of another set, or changing, or not integers: refused */
+	assert_query(db, "SELECT ntp_bands(4, 5, 9, 9, 9, e2e, ht, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: the cut values are not of these rows (another count)");
+	assert_query(db, "SELECT ntp_bands(3, 9, 9, 9, 9, e2e, ht, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: the cut values are not these rows' percentiles");
+	assert_query(db, "SELECT ntp_bands(3, 6, 9, 9, 9, e2e, ht, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: the cut values are not these rows' percentiles");
+	assert_query(db, "SELECT ntp_bands(3, e2e, 9, 9, 9, e2e, ht, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: the cut values differ between rows");
+	assert_query(db, "SELECT ntp_bands(3, 5, 9, 9, 9, 'a', ht, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: integer expected");
+	assert_query(db, "SELECT ntp_bands(3, 5, 9, 9, 9, e2e, NULL, x) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: integer expected");
+	assert_query(db, "SELECT ntp_bands(3, 5, 9, 9, 9, e2e, ht, 'x') FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: integer expected");
+	assert_query(db, "SELECT ntp_bands(3, 5, 5, 9, 9) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: 7 to 23 arguments expected");
+	assert_query(db, "SELECT ntp_bands(3, 5, 9, 9, 9, e2e, ht, 1, 2, 3, 4, 5, 6, 7, 8, 9,"
+		     " 10, 11, 12, 13, 14, 15, 16, 17) FROM b WHERE g = 4",
+		     "ERROR: ntp_bands: 7 to 23 arguments expected");
+	/* the sums overflow as sum()'s do, in a band and in the ties' */
+	assert_query(db, "WITH v(e2e, x) AS (VALUES (1, 5000000000000000000),"
+		     " (2, 5000000000000000000), (3, 0), (4, 0), (5, 0))"
+		     " SELECT ntp_bands(5, 3, 5, 5, 5, e2e, e2e, x) FROM v",
+		     "ERROR: integer overflow");
+	assert_query(db, "WITH v(e2e, ht) AS (VALUES (4611686018427387904, 1),"
+		     " (4611686018427387904, 2), (4611686018427387904, 3))"
+		     " SELECT ntp_bands(3, 4611686018427387904, 4611686018427387904,"
+		     " 4611686018427387904, 4611686018427387904, e2e, ht) FROM v",
+		     "ERROR: integer overflow");
+	sqlite3_close(db);
+}
+
 static void test_extension(void **state)
 {
 	load_ext(NULL);
@@ -988,6 +1087,7 @@ int main(void)
 		cmocka_unit_test(test_sql_nomem),
 		cmocka_unit_test(test_ci_ranks),
 		cmocka_unit_test(test_sql_dist_ci),
+		cmocka_unit_test(test_sql_bands),
 		cmocka_unit_test(test_extension),
 	};
 

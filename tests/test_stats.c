@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ntp_err.h"
 #include "ntp_sql.h"
 #include "testlib.h"
 
@@ -337,6 +338,82 @@ static void test_hist_cdf(void **state)
 			check_distributions(&s, &g);
 		}
 		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* ---- the tail bands: the native form is the portable one ---- */
+
+/* Every row of SQL as text, columns separated by '|', rows by '\n'. */
+static char *rows_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_str *out = sqlite3_str_new(db);
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+
+			sqlite3_str_appendf(out, "%s%s", i ? "|" : "", t ? (const char *)t : "NULL");
+		}
+		sqlite3_str_appendchar(out, 1, '\n');
+	}
+	sqlite3_finalize(st);
+	return sqlite3_str_finish(out);
+}
+
+/* _ntp_tail_band of native.sql (ntp_bands) and of stats.sql (a sort), and
+ * the native one once ntp_session_cache has kept it: the same rows, joined
+ * and host-only; every band there and its commands the group's. */
+static void test_tail_forms(void **state)
+{
+	static const char q[] = "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord";
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	char err[NTP_ERR_MAX];
+
+	gen_defaults(&c);
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.write_kib = 32;
+	c.seconds = 0.6;
+	c.seed = 29;
+	tl_gen(&c, &r);
+	for (int target = 1; target >= 0; target--) {
+		char *form[3];
+
+		for (int k = 0; k < 3; k++) {
+			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"),
+				target ? tl_file("t.db") : NULL, NULL);
+			assert_int_equal(s.native, k != 1);
+			if (k == 2) {
+				assert_int_equal(ntp_session_prepare(&s, err, sizeof(err)), 0);
+				assert_int_equal(ntp_session_cache(&s, "_ntp_tail_band", err,
+								   sizeof(err)), 0);
+				assert_true(tl_has_row(s.db, "SELECT 1 FROM temp.sqlite_schema"
+						       " WHERE name = '_ntp_tail_band_cache'"));
+			}
+			form[k] = rows_text(s.db, q);
+			/* five bands per group, over all its commands */
+			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_tail_band"),
+					 5 * tl_int(s.db, "SELECT count(*) FROM ntp_report_group"
+						    " WHERE queue = 'io'"));
+			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (SELECT hdb, grp,"
+						" sum(n) AS n FROM _ntp_tail_band GROUP BY hdb, grp)"
+						" AS b JOIN ntp_report_component_stats AS c USING"
+						" (hdb, grp) WHERE c.component = 'e2e' AND c.n = b.n"),
+					 tl_int(s.db, "SELECT count(*) FROM ntp_report_group"
+						" WHERE queue = 'io'"));
+			ntp_session_close(&s);
+		}
+		assert_true(strlen(form[0]) > 100);
+		assert_string_equal(form[0], form[1]);
+		assert_string_equal(form[0], form[2]);
+		for (int k = 0; k < 3; k++)
+			sqlite3_free(form[k]);
 	}
 	gen_result_free(&r);
 	tl_cleanup();
@@ -707,6 +784,7 @@ int main(void)
 		cmocka_unit_test(test_stage_lists),
 		cmocka_unit_test(test_stage_stats),
 		cmocka_unit_test(test_hist_cdf),
+		cmocka_unit_test(test_tail_forms),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
