@@ -514,6 +514,17 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 	sqlite3_str_appendchar(out, 1, ']');
 }
 
+/* OUT, built, as the function's text result (out of memory if building it
+ * failed); frees OUT. */
+static void result_str(sqlite3_context *ctx, sqlite3_str *out)
+{
+	if (sqlite3_str_errcode(out))
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_text(ctx, sqlite3_str_value(out), -1, SQLITE_TRANSIENT);
+	sqlite3_free(sqlite3_str_finish(out));
+}
+
 static void dist_final(sqlite3_context *ctx)
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
@@ -537,11 +548,7 @@ static void dist_final(sqlite3_context *ctx)
 		d->q[i].v = NULL;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
-	if (sqlite3_str_errcode(out))
-		sqlite3_result_error_nomem(ctx);
-	else
-		sqlite3_result_text(ctx, sqlite3_str_value(out), -1, SQLITE_TRANSIENT);
-	sqlite3_free(sqlite3_str_finish(out));
+	result_str(ctx, out);
 }
 
 /*
@@ -777,11 +784,7 @@ static void bands_final(sqlite3_context *ctx)
 		first = 0;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
-	if (sqlite3_str_errcode(out))
-		sqlite3_result_error_nomem(ctx);
-	else
-		sqlite3_result_text(ctx, sqlite3_str_value(out), -1, SQLITE_TRANSIENT);
-	sqlite3_free(sqlite3_str_finish(out));
+	result_str(ctx, out);
 }
 
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
