@@ -50,7 +50,7 @@
 /* Is the session one whose prepared tables are kept? Not with --no-cache,
  * not while merging (a batch of a merge), not over a temporary merged file
  * or a private copy of a recording not closed (both new files each time). */
-static int usable(const struct ntp_session *s)
+int ntp_cache_usable(const struct ntp_session *s)
 {
 	if (s->flags & (NTP_OPEN_NO_CACHE | NTP_OPEN_MERGING) || s->tmp_merged)
 		return 0;
@@ -434,8 +434,9 @@ static int check_cache(sqlite3 *db, const char *key, const char **why)
 	return exec(db, "RELEASE ntp_cache") ? -1 : 0;
 }
 
-/* file: URI for reading PATH, nothing written or locked beside it. */
-static char *read_uri(const char *path)
+/* file: URI for reading PATH read-only; IMMUTABLE: nothing written or
+ * locked beside it either (a file that cannot change while it is read). */
+static char *read_uri(const char *path, int immutable)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
 
@@ -445,7 +446,7 @@ static char *read_uri(const char *path)
 			sqlite3_str_appendf(q, "%%%02X", (unsigned char)*path);
 		else
 			sqlite3_str_appendchar(q, 1, *path);
-	sqlite3_str_appendall(q, "?mode=ro&immutable=1");
+	sqlite3_str_appendall(q, immutable ? "?mode=ro&immutable=1" : "?mode=ro");
 	return sqlite3_str_finish(q);
 }
 
@@ -499,7 +500,7 @@ int ntp_cache_load(struct ntp_session *s)
 	char *key = NULL, *uri = NULL, *sql = NULL;
 	int dfd = -1, fd = -1, rc = 0, attached = 0;
 
-	if (!usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
+	if (!ntp_cache_usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
 	    read_secret(dfd, dir, secret, 0) || !(key = make_key(s)))
 		goto out;
 	key_name(key, name);
@@ -517,7 +518,7 @@ int ntp_cache_load(struct ntp_session *s)
 	if (why)
 		goto refuse;
 	/* read where it was checked: the same file, unchanged, still open */
-	uri = read_uri(path);
+	uri = read_uri(path, 1);
 	sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB "; PRAGMA " CACHE_DB ".mmap_size = %lld",
 			      uri, (long long)st.st_size);
 	if (!uri || !sql || exec_own(s, sql))
@@ -533,6 +534,8 @@ int ntp_cache_load(struct ntp_session *s)
 		goto refuse;
 	/* recently used: evicted last */
 	futimens(fd, NULL);
+	free(s->cache_file);
+	s->cache_file = strdup(path);
 	rc = 1;
 	goto out;
 refuse:
@@ -717,19 +720,74 @@ out:
 	return rc;
 }
 
+/* Remember the cache file NAME in DIR as the session's, if it is there
+ * (kept, and not evicted at once by a cap smaller than it). */
+static void kept_file(struct ntp_session *s, int dfd, const char *dir, const char *name)
+{
+	char f[NAME_HEX + 8];
+	struct stat st;
+
+	snprintf(f, sizeof(f), "%s.db", name);
+	free(s->cache_file);
+	s->cache_file = NULL;
+	if (!fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+	    asprintf(&s->cache_file, "%s/%s", dir, f) < 0)
+		s->cache_file = NULL;
+}
+
+char *ntp_cache_setup_sql(const struct ntp_session *s)
+{
+	sqlite3_str *q;
+	sqlite3_stmt *st, *n;
+	char *uri;
+	int attached = -1, ok;
+
+	if (!s->cache_file || !s->joined)
+		return NULL;
+	/* the recordings' attachments and the cache's within SQLite's limit */
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) - 2 FROM pragma_database_list WHERE name != '"
+			       CACHE_DB "'", -1, &n, NULL) == SQLITE_OK && sqlite3_step(n) == SQLITE_ROW)
+		attached = sqlite3_column_int(n, 0);
+	sqlite3_finalize(n);
+	/* sqlite3 reads the file after it was checked here: not immutable,
+	 * so that a file replaced in between is read as it is now */
+	if (attached < 0 || attached + 1 > sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, -1) ||
+	    !(uri = read_uri(s->cache_file, 0)))
+		return NULL;
+	q = sqlite3_str_new(NULL);
+	sqlite3_str_appendf(q, "-- The prepared run: ntprof's cache of these recordings (docs/performance.md,\n"
+			    "-- \"How a run is prepared\"), checked when this set-up was written. Write\n"
+			    "-- the set-up again after the recordings change.\n"
+			    "ATTACH %Q AS " CACHE_DB ";\n", uri);
+	sqlite3_free(uri);
+	st = cache_tables(s->db);
+	ok = st != NULL;
+	while (ok && sqlite3_step(st) == SQLITE_ROW)
+		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS SELECT * FROM "
+				    CACHE_DB ".\"%w\";\n", sqlite3_column_text(st, 0),
+				    sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	if (!ok) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
+}
+
 void ntp_cache_store(struct ntp_session *s, double took)
 {
 	char dir[PATH_MAX], name[NAME_HEX + 1];
 	char *key = NULL;
 	int dfd = -1, kept = 0;
 
-	if (usable(s) && (dfd = open_dir(s, dir, sizeof(dir), 1)) >= 0 && (key = make_key(s))) {
+	if (ntp_cache_usable(s) && (dfd = open_dir(s, dir, sizeof(dir), 1)) >= 0 && (key = make_key(s))) {
 		const char *prev = ntp_progress_begin(s, "keeping the prepared run");
 
 		key_name(key, name);
 		kept = !keep(s, dfd, dir, key, name);
 		if (kept)
 			evict(dfd);
+		kept_file(s, dfd, dir, name);
 		ntp_progress_end(s, prev);
 	}
 	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {

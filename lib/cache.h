@@ -22,4 +22,14 @@ int ntp_cache_load(struct ntp_session *s);
  * preparation took when it took long. Never fails the session. */
 void ntp_cache_store(struct ntp_session *s, double took);
 
+/* Does the session read and keep prepared runs (not --no-cache, a merge's
+ * batch, or a temporary merged file or private copy)? */
+int ntp_cache_usable(const struct ntp_session *s);
+
+/* For plain sqlite3 (ntp_session_sql): SQL that attaches the cache file
+ * the session read or kept, read-only, and redefines the cached views as
+ * reads of its tables, as ntp_cache_load does; NULL when the session has
+ * none (or it would take SQLite's last attachment). sqlite3_free it. */
+char *ntp_cache_setup_sql(const struct ntp_session *s);
+
 #endif

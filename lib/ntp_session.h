@@ -79,6 +79,8 @@ struct ntp_session {
 	int prefix_merged;                    /* their recordings' names carry the file's */
 	char *tmp_merged;                     /* a merged file of our own, removed at close */
 	struct ntp_progress progress;         /* NTP_OPEN_PROGRESS */
+	char *cache_file;                     /* the cache file of the prepared run read or
+					       * kept (lib/cache.c); NULL: none */
 	ntp_authorizer auth;                  /* the authorizer on db (ntp_session_authorizer) */
 	void *auth_arg;                       /* its argument */
 };

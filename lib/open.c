@@ -1052,16 +1052,19 @@ static char *setup_sql(const struct ntp_session *s)
 char *ntp_session_sql(const struct ntp_session *s)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
-	char *p = setup_sql(s), *c = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
-	int ok = p && c;
+	/* the prepared run's cache file, or the SQL that prepares it */
+	char *p = setup_sql(s), *k = ntp_cache_setup_sql(s);
+	char *c = k ? NULL : query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
+	int ok = p && (k || c);
 
 	if (s->tmp_merged)
 		sqlite3_str_appendall(q, "-- the merged file below is ntprof-shell's own, removed "
 				      "when it exits:\n-- ntprof merge writes one to keep\n");
 	sqlite3_str_appendall(q, "-- ntprof: the views ntprof-shell creates, for sqlite3\n"
 			      "-- (the shell also loads native functions: see docs/sql.md)\n"
-			      "-- first: changing temp_store drops every TEMP object\n"
-			      "PRAGMA temp_store = MEMORY;\n"
+			      "-- first: changing temp_store drops every TEMP object; sorts and\n"
+			      "-- TEMP tables beyond the page cache go to temporary files\n"
+			      "PRAGMA temp_store = FILE;\n"
 			      "PRAGMA cache_size = -524288;\nPRAGMA temp.cache_size = -524288;\n");
 	for (int i = 0; ok && i < s->ndbs; i++) {
 		char *uri = s->dbs[i].from[0] ? NULL : file_uri(s->dbs[i].path);
@@ -1073,13 +1076,16 @@ char *ntp_session_sql(const struct ntp_session *s)
 			sqlite3_str_appendf(q, "ATTACH %Q AS %w;\n", uri, s->dbs[i].schema);
 		free(uri);
 	}
-	if (ok)
+	if (ok && k)
+		sqlite3_str_appendf(q, "%s%s", p, k);
+	else if (ok)
 		sqlite3_str_appendf(q, "%s-- The expensive views computed once into TEMP tables, as\n"
 				    "-- ntprof-shell does: reading this file takes about as long as\n"
 				    "-- one report, and the queries after it read the tables.\n%s",
 				    p, c);
 	sqlite3_free(p);
 	sqlite3_free(c);
+	sqlite3_free(k);
 	p = sqlite3_str_finish(q);
 	if (!ok) {
 		sqlite3_free(p);
@@ -1457,6 +1463,7 @@ void ntp_session_close(struct ntp_session *s)
 	if (s->tmp_merged)
 		ntp_remove_forget(1);
 	sqlite3_free(s->tmp_merged);
+	free(s->cache_file);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -23,6 +23,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "ntp_err.h"
 #include "runs.h"
 #include "shell.h"
@@ -97,7 +98,15 @@ static void usage(FILE *f)
 
 static int print_session_sql(struct ntp_session *s)
 {
-	char *sql = ntp_session_sql(s);
+	char err[NTP_ERR_MAX], *sql;
+
+	/* the set-up reads the prepared run when there is one to keep: prepare
+	 * it here (or read it from the cache), once, with the native functions */
+	if (ntp_cache_usable(s) && ntp_session_prepare(s, err, sizeof(err))) {
+		fprintf(stderr, "ntprof-shell: --sql: %s\n", err);
+		return 1;
+	}
+	sql = ntp_session_sql(s);
 
 	if (!sql) {
 		fprintf(stderr, "ntprof-shell: --sql: out of memory\n");

@@ -3,7 +3,8 @@
 # prepared"): the answers with the cache are those without it, first time
 # and again; a changed or replaced recording is prepared anew; a damaged or
 # forged cache file is refused (said on stderr), removed and rebuilt, never
-# believed; --no-cache neither reads nor writes it; a cache directory open
+# believed; --no-cache neither reads nor writes it; plain sqlite3's set-up
+# (ntprof-shell --sql) reads the prepared run; a cache directory open
 # to others is not used; the cap evicts; the recordings are never written.
 # Run from the repository root after `make`.
 set -u
@@ -70,6 +71,38 @@ for o in want first again; do rm -rf "plot-$o"; done
 "$NTPROF" plot -o plot-again host.db,target.db > /dev/null 2> again.err
 diff -r plot-want plot-first > /dev/null && diff -r plot-want plot-again > /dev/null &&
 	[ ! -s again.err ] && ok || bad "plot: the files differ, or the second run prepared again"
+
+# Plain sqlite3: ntprof-shell --sql prepares the run (or reads it) and the
+# set-up attaches that cache file instead of preparing the run again; every
+# canned question's rows are those of the set-up that prepares it itself
+# (--no-cache), which prints no ATTACH of the cache.
+rm -f "$cache"/*.db "$cache"/*.mac
+"$SHELL_BIN" --sql --no-cache host.db target.db > setup-nc.sql 2> setup-nc.err || bad "--sql --no-cache failed"
+"$SHELL_BIN" --sql host.db target.db > setup-c.sql 2> setup-c.err || bad "--sql failed"
+"$SHELL_BIN" --sql host.db target.db > setup-c2.sql 2> setup-c2.err || bad "--sql again failed"
+entry=$(ls "$cache" | grep '^[0-9a-f]*\.db$')
+prepared setup-c.err && [ ! -s setup-c2.err ] && cmp -s setup-c.sql setup-c2.sql && ok ||
+	bad "--sql: the first did not prepare and keep the run, or the second did not read it"
+grep -qx "ATTACH 'file:$cache/$entry?mode=ro' AS _ntp_cache;" setup-c.sql &&
+	grep -qx 'CREATE TEMP VIEW "ntp_joined" AS SELECT \* FROM _ntp_cache."_ntp_joined_cache";' setup-c.sql &&
+	! grep -q '^CREATE TEMP TABLE "_ntp_joined_cache"' setup-c.sql && ok ||
+	bad "--sql: the set-up does not read the prepared run's cache file"
+! grep -q ' AS _ntp_cache;$' setup-nc.sql && grep -q '^CREATE TEMP TABLE "_ntp_joined_cache"' setup-nc.sql &&
+	! prepared setup-nc.err && ok || bad "--sql --no-cache: the set-up names the cache, or does not prepare"
+for q in ntp_shell_stages ntp_shell_components ntp_shell_percentiles ntp_shell_stage_percentiles \
+	ntp_shell_slowest ntp_shell_timeline ntp_match_stats ntp_report_rows ntp_report_tail; do
+	sqlite3 -init setup-nc.sql :memory: "SELECT * FROM $q" > nc.txt 2> nc.err
+	sqlite3 -init setup-c.sql :memory: "SELECT * FROM $q" > c.txt 2> c.err
+	[ -s nc.txt ] && cmp -s nc.txt c.txt && ! grep -qv '^-- Loading resources from' nc.err c.err && ok ||
+		bad "sqlite3 $q: the rows through the cache differ from those of the set-up that prepares"
+done
+# the recordings changed since: ntprof-shell writes a set-up against the
+# new preparation, never the old file
+cp host.db host-copy.db
+"$SHELL_BIN" --sql host-copy.db target.db > setup-n.sql 2> /dev/null
+[ "$(grep -c "^ATTACH 'file:$cache/" setup-n.sql)" = 1 ] &&
+	! grep -q "^ATTACH 'file:$cache/$entry?" setup-n.sql && ok ||
+	bad "--sql of other recordings: the set-up attaches the first run's cache file"
 
 # A recording touched (same size and content, a new mtime): prepared anew.
 "$NTPROF" report -d host.db target.db > /dev/null 2>&1
