@@ -4,14 +4,17 @@
 -- report.sql. Portable SQL only (plain sqlite3 3.40): percentiles are exact
 -- nearest rank, as in report.sql (docs/sql.md, Percentiles).
 
--- How a session treats these views (join.sql, _ntp_view_plan): none is
--- cached; those that read the report's cached views prepare the session.
+-- How a session treats these views (join.sql, _ntp_view_plan): the
+-- stages' statistics and the tail bands are cached after the report's
+-- views (so a prepared run holds them: the report's JSON, CSV and
+-- --detail, .percentiles --stages and .tail read them); those that read
+-- the report's cached views prepare the session.
 INSERT INTO _ntp_view_plan VALUES
   ('_ntp_command_target', NULL, 0, 1),
   ('ntp_command', NULL, 0, 1),
   ('_ntp_report_cmd_value', NULL, 0, 1),
-  ('ntp_report_stage_stats', NULL, 0, 1),
-  ('_ntp_tail_band', NULL, 0, 1),
+  ('ntp_report_stage_stats', 7, 0, 1),
+  ('_ntp_tail_band', 8, 0, 1),
   ('ntp_report_tail', NULL, 0, 1),
   ('_ntp_text_tail', NULL, 0, 1),
   ('ntp_report_hist', NULL, 0, 1),
@@ -160,8 +163,8 @@ GROUP BY q.hdb, q.grp, q.name
 ORDER BY q.hdb, q.grp, s.ord;
 
 -- The cache of ntp_report_stage_stats, built faster (join.sql,
--- _ntp_cache_build; ntprof-shell's .percentiles --stages builds it, no
--- report needs it, lib/open.c ntp_session_cache): the stage values sorted
+-- _ntp_cache_build; the session's preparation builds it in the portable
+-- form, as plain sqlite3's set-up does): the stage values sorted
 -- once into a table whose rowids follow the sort, so a percentile is one
 -- rowid lookup, where the view's windows number and sum every partition.
 -- Same rows.
