@@ -147,6 +147,14 @@ On this VM the same run varies by about 15 % from one hour to the next
 added since costs about 3 % at 1 M commands): read the join as "about 10x",
 at the goal's edge.
 
+The reports prepare the run with \`--no-cache\`, as a first process
+does: the join, then the statistics of the components and of the stages
+and the tail bands (the last two are three more scans of the join per
+group), which a later process reads from the cache file instead
+(below, "How a run is prepared"). The join in plain sqlite3
+runs with the set-up's \`temp_store = FILE\`: a join of this size spills
+to temporary files.
+
 ## Why it is this fast
 
 - Percentiles: the shell's native aggregate \`ntp_dist()\` collects every
@@ -157,6 +165,7 @@ at the goal's edge.
   command finds its partner by one rowid range seek; neither file is sorted.
 - Size: points are deltas from the previous point, which SQLite stores in 0 to
   3 bytes; the first point is the rowid.
+
 EOF
 cat "$dir/prepared.md" >> "$out"
 sh "$top/tests/bench_sqlite3.sh" >> "$out"
