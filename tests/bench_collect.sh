@@ -315,7 +315,8 @@ cat <<EOF
 
 ## The collector
 
-From \`make bench\` (tests/bench_collect.sh), same machine and date. Goals:
+From \`make bench\` (tests/bench_collect.sh), $(date -u '+%Y-%m-%d %H:%M UTC'), ntprof
+$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown), on the machine above. Goals:
 with both collectors at \`-s 100\` the workload keeps at least 0.99 of its
 IOPS and its mean latency moves by at most 1 %; at \`-s 1\`, at least 0.95;
 ingest at least 1 M records per CPU second, and nothing lost at 200,000
