@@ -1091,10 +1091,8 @@ static int lay_out(struct plot *p, char *err, size_t errlen)
 		return p->o->group ? ntp_fail(err, errlen, "no I/O group's name contains '%s'",
 					      p->o->group)
 				   : ntp_fail(err, errlen, "no I/O commands to plot");
-	/* the CDFs' lines once: the lines drawn and those left out read them;
-	 * the tail bands once: tails.svg reads them per group */
-	if (ntp_session_cache(p->s, "_ntp_plot_cdf_line", err, errlen) ||
-	    ntp_session_cache(p->s, "_ntp_tail_band", err, errlen))
+	/* the CDFs' lines once: the lines drawn and those left out read them */
+	if (ntp_session_cache(p->s, "_ntp_plot_cdf_line", err, errlen))
 		return -1;
 	for (size_t i = 0; i < sizeof(charts) / sizeof(charts[0]); i++)
 		if (charts[i](p))

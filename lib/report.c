@@ -879,14 +879,6 @@ static int report_raw(struct rep *r, int flags, const char *group)
 		free_groups(g, n);
 		return -1;
 	}
-	/* the stages' percentiles of the JSON and the CSV, and the tail bands
-	 * every group's --detail reads, computed once */
-	if ((flags & (NTP_REPORT_JSON | NTP_REPORT_CSV) &&
-	     ntp_session_cache(r->s, "ntp_report_stage_stats", r->err, r->errlen)) ||
-	    (detail && ntp_session_cache(r->s, "_ntp_tail_band", r->err, r->errlen))) {
-		free_groups(g, n);
-		return -1;
-	}
 	if (print_warnings(r, 0)) {
 		free_groups(g, n);
 		return -1;

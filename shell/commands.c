@@ -245,14 +245,6 @@ static int cmd_queues(struct ntp_session *s, struct shell *sh, int argc, char **
 
 static int cmd_tail(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	char err[NTP_ERR_MAX];
-
-	/* the bands once a session: a later .tail or .report --detail reads them */
-	if (ntp_session_prepare(s, err, sizeof(err)) ||
-	    ntp_session_cache(s, "_ntp_tail_band", err, sizeof(err))) {
-		err_msg(sh, ".tail: %s", err);
-		return -1;
-	}
 	return run_group_view(sh, ".tail", "ntp_shell_tail", argc > 1 ? argv[1] : NULL);
 }
 
@@ -265,17 +257,10 @@ static int cmd_components(struct ntp_session *s, struct shell *sh, int argc, cha
 static int cmd_percentiles(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	int stages = argc > 1 && !strcmp(argv[1], "--stages");
-	char err[NTP_ERR_MAX];
 
 	if (argc > 2 && !stages) {
 		err_msg(sh, ".percentiles: unexpected argument '%s' (usage: .percentiles "
 			"[--stages] [GROUP])", argv[2]);
-		return -1;
-	}
-	/* the stages' statistics once, by their faster builder (stats.sql) */
-	if (stages && (ntp_session_prepare(s, err, sizeof(err)) ||
-		       ntp_session_cache(s, "ntp_report_stage_stats", err, sizeof(err)))) {
-		err_msg(sh, ".percentiles: %s", err);
 		return -1;
 	}
 	return run_group_view(sh, ".percentiles", stages ? "ntp_shell_stage_percentiles" :
