@@ -8,13 +8,21 @@
 # runs waits for it: a few commands of each run take milliseconds longer,
 # which moves the means of the stages they wait in (the network: the host
 # reads the response late) and not their medians. Four runs, the target's
-# storage at 60, 60, 120 and 0 us:
+# storage at 60, 120, 60 and 0 us, in that order:
 # - 60 against 60: nothing is marked as a change (stalls alone never are);
-# - 120 against 60, and 0 against 60: storage is marked and named as the
-#   stage that moved most, and the network is not marked, whatever its mean
-#   did.
+# - 120 against the first 60, and 0 against the second: storage is marked
+#   and named as the stage that moved most, and the network is not marked,
+#   whatever its mean did.
 # The premise is checked too: every run has commands stalled for
-# milliseconds, a few of them.
+# milliseconds, a few of them (under 10 %).
+#
+# The machine under the test changes regime (other work, frequency) over
+# seconds: two runs with the same settings then differ in every stage, and
+# no comparison of runs can tell that from a change. The two runs at 60 us
+# bracket the run at 120 us and are the control: when they differ, or a
+# run misses the premise, the set is recorded again (up to 3 sets, each
+# said), and the assertions are made on the last set. A machine that never
+# holds still for a minute fails the test, saying so.
 #
 # Why the run at 0 us is never the first: at 0 us the fixture's target
 # answers before the host has gone to sleep, and the network stage itself
@@ -22,7 +30,9 @@
 # include wake-ups that a busier pair does not wait for): on a small virtual
 # machine its median moves by 2 to 4 us between 0 and 60 us, and by 2 us
 # between two runs at 0 us. Against a first run at 60 us that is under the
-# minimum effect; from 60 us on, both runs sleep alike. Why -m 10: on two CPUs shared with other work, the network's
+# minimum effect; from 60 us on, both runs sleep alike.
+#
+# Why -m 10: on two CPUs shared with other work, the network's
 # median drifts between two runs by up to about 5 us, more than each run's
 # own noise, which is all an interval can see; 10 % of the median end to end
 # (about 8 us) is above that drift and far below the storage step (about
@@ -71,35 +81,35 @@ run() {
 	name=$1 us=$2
 	echo "== $name: storage $us us, CPU $cpu stalled 4 ms in every 40"
 	port=$((port + 1))
-	"$TGT" -a 127.0.0.1 -p "$port" --storage-us "$us" >"$d/$name-tgt.log" 2>&1 &
+	"$TGT" -a 127.0.0.1 -p "$port" --storage-us "$us" >"$r/$name-tgt.log" 2>&1 &
 	tgt=$!
 	pids="$pids $tgt"
-	wait_for "$d/$name-tgt.log" "listening on" 30 || { bad "$name: the target did not start"; return 1; }
+	wait_for "$r/$name-tgt.log" "listening on" 30 || { bad "$name: the target did not start"; return 1; }
 	"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$TGT" \
-		-o "$d/$name-target.db" >"$d/$name-tcol.log" 2>&1 &
+		-o "$r/$name-target.db" >"$r/$name-tcol.log" 2>&1 &
 	tcol=$!
 	pids="$pids $tcol"
-	wait_for "$d/$name-tcol.log" "profiling as target" 60 ||
+	wait_for "$r/$name-tcol.log" "profiling as target" 60 ||
 		{ bad "$name: the target's collector did not start"; return 1; }
 	taskset -c "$cpu" "$PERF" -a 127.0.0.1 -p "$port" --wait-signal -q 1 -o 4096 \
-		-w randread -t "$RUN_S" >"$d/$name-perf.log" 2>&1 &
+		-w randread -t "$RUN_S" >"$r/$name-perf.log" 2>&1 &
 	perf=$!
 	pids="$pids $perf"
-	wait_for "$d/$name-perf.log" "waiting for SIGUSR1" 30 ||
+	wait_for "$r/$name-perf.log" "waiting for SIGUSR1" 30 ||
 		{ bad "$name: the host workload did not connect"; return 1; }
-	"$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" -o "$d/$name-host.db" \
-		>"$d/$name-hcol.log" 2>&1 &
+	"$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" -o "$r/$name-host.db" \
+		>"$r/$name-hcol.log" 2>&1 &
 	hcol=$!
 	pids="$pids $hcol"
-	wait_for "$d/$name-hcol.log" "profiling as host" 60 ||
+	wait_for "$r/$name-hcol.log" "profiling as host" 60 ||
 		{ bad "$name: the host's collector did not start"; return 1; }
-	"$HOG" "$cpu" 4 40 $((RUN_S + 30)) >"$d/$name-hog.log" 2>&1 &
+	"$HOG" "$cpu" 4 40 $((RUN_S + 30)) >"$r/$name-hog.log" 2>&1 &
 	hog=$!
 	pids="$pids $hog"
-	wait_for "$d/$name-hog.log" "cpu_hog: ready" 10 ||
-		{ bad "$name: the CPU hog did not start: $(cat "$d/$name-hog.log")"; return 1; }
+	wait_for "$r/$name-hog.log" "cpu_hog: ready" 10 ||
+		{ bad "$name: the CPU hog did not start: $(cat "$r/$name-hog.log")"; return 1; }
 	kill -USR1 "$perf"
-	wait_exit "$perf" $((RUN_S + 60)) || bad "$name: the host workload failed: $(tail -3 "$d/$name-perf.log")"
+	wait_exit "$perf" $((RUN_S + 60)) || bad "$name: the host workload failed: $(tail -3 "$r/$name-perf.log")"
 	kill "$hog" 2>/dev/null
 	wait "$hog" 2>/dev/null
 	kill -INT "$hcol"
@@ -111,30 +121,54 @@ run() {
 	return 0
 }
 
-run a 60 || finish
-run b 60 || finish
-run c 120 || finish
-run z 0 || finish
-
-# The premise, in every run: commands that took 2 ms or more (the hog's
-# 4 ms, caught partly), at most a few % of them.
-for name in a b c z; do
-	n=$("$top/ntprof-shell" -c ".mode csv" -c \
+# premise NAME: "stalled total" of run NAME (commands of 2 ms or more, and
+# all commands), through the joined command view
+premise() {
+	"$top/ntprof-shell" -c ".mode csv" -c \
 		"SELECT sum(e2e >= 2000000) || ' ' || count(*) FROM ntp_command WHERE queue = 'io'" \
-		"$d/$name-host.db" "$d/$name-target.db" 2>>"$d/sql.err" | tail -1 | tr -d '\r"')
+		"$r/$1-host.db" "$r/$1-target.db" 2>>"$d/sql.err" | tail -1 | tr -d '\r"'
+}
+# premise_holds "STALLED TOTAL": some commands stalled, under 10 % of them
+premise_holds() {
+	echo "$1" | awk '{ exit !($1 > 0 && $1 < $2 / 10) }'
+}
+
+set=1
+while :; do
+	r=$d/set$set
+	mkdir -p "$r"
+	echo "== set $set"
+	run a 60 && run c 120 && run b 60 && run z 0 || finish
+	why=""
+	for name in a b c z; do
+		premise_holds "$(premise $name)" || why="$why run $name: '$(premise $name)' stalled of all;"
+	done
+	"$NTPROF" compare --fail-on-change -m 10 "$r/a-host.db,$r/a-target.db" \
+		"$r/b-host.db,$r/b-target.db" >"$r/control.txt" 2>&1 ||
+		why="$why the two runs at 60 us differ: $(grep ' vs ' "$r/control.txt" | tr '\n' ' ')"
+	[ -z "$why" ] && break
+	echo "set $set: the machine did not hold still:$why" >&2
+	[ "$set" -ge 3 ] && { echo "set $set was the last; judging it" >&2; break; }
+	set=$((set + 1))
+done
+
+# The premise, in every run of the set judged: commands that took 2 ms or
+# more (the hog's 4 ms, caught partly), a few of them.
+for name in a b c z; do
+	n=$(premise $name)
 	echo "$name: $n (commands of 2 ms or more, commands)"
-	echo "$n" | awk '{ exit !($1 > 0 && $1 < $2 / 20) }' && ok ||
+	premise_holds "$n" && ok ||
 		bad "$name: no command was stalled, or too many: '$n' (was CPU $cpu hogged?)"
 done
 
 # compare_runs FIRST SECOND LABELS: text and CSV, -m 10; sets $rc
 compare_runs() {
-	"$NTPROF" compare --fail-on-change -m 10 --label "$3" "$d/$1-host.db,$d/$1-target.db" \
-		"$d/$2-host.db,$d/$2-target.db" >"$d/$1$2.txt" 2>"$d/$1$2.err"
+	"$NTPROF" compare --fail-on-change -m 10 --label "$3" "$r/$1-host.db,$r/$1-target.db" \
+		"$r/$2-host.db,$r/$2-target.db" >"$r/$1$2.txt" 2>"$r/$1$2.err"
 	rc=$?
-	cat "$d/$1$2.txt" "$d/$1$2.err"
-	"$NTPROF" compare --csv -m 10 --label "$3" "$d/$1-host.db,$d/$1-target.db" \
-		"$d/$2-host.db,$d/$2-target.db" >"$d/$1$2.csv" 2>>"$d/$1$2.err"
+	cat "$r/$1$2.txt" "$r/$1$2.err"
+	"$NTPROF" compare --csv -m 10 --label "$3" "$r/$1-host.db,$r/$1-target.db" \
+		"$r/$2-host.db,$r/$2-target.db" >"$r/$1$2.csv" 2>>"$r/$1$2.err"
 }
 # row CSV ITEM COLUMN...: the second run's row of stage ITEM
 row() {
@@ -158,26 +192,26 @@ record() {
 echo "== 60 us against 60 us"
 compare_runs a b 60a,60b
 expect "60 vs 60: exit (nothing marked)" "$rc" 0
-expect "60 vs 60: rows marked" "$(grep -c '\]\*' "$d/ab.txt")" 0
-grep -q '^60b vs 60a: no stage moved beyond noise' "$d/ab.txt" && ok ||
-	bad "60 vs 60: $(grep ' vs ' "$d/ab.txt")"
-record "$d/ab.csv"
+expect "60 vs 60: rows marked" "$(grep -c '\]\*' "$r/ab.txt")" 0
+grep -q '^60b vs 60a: no stage moved beyond noise' "$r/ab.txt" && ok ||
+	bad "60 vs 60: $(grep ' vs ' "$r/ab.txt")"
+record "$r/ab.csv"
 
-# storage_moved SECOND LABEL SIGN: the run SECOND (storage LABEL us) against
-# a (60 us): a change, storage marked and named, moved by SIGN; the network
-# not marked
+# storage_moved SECOND LABEL SIGN FIRST: the run SECOND (storage LABEL us)
+# against FIRST (60 us): a change, storage marked and named, moved by SIGN;
+# the network not marked
 storage_moved() {
 	echo "== $2 us against 60 us"
-	compare_runs a "$1" "60,$2"
+	compare_runs "$4" "$1" "60,$2"
 	expect "$2 vs 60: exit (a change)" "$rc" 4
 	expect "$2 vs 60: storage marked and moved most" \
-		"$(row "$d/a$1.csv" storage significant moved)" "1 1"
-	expect "$2 vs 60: network not marked" "$(row "$d/a$1.csv" network significant)" 0
-	grep -q "^$2 vs 60: storage (SPDK bdev, drive) moved most, p50 $3" "$d/a$1.txt" && ok ||
-		bad "$2 vs 60: storage not named: $(grep ' vs ' "$d/a$1.txt")"
-	record "$d/a$1.csv"
+		"$(row "$r/$4$1.csv" storage significant moved)" "1 1"
+	expect "$2 vs 60: network not marked" "$(row "$r/$4$1.csv" network significant)" 0
+	grep -q "^$2 vs 60: storage (SPDK bdev, drive) moved most, p50 $3" "$r/$4$1.txt" && ok ||
+		bad "$2 vs 60: storage not named: $(grep ' vs ' "$r/$4$1.txt")"
+	record "$r/$4$1.csv"
 }
-storage_moved c 120 +
-storage_moved z 0 -
+storage_moved c 120 + a
+storage_moved z 0 - b
 
 finish
