@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...) and
- * ntp_bands(...) are the aggregates behind sql/native.sql: the pure-SQL
+ * ntp_bands(...) and ntp_cdf(x1, ...) are the aggregates behind sql/native.sql: the pure-SQL
  * views rank every row with window functions, which sorts; these collect
  * the values and select the ranks wanted in O(n), or band the rows in one
  * pass.
@@ -787,6 +787,82 @@ static void bands_final(sqlite3_context *ctx)
 	result_str(ctx, out);
 }
 
+/*
+ * ntp_cdf(x1, ..., xN), N <= NTP_DIST_MAX: plot.sql's thinned CDF lines
+ * (_ntp_plot_cdf_line over stats.sql's ntp_report_cdf) in one scan and one
+ * sort per argument. NULLs are left out, as the view leaves them out.
+ * Result: the JSON array of the arguments' lines, each [total, point, ...]
+ * with a point [ns, n, cum] for every distinct value (n of them equal, cum
+ * at or below it) that the view keeps: the last one (cum = total), one
+ * with every value at or below it (cum = n: the first), and one where
+ * cum x 200 / total steps past (cum - n) x 200 / total, in integers. An
+ * argument without a value is [0].
+ */
+static int cmp_32(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void cdf_entry(sqlite3_str *out, struct qagg *a)
+{
+	size_t n = a->n;
+	int64_t total = (int64_t)n;
+
+	sqlite3_str_appendf(out, "[%lld", (long long)total);
+	if (n)
+		qsort(a->v, n, a->wide ? sizeof(int64_t) : sizeof(int32_t), a->wide ? cmp_64 :
+		      cmp_32);
+	for (size_t i = 0; i < n;) {
+		int64_t x = a->wide ? ((int64_t *)a->v)[i] : ((int32_t *)a->v)[i];
+		size_t j = i + 1;
+		int64_t cum, eq;
+
+		while (j < n && (a->wide ? ((int64_t *)a->v)[j] : ((int32_t *)a->v)[j]) == x)
+			j++;
+		cum = (int64_t)j, eq = (int64_t)(j - i);
+		/* cum x 200 fits: a group holds under 2^31 values */
+		if (cum == total || cum == eq || cum * 200 / total > (cum - eq) * 200 / total)
+			sqlite3_str_appendf(out, ",[%lld,%lld,%lld]", (long long)x, (long long)eq,
+					    (long long)cum);
+		i = j;
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+}
+
+static void cdf_final(sqlite3_context *ctx)
+{
+	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out;
+
+	if (!d || d->failed) {
+		if (!d)
+			sqlite3_result_null(ctx);
+		for (int i = 0; d && i < NTP_DIST_MAX; i++)
+			sqlite3_free(d->q[i].v);
+		return;
+	}
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (int i = 0; i < d->nargs; i++) {
+		if (i)
+			sqlite3_str_appendchar(out, 1, ',');
+		cdf_entry(out, &d->q[i]);
+		sqlite3_free(d->q[i].v);
+		d->q[i].v = NULL;
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	result_str(ctx, out);
+}
+
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
  * return it as is). */
 int ntp_native_register(sqlite3 *db)
@@ -808,6 +884,9 @@ int ntp_native_register(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_bands", -1, flags, NULL, NULL, bands_step,
 						bands_final, NULL);
+	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
+		rc = sqlite3_create_function_v2(db, "ntp_cdf", n, flags, NULL, NULL, dist_step,
+						cdf_final, NULL);
 	return rc;
 }
 

@@ -11,6 +11,41 @@
 -- (its cache is then this view's rows: report.sql's faster builder is for
 -- the portable view)
 UPDATE _ntp_form SET native = 1;
+
+-- The arguments of the per-group aggregates below, in their order: a
+-- joined group's over ntp_joined, a host group's over ntp_host_cmd.
+CREATE TEMP TABLE _ntp_native_arg (
+  -- 'joined' or 'host': the group's report mode
+  mode TEXT NOT NULL,
+  -- the argument's place, from 0
+  idx INTEGER NOT NULL,
+  -- component.name
+  component TEXT NOT NULL,
+  PRIMARY KEY (mode, idx)
+) WITHOUT ROWID;
+INSERT INTO _ntp_native_arg VALUES
+  ('joined', 0, 'h_blk_sub'),
+  ('joined', 1, 'h_drv_sub'),
+  ('joined', 2, 'h_r2t'),
+  ('joined', 3, 'wire'),
+  ('joined', 4, 't_rx_path'),
+  ('joined', 5, 't_drv_sub'),
+  ('joined', 6, 't_storage'),
+  ('joined', 7, 't_drv_cpl'),
+  ('joined', 8, 'h_rx_path'),
+  ('joined', 9, 'h_drv_cpl'),
+  ('joined', 10, 'h_blk_cpl'),
+  ('joined', 11, 'h_handoff'),
+  ('joined', 12, 'e2e'),
+  ('host', 0, 'h_blk_sub'),
+  ('host', 1, 'h_drv_sub'),
+  ('host', 2, 'h_r2t'),
+  ('host', 3, 'h_wait'),
+  ('host', 4, 'h_rx_path'),
+  ('host', 5, 'h_drv_cpl'),
+  ('host', 6, 'h_blk_cpl'),
+  ('host', 7, 'h_handoff'),
+  ('host', 8, 'e2e');
 DROP VIEW ntp_report_component_stats;
 CREATE TEMP VIEW ntp_report_component_stats AS
 -- MATERIALIZED: each group's ntp_dist() runs once, not once per use.
@@ -29,34 +64,10 @@ WITH d AS MATERIALIZED (
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS dist
   FROM ntp_report_group AS g
-), k(mode, idx, component) AS (
-  VALUES
-    ('joined', 0, 'h_blk_sub'),
-    ('joined', 1, 'h_drv_sub'),
-    ('joined', 2, 'h_r2t'),
-    ('joined', 3, 'wire'),
-    ('joined', 4, 't_rx_path'),
-    ('joined', 5, 't_drv_sub'),
-    ('joined', 6, 't_storage'),
-    ('joined', 7, 't_drv_cpl'),
-    ('joined', 8, 'h_rx_path'),
-    ('joined', 9, 'h_drv_cpl'),
-    ('joined', 10, 'h_blk_cpl'),
-    ('joined', 11, 'h_handoff'),
-    ('joined', 12, 'e2e'),
-    ('host', 0, 'h_blk_sub'),
-    ('host', 1, 'h_drv_sub'),
-    ('host', 2, 'h_r2t'),
-    ('host', 3, 'h_wait'),
-    ('host', 4, 'h_rx_path'),
-    ('host', 5, 'h_drv_cpl'),
-    ('host', 6, 'h_blk_cpl'),
-    ('host', 7, 'h_handoff'),
-    ('host', 8, 'e2e')
 ), v AS MATERIALIZED (
   SELECT d.hdb, d.grp, k.component, json_extract(d.dist, '$[' || k.idx || ']') AS a
   FROM d
-  JOIN k ON k.mode = d.mode
+  JOIN _ntp_native_arg AS k ON k.mode = d.mode
 )
 SELECT
   hdb,                                                -- host database
@@ -283,3 +294,50 @@ SELECT b.hdb AS hdb, b.grp AS grp,
   json_extract(e.value, '$[17]') AS s_h_handoff
 FROM b
 CROSS JOIN json_each(b.bands) AS e;
+
+-- _ntp_plot_cdf_line of plot.sql again, with ntp_cdf(): per plotted group
+-- one scan of its commands (those ntp_report_component_stats is over) and
+-- one sort per component, instead of ranking every value of every
+-- component and stage with window functions. The same rows as the
+-- portable view (tests compare them).
+DROP VIEW _ntp_plot_cdf_line;
+CREATE TEMP VIEW _ntp_plot_cdf_line AS
+WITH d AS MATERIALIZED (
+  SELECT g.n, g.hdb, g.grp, g.mode,
+    CASE g.mode
+    WHEN 'joined' THEN (
+      SELECT ntp_cdf(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      FROM ntp_joined AS j
+      -- unary +: scan, do not build an automatic index per group
+      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+    ELSE (
+      SELECT ntp_cdf(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      FROM ntp_host_cmd AS c
+      WHERE +c.db = g.hdb AND +c.grp = g.grp)
+    END AS cdf
+  FROM ntp_plot_group AS g
+), l AS MATERIALIZED (
+  -- each line the report has: [total, [ns, n, cum], ...]
+  SELECT d.n, d.mode, k.component, json_extract(d.cdf, '$[' || k.idx || ']') AS line
+  FROM d
+  JOIN _ntp_native_arg AS k ON k.mode = d.mode
+  JOIN ntp_report_components AS r ON r.hdb = d.hdb AND r.grp = d.grp
+    AND r.component = k.component
+)
+SELECT
+  l.n AS n,                    -- ntp_plot_group.n
+  c.ord AS ord,                -- path order
+  c.name AS component,         -- component.name
+  c.label AS label,            -- its report label
+  -- its stage in the group's report; 'e2e' for end to end
+  CASE WHEN c.total THEN 'e2e'
+       WHEN l.mode = 'joined' THEN c.stage_joined ELSE c.stage_local END AS stage,
+  json_extract(p.value, '$[0]') / 1e3 AS us, -- the value, us
+  -- share of the values at or below it
+  json_extract(p.value, '$[2]') * 1.0 / json_extract(l.line, '$[0]') AS fraction,
+  json_extract(l.line, '$[1][0]') / 1e3 AS min_us, -- the component's smallest value
+  json_extract(l.line, '$[#-1][0]') / 1e3 AS max_us -- and largest
+FROM l
+JOIN component AS c ON c.name = l.component
+JOIN json_each(l.line) AS p ON p.key > 0;

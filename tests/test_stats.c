@@ -364,13 +364,43 @@ static char *rows_text(sqlite3 *db, const char *sql)
 	return sqlite3_str_finish(out);
 }
 
-/* _ntp_tail_band of native.sql (ntp_bands) and of stats.sql (a sort), and
- * the native one once the session's preparation has cached it: the same
- * rows, joined and host-only; every band there and its commands the
- * group's. */
-static void test_tail_forms(void **state)
+/* The bands' own checks, in each form: five bands per group, over all its
+ * commands. */
+static void check_bands(struct ntp_session *s)
 {
-	static const char q[] = "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord";
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM _ntp_tail_band"),
+			 5 * tl_int(s->db, "SELECT count(*) FROM ntp_report_group"
+				    " WHERE queue = 'io'"));
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM (SELECT hdb, grp,"
+				" sum(n) AS n FROM _ntp_tail_band GROUP BY hdb, grp)"
+				" AS b JOIN ntp_report_component_stats AS c USING"
+				" (hdb, grp) WHERE c.component = 'e2e' AND c.n = b.n"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_report_group"
+				" WHERE queue = 'io'"));
+}
+
+/* The CDF lines' own checks: every line of every plotted group's reported
+ * components, each ending at fraction 1 at its largest value. */
+static void check_cdf_lines(struct ntp_session *s)
+{
+	assert_int_equal(tl_int(s->db, "SELECT count(DISTINCT n || ' ' || component)"
+				" FROM _ntp_plot_cdf_line"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_plot_group AS g"
+				" JOIN ntp_report_components AS c USING (hdb, grp)"));
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM _ntp_plot_cdf_line"
+				" WHERE fraction = 1 AND us = max_us"),
+			 tl_int(s->db, "SELECT count(DISTINCT n || ' ' || component)"
+				" FROM _ntp_plot_cdf_line"));
+}
+
+/* VIEW of native.sql and of its portable file, and the native one once
+ * the session's preparation has run (CACHED: the view then reads its cached
+ * table, a TEMP one or the prepared run's cache file's): the same rows of
+ * Q, joined and host-only, on writes with R2T and reads; CHECK asserts
+ * the view's own rules in each form. */
+static void check_forms(const char *view, int cached, const char *q,
+			void (*check)(struct ntp_session *))
+{
 	struct gen_config c;
 	struct gen_result r;
 	struct ntp_session s;
@@ -391,24 +421,17 @@ static void test_tail_forms(void **state)
 				target ? tl_file("t.db") : NULL, NULL);
 			assert_int_equal(s.native, k != 1);
 			if (k == 2) {
+				char *like = sqlite3_mprintf("SELECT 1 FROM temp.sqlite_schema"
+							     " WHERE name = '%q' AND type = 'view'"
+							     " AND sql LIKE '%%%q_cache%%'",
+							     view, view);
+
 				assert_int_equal(ntp_session_prepare(&s, err, sizeof(err)), 0);
-				/* the view reads its cached table (a TEMP one, or the
-				 * prepared run's cache file's) */
-				assert_true(tl_has_row(s.db, "SELECT 1 FROM temp.sqlite_schema"
-						       " WHERE name = '_ntp_tail_band' AND type = 'view'"
-						       " AND sql LIKE '%%_ntp_tail_band_cache%%'"));
+				assert_int_equal(tl_has_row(s.db, "%s", like), cached);
+				sqlite3_free(like);
 			}
 			form[k] = rows_text(s.db, q);
-			/* five bands per group, over all its commands */
-			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_tail_band"),
-					 5 * tl_int(s.db, "SELECT count(*) FROM ntp_report_group"
-						    " WHERE queue = 'io'"));
-			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (SELECT hdb, grp,"
-						" sum(n) AS n FROM _ntp_tail_band GROUP BY hdb, grp)"
-						" AS b JOIN ntp_report_component_stats AS c USING"
-						" (hdb, grp) WHERE c.component = 'e2e' AND c.n = b.n"),
-					 tl_int(s.db, "SELECT count(*) FROM ntp_report_group"
-						" WHERE queue = 'io'"));
+			check(&s);
 			ntp_session_close(&s);
 		}
 		assert_true(strlen(form[0]) > 100);
@@ -419,6 +442,24 @@ static void test_tail_forms(void **state)
 	}
 	gen_result_free(&r);
 	tl_cleanup();
+}
+
+/* _ntp_tail_band of native.sql (ntp_bands) and of stats.sql (a sort): a
+ * cached view of the preparation. */
+static void test_tail_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_tail_band", 1, "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord",
+		    check_bands);
+}
+
+/* _ntp_plot_cdf_line of native.sql (ntp_cdf) and of plot.sql (window
+ * functions over ntp_report_cdf): not prepared, computed when plotted. */
+static void test_cdf_line_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_plot_cdf_line", 0,
+		    "SELECT * FROM _ntp_plot_cdf_line ORDER BY n, ord, fraction", check_cdf_lines);
 }
 
 /* ---- the drill-down ---- */
@@ -787,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_stage_stats),
 		cmocka_unit_test(test_hist_cdf),
 		cmocka_unit_test(test_tail_forms),
+		cmocka_unit_test(test_cdf_line_forms),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
