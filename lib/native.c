@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...) and
- * ntp_bands(...) and ntp_cdf(x1, ...) are the aggregates behind sql/native.sql: the pure-SQL
- * views rank every row with window functions, which sorts; these collect
- * the values and select the ranks wanted in O(n), or band the rows in one
- * pass.
+ * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...),
+ * ntp_bands(...), ntp_cdf(x1, ...) and ntp_series(...) are the aggregates
+ * behind sql/native.sql: the pure-SQL views rank every row with window
+ * functions, which sorts; these collect the values and select the ranks
+ * wanted in O(n), or band the rows in one pass.
  *
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
@@ -863,6 +863,289 @@ static void cdf_final(sqlite3_context *ctx)
 	result_str(ctx, out);
 }
 
+/*
+ * ntp_series(bucket, e2e, x1, ..., xM), M <= NTP_SERIES_MAX: stats.sql's
+ * time series rows (_ntp_series_row: per bucket its commands, the sum and
+ * the exact nearest-rank p99 of their end to end, and the sum of each
+ * component) in one scan, without sorting the rows. BUCKET and E2E are
+ * integers in every row; an x NULL in every row of a bucket sums to null,
+ * as SQL's sum(). Result: the JSON array of the buckets with a row, in
+ * ascending order, each [bucket, n, e2e sum, p99, sum x1, ..., sum xM].
+ *
+ * The end-to-end values are kept (8 bytes a row). Rows that come bucket by
+ * bucket, as a recording's commands do in time order, are selected in
+ * place; otherwise each row's bucket is noted too (4 bytes more) and the
+ * values are gathered per bucket at the end.
+ */
+#define NTP_SERIES_MAX 16
+
+struct sbucket {
+	int64_t bucket;               /* its number */
+	int64_t n, sum;               /* rows, sum of their e2e */
+	int64_t x[NTP_SERIES_MAX];    /* sums of the x's */
+	uint32_t has;                 /* bit i: some x(i+1) was not NULL */
+	size_t start;                 /* its first value's index, rows in order */
+};
+
+struct sagg {
+	int m;                        /* x arguments, fixed by the first row */
+	int failed;                   /* an error was reported; xFinal only frees */
+	struct sbucket *b;            /* the buckets, in the order first seen */
+	size_t nb, capb;
+	uint32_t *slot;               /* hash of bucket -> index + 1; 0: empty */
+	size_t capslot;               /* a power of 2, over twice nb */
+	int64_t *v;                   /* e2e of every row, in arrival order */
+	uint32_t *of;                 /* each row's bucket index, once out of order */
+	size_t n, capv;
+};
+
+static size_t series_hash(int64_t bucket, size_t cap)
+{
+	return (size_t)(((uint64_t)bucket * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int series_rehash(struct sagg *a)
+{
+	size_t cap = a->capslot ? 2 * a->capslot : 64;
+	uint32_t *slot = sqlite3_malloc64((sqlite3_uint64)cap * sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	memset(slot, 0, cap * sizeof(*slot));
+	for (size_t i = 0; i < a->nb; i++) {
+		size_t h = series_hash(a->b[i].bucket, cap);
+
+		while (slot[h])
+			h = (h + 1) & (cap - 1);
+		slot[h] = (uint32_t)(i + 1);
+	}
+	sqlite3_free(a->slot);
+	a->slot = slot;
+	a->capslot = cap;
+	return 0;
+}
+
+/* BUCKET's index in a->b, added if new; -1: out of memory. */
+static long series_bucket(struct sagg *a, int64_t bucket)
+{
+	size_t h;
+
+	if (a->nb && a->b[a->nb - 1].bucket == bucket)
+		return (long)(a->nb - 1);
+	if (2 * (a->nb + 1) > a->capslot && series_rehash(a))
+		return -1;
+	for (h = series_hash(bucket, a->capslot); a->slot[h]; h = (h + 1) & (a->capslot - 1))
+		if (a->b[a->slot[h] - 1].bucket == bucket)
+			return (long)(a->slot[h] - 1);
+	if (a->nb == UINT32_MAX - 1)
+		return -1;
+	if (a->nb == a->capb) {
+		size_t cap = a->capb ? 2 * a->capb : 16;
+		struct sbucket *b = sqlite3_realloc64(a->b, (sqlite3_uint64)cap * sizeof(*b));
+
+		if (!b)
+			return -1;
+		a->b = b;
+		a->capb = cap;
+	}
+	memset(&a->b[a->nb], 0, sizeof(a->b[a->nb]));
+	a->b[a->nb].bucket = bucket;
+	a->b[a->nb].start = a->n;
+	a->slot[h] = (uint32_t)(a->nb + 1);
+	return (long)a->nb++;
+}
+
+/* Room for one more value (and its bucket index, once out of order). */
+static int series_room(struct sagg *a)
+{
+	size_t cap;
+	int64_t *v;
+
+	if (a->n < a->capv)
+		return 0;
+	cap = a->capv ? 2 * a->capv : 256;
+	if (cap > QAGG_MAX_BYTES / sizeof(*v))
+		return -1;
+	v = sqlite3_realloc64(a->v, (sqlite3_uint64)cap * sizeof(*v));
+	if (!v)
+		return -1;
+	a->v = v;
+	if (a->of) {
+		uint32_t *of = sqlite3_realloc64(a->of, (sqlite3_uint64)cap * sizeof(*of));
+
+		if (!of)
+			return -1;
+		a->of = of;
+	}
+	a->capv = cap;
+	return 0;
+}
+
+/* Rows no longer come bucket by bucket: note every row's bucket so far. */
+static int series_unordered(struct sagg *a)
+{
+	a->of = sqlite3_malloc64((sqlite3_uint64)(a->capv ? a->capv : 1) * sizeof(*a->of));
+	if (!a->of)
+		return -1;
+	for (size_t i = 0; i < a->nb; i++)
+		for (int64_t r = 0; r < a->b[i].n; r++)
+			a->of[a->b[i].start + (size_t)r] = (uint32_t)i;
+	return 0;
+}
+
+static void series_free(struct sagg *a)
+{
+	sqlite3_free(a->b);
+	sqlite3_free(a->slot);
+	sqlite3_free(a->v);
+	sqlite3_free(a->of);
+	a->b = NULL, a->slot = NULL, a->v = NULL, a->of = NULL;
+}
+
+static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
+{
+	int64_t bucket, e2e;
+	struct sbucket *b;
+	long i;
+
+	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
+		return "ntp_series: bucket and e2e must be integers";
+	if (argc - 2 > NTP_SERIES_MAX)
+		return "ntp_series: too many arguments";
+	if (a->n && a->m != argc - 2)
+		return "ntp_series: the arguments changed";
+	a->m = argc - 2;
+	bucket = sqlite3_value_int64(argv[0]);
+	e2e = sqlite3_value_int64(argv[1]);
+	i = series_bucket(a, bucket);
+	if (i < 0)
+		return NULL;
+	b = &a->b[i];
+	/* a bucket seen before, not the last one: out of order from here */
+	if (!a->of && b->n && b->start + (size_t)b->n != a->n && series_unordered(a))
+		return NULL;
+	if (series_room(a))
+		return NULL;
+	if (__builtin_add_overflow(b->sum, e2e, &b->sum))
+		return "integer overflow";
+	for (int k = 0; k < a->m; k++) {
+		sqlite3_value *x = argv[2 + k];
+
+		if (sqlite3_value_type(x) == SQLITE_NULL)
+			continue;
+		if (sqlite3_value_type(x) != SQLITE_INTEGER)
+			return "ntp_series: integer expected";
+		if (__builtin_add_overflow(b->x[k], sqlite3_value_int64(x), &b->x[k]))
+			return "integer overflow";
+		b->has |= 1u << k;
+	}
+	if (a->of)
+		a->of[a->n] = (uint32_t)i;
+	a->v[a->n++] = e2e;
+	b->n++;
+	return "";
+}
+
+static void series_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct sagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	const char *why;
+
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (a->failed)
+		return;
+	why = series_row(a, argc, argv);
+	if (why && *why == '\0')
+		return;
+	a->failed = 1;
+	if (why)
+		sqlite3_result_error(ctx, why, -1);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
+static int sbucket_cmp(const void *pa, const void *pb)
+{
+	int64_t x = ((const struct sbucket *)pa)->bucket, y = ((const struct sbucket *)pb)->bucket;
+
+	return (x > y) - (x < y);
+}
+
+/* Each bucket's values together, from b->start on: rows out of order are
+ * gathered into a new array, in the buckets' order of a->b. */
+static int series_gather(struct sagg *a)
+{
+	int64_t *w;
+	size_t at = 0;
+
+	if (!a->of)
+		return 0;
+	w = sqlite3_malloc64((sqlite3_uint64)(a->n ? a->n : 1) * sizeof(*w));
+	if (!w)
+		return -1;
+	for (size_t i = 0; i < a->nb; i++) {
+		a->b[i].start = at;
+		at += (size_t)a->b[i].n;
+	}
+	/* start advances as values land, then steps back */
+	for (size_t r = 0; r < a->n; r++)
+		w[a->b[a->of[r]].start++] = a->v[r];
+	for (size_t i = 0; i < a->nb; i++)
+		a->b[i].start -= (size_t)a->b[i].n;
+	sqlite3_free(a->v);
+	sqlite3_free(a->of);
+	a->v = w, a->of = NULL;
+	return 0;
+}
+
+static void series_final(sqlite3_context *ctx)
+{
+	struct sagg *a = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out;
+
+	if (!a || a->failed) {
+		if (!a)
+			sqlite3_result_text(ctx, "[]", -1, SQLITE_STATIC);
+		if (a)
+			series_free(a);
+		return;
+	}
+	if (series_gather(a)) {
+		series_free(a);
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	/* a bucket's values stay where start says: sorting moves only the
+	 * bucket records */
+	qsort(a->b, a->nb, sizeof(*a->b), sbucket_cmp);
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < a->nb; i++) {
+		struct sbucket *b = &a->b[i];
+		size_t n = (size_t)b->n, k = rank_index(n, 99000);
+		int64_t *v = a->v + b->start;
+
+		ntp_nth64(v, n, k, 2 * ilog2(n));
+		sqlite3_str_appendf(out, "%s[%lld,%lld,%lld,%lld", i ? "," : "",
+				    (long long)b->bucket, (long long)b->n, (long long)b->sum,
+				    (long long)v[k]);
+		for (int x = 0; x < a->m; x++) {
+			if (b->has & (1u << x))
+				sqlite3_str_appendf(out, ",%lld", (long long)b->x[x]);
+			else
+				sqlite3_str_appendall(out, ",null");
+		}
+		sqlite3_str_appendchar(out, 1, ']');
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	series_free(a);
+	result_str(ctx, out);
+}
+
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
  * return it as is). */
 int ntp_native_register(sqlite3 *db)
@@ -887,6 +1170,9 @@ int ntp_native_register(sqlite3 *db)
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_cdf", n, flags, NULL, NULL, dist_step,
 						cdf_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_series", -1, flags, NULL, NULL,
+						series_step, series_final, NULL);
 	return rc;
 }
 

@@ -1046,9 +1046,13 @@ static int set_width(struct plot *p, double *width_s)
 
 static int timeline(struct plot *p)
 {
+	char err[NTP_ERR_MAX];
 	double width_s;
 
-	return set_width(p, &width_s) || timeline_svg(p, width_s) ? -1 : 0;
+	/* the buckets once, at this width: timeline.svg's two queries read them */
+	return set_width(p, &width_s) ||
+	       ntp_session_cache(p->s, "_ntp_series_agg", err, sizeof(err)) ||
+	       timeline_svg(p, width_s) ? -1 : 0;
 }
 
 /* The charts, in the order index.html shows them: each lays out one file

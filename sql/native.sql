@@ -341,3 +341,66 @@ SELECT
 FROM l
 JOIN component AS c ON c.name = l.component
 JOIN json_each(l.line) AS p ON p.key > 0;
+
+-- _ntp_series_agg of stats.sql again, with ntp_series(): per form,
+-- recording and group one scan of its commands, bucketed without sorting
+-- them, instead of a GROUP BY and a window over every command of every
+-- form. The same rows as the portable view (tests compare them).
+DROP VIEW _ntp_series_agg;
+CREATE TEMP VIEW _ntp_series_agg AS
+WITH a AS (
+  -- per form, recording and group: [[bucket, n, e2e sum, p99, sums...], ...]
+  SELECT 'host' AS form, o.db AS db, o.grp AS grp,
+    (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e, h.h_blk_sub, h.h_drv_sub,
+       h.h_r2t, h.h_wait, NULL, NULL, NULL, NULL, NULL, NULL, h.h_rx_path, h.h_drv_cpl,
+       h.h_blk_cpl, h.h_handoff)
+     FROM ntp_host_cmd AS h
+     -- unary +: scan, do not build an automatic index per group
+     WHERE +h.db = o.db AND +h.grp = o.grp) AS j
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'host')
+  UNION ALL
+  SELECT 'target', o.db, o.grp,
+    (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.t_e2e, NULL, NULL, NULL, NULL,
+       NULL, x.t_rx_path, x.t_drv_sub, x.t_data_wait, x.t_storage, x.t_drv_cpl, NULL, NULL,
+       NULL, NULL)
+     FROM ntp_target_cmd AS x
+     WHERE +x.db = o.db AND +x.grp = o.grp)
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'target')
+  UNION ALL
+  SELECT 'joined', o.db, o.grp,
+    (SELECT ntp_series((j.ht - o.first_t) / w.width_ns, j.e2e, j.h_blk_sub, j.h_drv_sub,
+       j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, NULL, j.t_storage, j.t_drv_cpl,
+       j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff)
+     FROM ntp_joined AS j
+     WHERE +j.hdb = o.db AND +j.grp = o.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT hdb FROM _ntp_join_ok)
+)
+SELECT
+  a.form, a.db, a.grp,
+  json_extract(e.value, '$[0]') AS bucket,
+  json_extract(e.value, '$[1]') AS n,
+  json_extract(e.value, '$[2]') AS sum_e2e,
+  json_extract(e.value, '$[3]') AS p99_ns,
+  json_extract(e.value, '$[4]') AS s_h_blk_sub,
+  json_extract(e.value, '$[5]') AS s_h_drv_sub,
+  json_extract(e.value, '$[6]') AS s_h_r2t,
+  json_extract(e.value, '$[7]') AS s_h_wait,
+  json_extract(e.value, '$[8]') AS s_wire,
+  json_extract(e.value, '$[9]') AS s_t_rx_path,
+  json_extract(e.value, '$[10]') AS s_t_drv_sub,
+  json_extract(e.value, '$[11]') AS s_t_data_wait,
+  json_extract(e.value, '$[12]') AS s_t_storage,
+  json_extract(e.value, '$[13]') AS s_t_drv_cpl,
+  json_extract(e.value, '$[14]') AS s_h_rx_path,
+  json_extract(e.value, '$[15]') AS s_h_drv_cpl,
+  json_extract(e.value, '$[16]') AS s_h_blk_cpl,
+  json_extract(e.value, '$[17]') AS s_h_handoff
+FROM a
+JOIN json_each(a.j) AS e;

@@ -19,6 +19,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_text_tail', NULL, 0, 1),
   ('ntp_report_hist', NULL, 0, 1),
   ('ntp_report_cdf', NULL, 0, 1),
+  ('_ntp_series_agg', NULL, 0, 1),
   ('ntp_series', NULL, 0, 1),
   ('ntp_series_lost', NULL, 0, 1),
   ('ntp_report_queue', NULL, 0, 1),
@@ -468,11 +469,11 @@ JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
 CROSS JOIN ntp_bucket AS w
 WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 
--- Per form, recording, group and bucket with a command: what ntp_series
--- and ntp_series_stage show, and the sum of each component (NULL: none
--- there). Windows partitioned by the bucket and GROUP BY the bucket, so a
--- query for one form reads only its commands.
-CREATE TEMP VIEW _ntp_series_row AS
+-- Per form, recording, group and bucket with a command: its commands, the
+-- sum and the exact nearest-rank p99 of their end to end, and the sum of
+-- each component (NULL: none there). Windows partitioned by the bucket and
+-- GROUP BY the bucket, so a query for one form reads only its commands.
+CREATE TEMP VIEW _ntp_series_agg AS
 WITH s AS (
   SELECT form, db, grp, bucket, count(*) AS n, sum(e2e) AS sum_e2e,
     sum(h_blk_sub) AS s_h_blk_sub, sum(h_drv_sub) AS s_h_drv_sub, sum(h_r2t) AS s_h_r2t,
@@ -492,15 +493,32 @@ WITH s AS (
     FROM _ntp_series_cmd
     WINDOW w AS (PARTITION BY form, db, grp, bucket ORDER BY e2e))
   WHERE rn = (n * 99000 + 99999) / 100000
-), b AS (
-  SELECT s.*, p.e2e AS p99_ns, o.name AS name, d.sample_rate AS sample_rate,
+)
+SELECT
+  s.form,                      -- 'host', 'target' or 'joined'
+  s.db,                        -- the recording (joined: the host's)
+  s.grp,                       -- grp.id there
+  s.bucket,                    -- bucket number, from 0
+  s.n,                         -- its commands
+  s.sum_e2e,                   -- the sum of their end to end, ns
+  p.e2e AS p99_ns,             -- its 99th percentile, ns
+  -- the sums of the components, ns (NULL: none there)
+  s.s_h_blk_sub, s.s_h_drv_sub, s.s_h_r2t, s.s_h_wait, s.s_wire, s.s_t_rx_path,
+  s.s_t_drv_sub, s.s_t_data_wait, s.s_t_storage, s.s_t_drv_cpl, s.s_h_rx_path,
+  s.s_h_drv_cpl, s.s_h_blk_cpl, s.s_h_handoff
+FROM s
+JOIN p ON p.form = s.form AND p.db = s.db AND p.grp = s.grp AND p.bucket = s.bucket;
+
+-- _ntp_series_agg's buckets with what ntp_series and ntp_series_stage show.
+CREATE TEMP VIEW _ntp_series_row AS
+WITH b AS (
+  SELECT s.*, o.name AS name, d.sample_rate AS sample_rate,
     s.bucket * k.width_ns AS start_ns,
     -- the bucket's length: the width; the last one ends with the recording
     CASE WHEN o.end_ns - o.first_t > s.bucket * k.width_ns
       THEN min(k.width_ns, o.end_ns - o.first_t - s.bucket * k.width_ns)
       ELSE k.width_ns END AS len_ns
-  FROM s
-  JOIN p ON p.form = s.form AND p.db = s.db AND p.grp = s.grp AND p.bucket = s.bucket
+  FROM _ntp_series_agg AS s
   JOIN _ntp_series_grp AS o ON o.db = s.db AND o.grp = s.grp
   JOIN ntp_db AS d ON d.db = s.db
   CROSS JOIN ntp_bucket AS k

@@ -1059,6 +1059,60 @@ static void test_sql_bands(void **state)
 	sqlite3_close(db);
 }
 
+/* ntp_series over the rows of s (in rowid order), and the same by GROUP BY
+ * and a window, as stats.sql's portable view computes them: equal. */
+#define SERIES_NATIVE "SELECT ntp_series(b, e2e, x, y) FROM s"
+#define SERIES_SQL "WITH g AS (SELECT b, count(*) AS n, sum(e2e) AS se, sum(x) AS sx," \
+	" sum(y) AS sy FROM s GROUP BY b), r AS (SELECT b, e2e, row_number() OVER" \
+	" (PARTITION BY b ORDER BY e2e) AS rn, count(*) OVER (PARTITION BY b) AS n FROM s)" \
+	" SELECT json_group_array(json_array(g.b, g.n, g.se, r.e2e, g.sx, g.sy)) FROM" \
+	" (SELECT * FROM g ORDER BY b) AS g JOIN r ON r.b = g.b" \
+	" AND r.rn = (r.n * 99000 + 99999) / 100000"
+
+static void assert_series_match(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	char *want;
+
+	assert_int_equal(sqlite3_prepare_v2(db, SERIES_SQL, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	want = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	assert_query(db, SERIES_NATIVE, want);
+	sqlite3_free(want);
+}
+
+static void test_sql_series(void **state)
+{
+	sqlite3 *db = open_db();
+
+	(void)state;
+	exec(db, "CREATE TABLE s(b INTEGER, e2e INTEGER, x INTEGER, y INTEGER)");
+	/* bucket by bucket, as a recording's commands come: selected in place */
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)"
+		 " INSERT INTO s SELECT i / 300, (i * 7919) % 1009, i, CASE WHEN i / 300 != 4"
+		 " THEN i % 7 END FROM c");
+	assert_series_match(db);
+	assert_query(db, "SELECT json_extract((" SERIES_NATIVE "), '$[4][5]')", "NULL");
+	/* then buckets seen before, and far apart: gathered at the end */
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5000)"
+		 " INSERT INTO s SELECT ((i * 104729) % 13) * 1000000007, i % 2000, -i, NULL"
+		 " FROM c");
+	assert_series_match(db);
+	assert_query(db, "SELECT json_array_length((" SERIES_NATIVE "))", "23");
+	/* no rows: an empty array */
+	assert_query(db, "SELECT ntp_series(b, e2e) FROM s WHERE 0", "[]");
+	/* what it refuses */
+	assert_query(db, "SELECT ntp_series(b, NULL) FROM s",
+		     "ERROR: ntp_series: bucket and e2e must be integers");
+	assert_query(db, "SELECT ntp_series(b, e2e, 'a') FROM s",
+		     "ERROR: ntp_series: integer expected");
+	assert_query(db, "WITH v(b, e2e) AS (VALUES (1, 5000000000000000000),"
+		     " (1, 5000000000000000000)) SELECT ntp_series(b, e2e) FROM v",
+		     "ERROR: integer overflow");
+	sqlite3_close(db);
+}
+
 static void test_extension(void **state)
 {
 	load_ext(NULL);
@@ -1088,6 +1142,7 @@ int main(void)
 		cmocka_unit_test(test_ci_ranks),
 		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_sql_bands),
+		cmocka_unit_test(test_sql_series),
 		cmocka_unit_test(test_extension),
 	};
 

@@ -396,9 +396,9 @@ static void check_cdf_lines(struct ntp_session *s)
 /* VIEW of native.sql and of its portable file, and the native one once
  * the session's preparation has run (CACHED: the view then reads its cached
  * table, a TEMP one or the prepared run's cache file's): the same rows of
- * Q, joined and host-only, on writes with R2T and reads; CHECK asserts
- * the view's own rules in each form. */
-static void check_forms(const char *view, int cached, const char *q,
+ * Q, after the statements PRE (or none), joined and host-only, on writes
+ * with R2T and reads; CHECK asserts the view's own rules in each form. */
+static void check_forms(const char *view, int cached, const char *pre, const char *q,
 			void (*check)(struct ntp_session *))
 {
 	struct gen_config c;
@@ -430,6 +430,8 @@ static void check_forms(const char *view, int cached, const char *q,
 				assert_int_equal(tl_has_row(s.db, "%s", like), cached);
 				sqlite3_free(like);
 			}
+			if (pre)
+				assert_int_equal(sqlite3_exec(s.db, pre, NULL, NULL, NULL), SQLITE_OK);
 			form[k] = rows_text(s.db, q);
 			check(&s);
 			ntp_session_close(&s);
@@ -449,7 +451,7 @@ static void check_forms(const char *view, int cached, const char *q,
 static void test_tail_forms(void **state)
 {
 	(void)state;
-	check_forms("_ntp_tail_band", 1, "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord",
+	check_forms("_ntp_tail_band", 1, NULL, "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord",
 		    check_bands);
 }
 
@@ -458,8 +460,32 @@ static void test_tail_forms(void **state)
 static void test_cdf_line_forms(void **state)
 {
 	(void)state;
-	check_forms("_ntp_plot_cdf_line", 0,
+	check_forms("_ntp_plot_cdf_line", 0, NULL,
 		    "SELECT * FROM _ntp_plot_cdf_line ORDER BY n, ord, fraction", check_cdf_lines);
+}
+
+/* The series' own checks: every form's buckets hold every command of it
+ * (the joined form's, the matches of the accepted joins). */
+static void check_series_sums(struct ntp_session *s)
+{
+	assert_int_equal(tl_int(s->db, "SELECT sum(n) FROM _ntp_series_agg WHERE form = 'host'"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_host_cmd"));
+	assert_int_equal(tl_int(s->db, "SELECT coalesce(sum(n), 0) FROM _ntp_series_agg"
+				" WHERE form = 'target'"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_target_cmd"));
+	assert_int_equal(tl_int(s->db, "SELECT coalesce(sum(n), 0) FROM _ntp_series_agg"
+				" WHERE form = 'joined'"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_joined WHERE (hdb, tdb) IN"
+				" (SELECT hdb, tdb FROM _ntp_join_ok)"));
+}
+
+/* _ntp_series_agg of native.sql (ntp_series) and of stats.sql (GROUP BY
+ * and a window), in 20 ms buckets: not prepared, computed per width. */
+static void test_series_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_series_agg", 0, "UPDATE ntp_bucket SET width_ns = 20000000",
+		    "SELECT * FROM _ntp_series_row ORDER BY form, db, grp, bucket", check_series_sums);
 }
 
 /* ---- the drill-down ---- */
@@ -829,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_hist_cdf),
 		cmocka_unit_test(test_tail_forms),
 		cmocka_unit_test(test_cdf_line_forms),
+		cmocka_unit_test(test_series_forms),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
