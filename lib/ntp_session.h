@@ -176,13 +176,6 @@ void ntp_session_authorizer(struct ntp_session *s, ntp_authorizer fn, void *arg)
 int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
 	      size_t errlen);
 
-/* Until ntp_remove_forget, a SIGINT, SIGTERM or SIGHUP that would end the
- * program removes FILE (and its -journal, and then the directory DIR if
- * not NULL) first. One file at a time: returns 1, or 0 (nothing done) when
- * one is set already. ntp_remove_forget(1) removes them now. */
-int ntp_remove_on_signal(const char *file, const char *dir);
-void ntp_remove_forget(int remove);
-
 /* The same session over at most NTP_MAX_DBS PATHS, attached as they are
  * and never merged (lib/open.c alone), whose hosts are named after
  * HOST_BASE hosts before them (host5, ...): ntp_merge's batches, and the
