@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ntp_copy.h"
 #include "cache.h"
 #include "ntp_err.h"
+#include "ntp_exec.h"
 #include "ntp_remove_on_signal.h"
 #include "ntp_schema.h"
 #include "ntp_session.h"
@@ -140,11 +140,6 @@ static char *immutable_uri(const char *path)
 	return strcat(n, "&immutable=1");
 }
 
-static int exec(sqlite3 *db, const char *sql)
-{
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
-}
-
 /*
  * A recording holds exactly the objects ntprof creates for its role, with
  * exactly ntprof's SQL. Compare against a reference built from the embedded
@@ -163,7 +158,7 @@ static int build_reference(sqlite3 *db, const char *role)
 {
 	int host = !strcmp(role, "host");
 
-	if (exec(db, "ATTACH ':memory:' AS ref"))
+	if (ntp_exec(db, "ATTACH ':memory:' AS ref"))
 		return -1;
 	/* The reference is built in an in-memory database of our own: the
 	 * embedded SQL names no schema, so run it with ref as main. */
@@ -215,11 +210,11 @@ static int check_schema(sqlite3 *db, const char *schema, struct ntp_dbinfo *d, c
 
 	for (int i = 0; i < 2; i++) {
 		if (build_reference(db, roles[i])) {
-			exec(db, "DETACH ref");
+			ntp_exec(db, "DETACH ref");
 			return ntp_fail(err, errlen, "%s: cannot build the reference schema", d->path);
 		}
 		n[i] = schema_diff(db, schema, &what[i]);
-		exec(db, "DETACH ref");
+		ntp_exec(db, "DETACH ref");
 		if (n[i] < 0) {
 			ntp_fail(err, errlen, "%s: cannot read the schema: %s", d->path,
 			     sqlite3_errmsg(db));
@@ -452,8 +447,6 @@ static int merged_has_table(void *arg, const char *name, const char *over)
 	return !found;
 }
 
-static char *query_text(sqlite3 *db, const char *sql);
-
 /* The table NAME of the prelude, as the merged file attached as peek has
  * it, into the database want by CREATE TABLE AS: what ntp_merge writes for
  * its columns, names and affinities only (LIMIT 0: nothing in the file is
@@ -470,7 +463,7 @@ static int want_table(void *arg, const char *name, const char *over)
 		return 0;
 	sql = sqlite3_mprintf("CREATE TABLE want.\"%w\" AS SELECT * FROM peek.\"%w\" LIMIT 0",
 			      name, name);
-	rc = sql ? exec(db, sql) : -1;
+	rc = sql ? ntp_exec(db, sql) : -1;
 	sqlite3_free(sql);
 	return rc;
 }
@@ -480,7 +473,7 @@ static int want_table(void *arg, const char *name, const char *over)
  * none. */
 static char *merged_table_diff(sqlite3 *db)
 {
-	return query_text(db, "SELECT 'table ' || p.name FROM peek.sqlite_schema AS p"
+	return ntp_query_text(db, "SELECT 'table ' || p.name FROM peek.sqlite_schema AS p"
 			  " LEFT JOIN (SELECT name, sql FROM main.sqlite_schema"
 			  "  UNION ALL SELECT name, sql FROM want.sqlite_schema) AS r"
 			  " ON r.name = p.name WHERE p.type = 'table' AND r.sql IS NOT p.sql"
@@ -526,7 +519,7 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 			      look.missing);
 	if (rc)
 		return rc;
-	if (exec(db, "ATTACH ':memory:' AS want") ||
+	if (ntp_exec(db, "ATTACH ':memory:' AS want") ||
 	    sqlite3_exec(db, ntp_merged_sql, NULL, NULL, NULL) != SQLITE_OK ||
 	    ntp_prelude_each(want_table, db))
 		return ntp_fail(err, errlen, "%s: cannot build the reference schema: %s", d->path,
@@ -557,7 +550,7 @@ static int peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t er
 		sqlite3_close(db);
 		return ntp_fail(err, errlen, "%s: cannot open SQLite", d->path);
 	}
-	if (exec(db, sql)) {
+	if (ntp_exec(db, sql)) {
 		ntp_fail(err, errlen, "%s: cannot open: %s", d->path, sqlite3_errmsg(db));
 		rc = -1;
 	} else if (is_merged(db)) {
@@ -696,7 +689,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	/* Read with read(2), never mmap: a file truncated while it is read is
 	 * an error then, where a mapping's missing page is SIGBUS. */
 	sql = sqlite3_mprintf("ATTACH %Q AS %w", uri, d->schema);
-	rc = sql ? exec(s->db, sql) : -1;
+	rc = sql ? ntp_exec(s->db, sql) : -1;
 	sqlite3_free(sql);
 	free(uri);
 	if (rc)
@@ -1054,7 +1047,7 @@ char *ntp_session_sql(const struct ntp_session *s)
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	/* the prepared run's cache file, or the SQL that prepares it */
 	char *p = setup_sql(s), *k = ntp_cache_setup_sql(s);
-	char *c = k ? NULL : query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
+	char *c = k ? NULL : ntp_query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
 	int ok = p && (k || c);
 
 	if (s->tmp_merged)
@@ -1121,10 +1114,10 @@ static int create_views(struct ntp_session *s, int flags, char *err, size_t errl
 	char *p = setup_sql(s);
 	int rc;
 
-	rc = !p || exec(s->db, p);
+	rc = !p || ntp_exec(s->db, p);
 	sqlite3_free(p);
 	if (!rc && !(flags & NTP_OPEN_PORTABLE)) {
-		rc = ntp_native_register(s->db) || exec(s->db, ntp_sql_native);
+		rc = ntp_native_register(s->db) || ntp_exec(s->db, ntp_sql_native);
 		s->native = !rc;
 	}
 	return rc ? ntp_fail(err, errlen, "cannot create the report views: %s",
@@ -1254,7 +1247,7 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	/* 512 MiB of cache for the TEMP tables and sorts of a big join. */
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
 			    NULL) != SQLITE_OK || harden(s->db) ||
-	    exec(s->db, "PRAGMA cache_size = -524288; PRAGMA temp.cache_size = -524288")) {
+	    ntp_exec(s->db, "PRAGMA cache_size = -524288; PRAGMA temp.cache_size = -524288")) {
 		ntp_session_close(s);
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
@@ -1287,105 +1280,6 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 bad:
 	ntp_session_close(s);
 	return -1;
-}
-
-/* The text of the first column of SQL's first row, sqlite3_malloc'ed; NULL
- * on an error or without a row. */
-static char *query_text(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	char *r = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		r = sqlite3_mprintf("%s", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return r;
-}
-
-int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
-{
-	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
-	 * computed once into a TEMP table and the view replaced by a read of
-	 * it: the same rows, without redoing the join and the percentiles for
-	 * every query. */
-	const char *progress;
-	char *sql;
-	int rc;
-
-	struct timespec t0, t1;
-
-	if (s->joined)
-		return 0;
-	/* prepared by an earlier process (lib/cache.c) */
-	if (ntp_cache_load(s)) {
-		s->joined = 1;
-		return 0;
-	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
-				      "computing the statistics");
-	sql = query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
-	rc = !sql || exec(s->db, sql);
-	sqlite3_free(sql);
-	ntp_progress_end(s, progress);
-	if (rc)
-		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
-	s->joined = 1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ntp_cache_store(s, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	return 0;
-}
-
-int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen)
-{
-	char *cache = sqlite3_mprintf("_%s_cache", view + strspn(view, "_")), *build = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc = -1;
-
-	if (!cache)
-		return ntp_fail(err, errlen, "out of memory");
-	/* once a session: a shell asks again */
-	if (sqlite3_table_column_metadata(s->db, "temp", cache, NULL, NULL, NULL, NULL, NULL,
-					  NULL) == SQLITE_OK) {
-		sqlite3_free(cache);
-		return 0;
-	}
-	if (sqlite3_prepare_v2(s->db, "SELECT coalesce((SELECT sql FROM _ntp_cache_build"
-			       " WHERE name = ?1), printf('CREATE TEMP TABLE \"%w\" AS SELECT *"
-			       " FROM \"%w\";', ?2, ?1))", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, cache, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			build = sqlite3_mprintf("%s\nDROP VIEW \"%w\";\n"
-						"CREATE TEMP VIEW \"%w\" AS SELECT * FROM \"%w\";",
-						sqlite3_column_text(st, 0), view, view, cache);
-	}
-	/* finalized first: a pending read of the TEMP schema would lock it */
-	sqlite3_finalize(st);
-	if (build)
-		rc = exec(s->db, build);
-	if (rc)
-		ntp_fail(err, errlen, "cannot compute %s: %s", view, sqlite3_errmsg(s->db));
-	sqlite3_free(build);
-	sqlite3_free(cache);
-	return rc ? -1 : 0;
-}
-
-int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
-{
-	sqlite3_stmt *st;
-	int rc = 0;
-
-	if (s->joined || sqlite3_prepare_v2(s->db, "SELECT 1 FROM _ntp_view_plan WHERE prepare"
-					    " AND instr(lower(?1), lower(name)) > 0", -1, &st,
-					    NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return rc;
 }
 
 void ntp_session_close(struct ntp_session *s)
