@@ -22,6 +22,7 @@
 
 #include "ntp_copy.h"
 #include "cache.h"
+#include "native.h"
 #include "ntp_err.h"
 #include "ntp_exec.h"
 #include "ntp_remove_on_signal.h"

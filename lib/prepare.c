@@ -11,6 +11,7 @@
 #include "cache.h"
 #include "ntp_err.h"
 #include "ntp_exec.h"
+#include "ntp_progress.h"
 #include "ntp_session.h"
 
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
