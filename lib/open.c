@@ -212,35 +212,6 @@ static void order_by_role(struct ntp_session *s)
 	memcpy(s->dbs, tmp, sizeof(tmp[0]) * (size_t)n);
 }
 
-/*
- * A recording that was not closed (its collector killed, its disk full, or
- * still recording): read a private copy of it and its -wal, with the WAL
- * folded in (lib/copy.c), so nothing is written or locked beside the input
- * and the checks see what the WAL changes. Said on stderr unless S is NULL.
- */
-static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
-			size_t errlen)
-{
-	int has_wal = 0;
-	int rc = ntp_private_copy(d->path, &d->copy_dir, &d->open_path, &has_wal, err, errlen);
-
-	if (s)
-		ntp_say(s, "%s was not closed (its collector was killed or is still recording)%s",
-		     d->path, has_wal ? ": reading a copy with its -wal" :
-		     ", and no -wal is beside it: its last records may be missing");
-	return rc ? rc : ntp_check_copy(d, err, errlen);
-}
-
-/* The file to read for D: its path, or a private copy. */
-static int choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
-		       size_t errlen)
-{
-	if (d->wal)
-		return private_copy(s, d, err, errlen);
-	d->open_path = strdup(d->path);
-	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
-}
-
 static void remove_copy(struct ntp_dbinfo *d)
 {
 	ntp_private_copy_remove(d->copy_dir);
@@ -341,7 +312,7 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 		s->ndbs++;
 		if (!d->path)
 			goto bad;
-		if (ntp_check_header(d, err, errlen) || choose_file(s, d, err, errlen) ||
+		if (ntp_check_header(d, err, errlen) || ntp_choose_file(s, d, err, errlen) ||
 		    attach_one(s, d, err, errlen))
 			goto bad;
 	}
@@ -385,7 +356,7 @@ int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *er
 
 	/* a file not closed: its role from the private copy, quietly (the
 	 * session that reads it says so) */
-	rc = ntp_check_header(&d, err, errlen) || choose_file(NULL, &d, err, errlen) ? -1 : 0;
+	rc = ntp_check_header(&d, err, errlen) || ntp_choose_file(NULL, &d, err, errlen) ? -1 : 0;
 	if (!rc && !(uri = ntp_immutable_uri(d.open_path)))
 		rc = ntp_fail(err, errlen, "%s: out of memory", path);
 	if (!rc)
