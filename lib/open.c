@@ -1,34 +1,29 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Opening recordings for reports: each file is checked before SQLite reads
- * it (an ntprof database, not truncated, a known schema, exactly ntprof's
- * tables and views, one meta row), attached read-only to an in-memory main
- * database in defensive mode with untrusted schema off, and the TEMP views
- * of sql/prelude.sql, join.sql, report.sql, stats.sql and shell.sql are
- * created over
- * the set. Nothing here writes to a recording. Two files that are one,
- * under two names, are refused; a host and a target recorded at different
- * times are warned of.
+ * Opening a session over recordings, and closing it: each file's header
+ * checked (lib/check.c) and read in a private copy if it was not closed
+ * (lib/copy.c); its role learnt from its schema alone, then attached
+ * read-only under its role's name (host, host2, ..., target, merged) to an
+ * in-memory main database in defensive mode, checked whole and its meta
+ * read (lib/meta.c); the set checked to go together, and the TEMP views
+ * created over it (lib/setup.c). Nothing here writes to a recording. Two
+ * files that are one, under two names, are refused; a host and a target
+ * recorded at different times are warned of. ntp_file_role learns one
+ * file's role the same way, for ntprof merge.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ntp_check.h"
 #include "ntp_copy.h"
 #include "ntp_err.h"
 #include "ntp_exec.h"
 #include "ntp_meta.h"
+#include "ntp_progress.h"
 #include "ntp_remove_on_signal.h"
-#include "ntp_schema.h"
-#include "ntp_setup.h"
 #include "ntp_session.h"
+#include "ntp_setup.h"
 
 static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
