@@ -60,7 +60,9 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
-SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/copy.o $(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
+SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/check.o $(OUTPUT)/copy.o $(OUTPUT)/meta.o \
+	$(OUTPUT)/setup.o $(OUTPUT)/prepare.o $(OUTPUT)/remove_on_signal.o \
+	$(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
 	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/export.o \
 	$(OUTPUT)/clickhouse.o $(OUTPUT)/cache.o $(OUTPUT)/sha256.o

@@ -29,6 +29,8 @@
 #include "fsid.h"
 #include "ntp_db.h"
 #include "ntp_err.h"
+#include "ntp_out.h"
+#include "ntp_report.h"
 #include "ntp_session.h"
 #include "ntp_sql.h"
 #include "ntprof_abi.h"

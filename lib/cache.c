@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "ntp_remove_on_signal.h"
 #include "ntp_schema.h"
 #include "ntp_sql.h"
 #include "ntp_version.h"

@@ -15,7 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ntp_compare.h"
 #include "ntp_err.h"
+#include "ntp_out.h"
+#include "ntp_progress.h"
+#include "ntp_report.h"
 #include "ntp_session.h"
 
 #define LABEL_W 42 /* the longest stage label, and a margin: the least width */

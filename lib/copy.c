@@ -5,6 +5,8 @@
  * and the part of its -wal that SQLite would read are copied into a
  * directory of our own under $TMPDIR, and the WAL is folded into the copy
  * there. The input is only read: no -shm, no lock, no checkpoint beside it.
+ * A session reads such a copy of a recording that was not closed, and
+ * the recording itself otherwise (ntp_choose_file).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +21,11 @@
 
 #include <sqlite3.h>
 
+#include "ntp_check.h"
 #include "ntp_copy.h"
 #include "ntp_err.h"
+#include "ntp_progress.h"
+#include "ntp_session.h"
 
 #define WAL_HDR 32
 #define FRAME_HDR 24
@@ -298,4 +303,34 @@ void ntp_private_copy_remove(const char *dir)
 		unlink(f);
 	}
 	rmdir(dir);
+}
+
+/*
+ * A recording that was not closed (its collector killed, its disk full, or
+ * still recording): read a private copy of it and its -wal, with the WAL
+ * folded in (ntp_private_copy), so nothing is written or locked beside the
+ * input and the checks see what the WAL changes. Said on stderr unless S
+ * is NULL.
+ */
+static int private_copy(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+			size_t errlen)
+{
+	int has_wal = 0;
+	int rc = ntp_private_copy(d->path, &d->copy_dir, &d->open_path, &has_wal, err, errlen);
+
+	if (s)
+		ntp_say(s, "%s was not closed (its collector was killed or is still recording)%s",
+		     d->path, has_wal ? ": reading a copy with its -wal" :
+		     ", and no -wal is beside it: its last records may be missing");
+	return rc ? rc : ntp_check_copy(d, err, errlen);
+}
+
+/* The file to read for D: its path, or a private copy. */
+int ntp_choose_file(struct ntp_session *s, struct ntp_dbinfo *d, char *err,
+		    size_t errlen)
+{
+	if (d->wal)
+		return private_copy(s, d, err, errlen);
+	d->open_path = strdup(d->path);
+	return d->open_path ? 0 : ntp_fail(err, errlen, "out of memory");
 }

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_merge.h"
+#include "ntp_remove_on_signal.h"
 #include "ntp_schema.h"
 #include "ntp_session.h"
 #include "ntp_version.h"

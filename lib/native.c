@@ -24,7 +24,6 @@ SQLITE_EXTENSION_INIT1
 #endif
 
 #include "native.h"
-#include "ntp_session.h"
 
 /* Ranges this short are insertion sorted: cheaper than partitioning them. */
 #define NTP_SMALL 16

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Internals of the native SQL functions (lib/native.c), declared so the
- * unit tests can call them without SQL. ntp_native_register, the only entry
- * point the shell uses, is declared in ntp_session.h.
+ * The native SQL functions (lib/native.c): ntp_native_register, the entry
+ * point a session uses, and internals declared so the unit tests can call
+ * them without SQL.
  */
 #ifndef NTP_NATIVE_H
 #define NTP_NATIVE_H
 
+#include <sqlite3.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Register ntprof's native SQL functions (lib/native.c) on DB. */
+int ntp_native_register(sqlite3 *db);
 
 /*
  * Exact nearest-rank p50, p90, p99 and p99.9 of the N values in V: with V

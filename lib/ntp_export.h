@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "ntp_out.h"
 #include "ntp_session.h"
 
 /* The tables, in the order a load writes them: a recording's own row

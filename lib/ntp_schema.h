@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The stored schema of a recording, in one place for the writer and the
- * reader: ntp_db_create applies it to a new file; lib/open.c applies it to
+ * reader: ntp_db_create applies it to a new file; lib/check.c applies it to
  * an in-memory reference and compares a file's schema with that.
  */
 #ifndef NTP_SCHEMA_H

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ntprof-shell and `ntprof report`: opening recordings safely, printing
- * query results, the text report, and the native SQL functions.
+ * A session, what every reader of recordings works in: the recordings
+ * opened safely and read-only into one in-memory database with the TEMP
+ * views over them (lib/open.c; more than SQLite attaches, lib/merge.c),
+ * prepared once (lib/prepare.c), and closed. What is done with it has
+ * headers of its own: ntp_report.h, ntp_compare.h, ntp_plot.h,
+ * ntp_export.h; its output, ntp_out.h.
  */
 #ifndef NTP_SESSION_H
 #define NTP_SESSION_H
 
 #include <sqlite3.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
-#include "json_writer.h"
+#include "ntp_progress.h"
 
 /* SQLite attaches at most 10 databases (SQLITE_MAX_ATTACHED). */
 #define NTP_MAX_DBS 10
@@ -45,16 +48,6 @@ struct ntp_dbinfo {
 	ino_t ino;
 	int run;              /* which run it belongs to (ntp_session_open_runs), 0.. */
 	int run_pos;          /* its place in the run: 0 the host, 1 the target */
-};
-
-/* The progress line on stderr while a session works (lib/progress.c). */
-struct ntp_progress {
-	const char *what;   /* the work under way ("joining the recordings"); NULL: none */
-	double after;       /* seconds of work before the line appears */
-	double start;       /* when the outermost work began, CLOCK_MONOTONIC s */
-	double last;        /* seconds into the work at the last redraw */
-	int width;          /* characters of the line on screen; 0: none */
-	unsigned spin;      /* the spinner's position */
 };
 
 /* An authorizer, as sqlite3_set_authorizer takes it. */
@@ -111,37 +104,6 @@ int ntp_session_open(struct ntp_session *s, int n, char *const *paths, int flags
 int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, const int *run,
 			  char *const *labels, int nruns, int flags, char *err, size_t errlen);
 
-/* Print the runs of a session opened by ntp_session_open_runs side by side
- * (sql/compare.sql): a "note:" line per difference between the runs that
- * makes them compare less well (ntp_compare_note), then per I/O group
- * (operation and size) matched across the runs, each stage's mean and
- * median (and p99) per run, their differences from the first run with 95 %
- * confidence intervals, the stage whose median moved most and the
- * tail-driven ones. GROUP, if not NULL, limits it to groups whose name
- * contains it. FLAGS, as the report's: NTP_REPORT_DETAIL adds the
- * components and p99, NTP_REPORT_JSON or _CSV choose the format
- * (docs/report-json.md). Nothing is written unless the whole comparison
- * is; runs that share no I/O group with the first are refused. Returns 0
- * with *CHANGED (if not NULL) 1 when a stage or end to end of the groups
- * shown is marked as a change, else 0; or -1 with err set. */
-int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, int *changed,
-		char *err, size_t errlen);
-
-/* The smallest difference ntp_compare calls a change, % of the first run's
- * median end to end (ntp_compare_threshold). Returns 0, or -1 with err set. */
-int ntp_compare_min_effect(struct ntp_session *s, double pct, char *err, size_t errlen);
-
-/* A percentage, 0 to 1e6, perhaps followed by '%' ("1", "0.5", "5%"): 0
- * with *PCT set, or -1. */
-int ntp_parse_pct(const char *arg, double *pct);
-
-/* What ntp_parse_pct accepts, for error messages. */
-#define NTP_PCT_HELP "expected a percentage, 0 or more (1, 0.5, 5%)"
-
-/* The compare JSON's "schema" and "version" (docs/report-json.md). */
-#define NTP_COMPARE_SCHEMA "ntprof-compare"
-#define NTP_COMPARE_VERSION 2
-
 /* Cache the join and the views the SQL's plan names in TEMP tables (once);
  * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
@@ -166,23 +128,6 @@ const char *ntp_session_path(const struct ntp_session *s, const char *schema);
  * statements (the cache of prepared runs attaches its file, lib/cache.c). */
 void ntp_session_authorizer(struct ntp_session *s, ntp_authorizer fn, void *arg);
 
-/*
- * Write OUT (which must not exist), one SQLite file holding the prelude's
- * views over PATHS materialized as tables, with the recordings' identity
- * (docs/schema.md, "Merged files"): the recordings of one run, any number
- * of hosts and their targets, read NTP_MAX_DBS at a time. The inputs are
- * read only. Returns 0, or -1 with err set and OUT removed.
- */
-int ntp_merge(const char *out, int n, char *const *paths, int flags, char *err,
-	      size_t errlen);
-
-/* Until ntp_remove_forget, a SIGINT, SIGTERM or SIGHUP that would end the
- * program removes FILE (and its -journal, and then the directory DIR if
- * not NULL) first. One file at a time: returns 1, or 0 (nothing done) when
- * one is set already. ntp_remove_forget(1) removes them now. */
-int ntp_remove_on_signal(const char *file, const char *dir);
-void ntp_remove_forget(int remove);
-
 /* The same session over at most NTP_MAX_DBS PATHS, attached as they are
  * and never merged (lib/open.c alone), whose hosts are named after
  * HOST_BASE hosts before them (host5, ...): ntp_merge's batches, and the
@@ -200,127 +145,11 @@ int ntp_file_role(const char *path, char *role, dev_t *dev, ino_t *ino, char *er
 int ntp_prelude_each(int (*fn)(void *arg, const char *name, const char *over), void *arg);
 
 /*
- * With NTP_OPEN_PROGRESS and stderr a terminal: from now until the matching
- * ntp_progress_end, once the work has taken NTPROF_PROGRESS_AFTER seconds
- * (default 1), stderr shows "ntprof: WHAT... 12 s", redrawn at most four
- * times a second and erased at the end. Calls nest: an inner one names its
- * part of the work and returns the outer one's WHAT, which its end restores
- * (NULL from the outermost, or when the line is off).
- */
-const char *ntp_progress_begin(struct ntp_session *s, const char *what);
-void ntp_progress_end(struct ntp_session *s, const char *prev);
-
-/* Erase the progress line (if shown) before writing something else to
- * stderr; it is redrawn at the next step of the work. */
-void ntp_progress_clear(struct ntp_session *s);
-
-/* "ntprof: " and the message on stderr, over the progress line if one is
- * shown (a warning says "warning: " itself). */
-__attribute__((format(printf, 2, 3)))
-void ntp_say(struct ntp_session *s, const char *fmt, ...);
-
-/* Seconds from the environment variable NAME (a number >= 0), else DEF. */
-double ntp_env_seconds(const char *name, double def);
-
-/*
  * The SQL that sets up what ntp_session_open sets up, for plain sqlite3:
  * ATTACH statements, the vocabulary, the prelude for these databases,
  * join.sql, report.sql, stats.sql and shell.sql. Returns a sqlite3_malloc'ed string
  * (sqlite3_free it) or NULL.
  */
 char *ntp_session_sql(const struct ntp_session *s);
-
-/* Output modes of query results (.mode). */
-enum ntp_mode {
-	NTP_MODE_TABLE = 0, /* aligned columns */
-	NTP_MODE_CSV,       /* RFC 4180 */
-	NTP_MODE_JSON,      /* one array of objects per statement */
-	NTP_MODE_LINE,      /* column = value, a blank line between rows */
-	NTP_MODE_JSONL,     /* JSON lines: one object per row, one row a line */
-};
-
-struct ntp_out {
-	FILE *f;            /* where results go (stdout, .output, .once) */
-	enum ntp_mode mode; /* .mode */
-	int headers;        /* .headers on|off (table and csv) */
-	int empty_header;   /* csv: the header also when there is no row */
-	uint64_t rows;      /* rows printed, added up over the calls */
-};
-
-/* Run every statement in SQL, printing each result set in o's mode.
- * Returns 0, or -1 with the SQLite error in err. */
-int ntp_out_query(struct ntp_out *o, sqlite3 *db, const char *sql, char *err, size_t errlen);
-
-/* The current row of ST in a JSON document: one member per column, named
- * as the column, valued as json mode prints it; into the object W has open
- * (columns), or as an object of its own (row). Return 0, or -1 when out of
- * memory. */
-int ntp_json_columns(struct ntp_json *w, sqlite3_stmt *st);
-int ntp_json_row(struct ntp_json *w, sqlite3_stmt *st);
-
-/* Write S to F with its control characters (but newline and tab) as '?':
- * for text from a recording, which may carry terminal escapes. */
-void ntp_put_text(FILE *f, const char *s);
-
-/* S, in place, with every control character as '?' (one line). */
-char *ntp_clean_text(char *s);
-
-/* What ntp_report prints besides the groups' stage tables, and how. */
-#define NTP_REPORT_DETAIL 1 /* the components table */
-#define NTP_REPORT_ALL 2    /* admin and fabrics groups, not one line for them */
-#define NTP_REPORT_JSON 4   /* a JSON document (docs/report-json.md) */
-#define NTP_REPORT_CSV 8    /* one CSV table, ntp_report_rows (docs/report-json.md) */
-#define NTP_REPORT_STRICT 16 /* ntp_report returns NTP_REPORT_UNRELIABLE on a warning */
-#define NTP_REPORT_SUMMARY 32  /* the fleet summary, however many hosts */
-#define NTP_REPORT_PER_HOST 64 /* a section per group, however many hosts */
-
-/* What ntp_report returns with NTP_REPORT_STRICT when the report it printed
- * has a warning (ntp_report_warning: a refused join, records lost). */
-#define NTP_REPORT_UNRELIABLE 1
-
-/* Without NTP_REPORT_SUMMARY or _PER_HOST, and without a GROUP, a report
- * over more host recordings than this is the fleet summary: per operation
- * and size, a total over every host's commands, then a row per host
- * (sql/report.sql, ntp_report_fleet_*; docs/fleet.md). */
-#define NTP_REPORT_FLEET_HOSTS 4
-
-/* The JSON report's "schema" and "version": the version changes when a
- * change would break a reader of the one before (docs/report-json.md). */
-#define NTP_REPORT_SCHEMA "ntprof-report"
-#define NTP_REPORT_VERSION 2
-
-/* Print the report for the session: host-only or joined per group, I/O
- * groups first, as text (seed layout), JSON or CSV; FLAGS (NTP_REPORT_*)
- * add the components table and the admin groups, choose the format and
- * the layout (sections, or the fleet summary: NTP_REPORT_FLEET_HOSTS);
- * GROUP, if not NULL, limits it to groups (in the summary, fleet groups)
- * whose name contains it. Nothing is written unless the whole report is.
- * Returns 0, or -1 with err set; with NTP_REPORT_STRICT,
- * NTP_REPORT_UNRELIABLE after a report that has a warning (a refused join,
- * a group's records lost). */
-int ntp_report(struct ntp_session *s, FILE *f, int flags, const char *group, char *err,
-	       size_t errlen);
-
-/* Set COLUMN of ntp_report_threshold (min_match_pct, max_lost_pct: sql/join.sql)
- * to PCT, before the session is prepared (the verdicts are cached with the
- * join). Returns 0, or -1 with err set. */
-int ntp_report_threshold(struct ntp_session *s, const char *column, double pct, char *err,
-			 size_t errlen);
-
-/* Print the time series of the report's groups (sql/stats.sql) in buckets of
- * WIDTH_NS: per group (FLAGS and GROUP select them as for ntp_report) one
- * line per bucket. Returns 0, or -1 with err set. */
-int ntp_report_timeline(struct ntp_session *s, FILE *f, int flags, const char *group,
-			int64_t width_ns, char *err, size_t errlen);
-
-/* A bucket width: a number of seconds ("0.5"), or with a unit ("1s",
- * "500ms", "250us"), from 1 us to a day. 0 with *NS set, or -1. */
-int ntp_parse_width(const char *arg, int64_t *ns);
-
-/* What ntp_parse_width accepts, for error messages. */
-#define NTP_WIDTH_HELP "expected a width such as 1s, 500ms or 0.5 (seconds), from 1us to 86400s"
-
-/* Register ntprof's native SQL functions (lib/native.c) on DB. */
-int ntp_native_register(sqlite3 *db);
 
 #endif

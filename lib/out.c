@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "ntp_err.h"
-#include "ntp_session.h"
+#include "ntp_out.h"
 
 /* One formatted value. */
 struct cell {

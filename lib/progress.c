@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ntp_progress.h"
 #include "ntp_session.h"
 
 /* VM steps between two calls of tick(): a few ms of work, so reading the

@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "ntp_err.h"
+#include "ntp_out.h"
+#include "ntp_progress.h"
+#include "ntp_report.h"
 #include "ntp_session.h"
 
 struct group {

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "ntp_err.h"
+#include "ntp_out.h"
+#include "ntp_report.h"
 #include "ntp_session.h"
 
 #define MAX_STAGES 16 /* columns of stages; vocab.sql has 9 */

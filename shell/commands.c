@@ -12,7 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ntp_compare.h"
 #include "ntp_err.h"
+#include "ntp_report.h"
 #include "shell.h"
 
 #define MAX_ARGS 16 /* words of a dot-command, its name included */

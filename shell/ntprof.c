@@ -13,9 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ntp_compare.h"
 #include "ntp_err.h"
 #include "ntp_export.h"
+#include "ntp_merge.h"
+#include "ntp_out.h"
 #include "ntp_plot.h"
+#include "ntp_report.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
 #include "runs.h"

@@ -122,8 +122,8 @@ static int print_session_sql(struct ntp_session *s)
  * ones given on the command line, and a second, writable handle on one of
  * them would undo read-only. Nor may it call fts3_tokenizer(), whose
  * one-argument form hands out a code address even with the two-argument
- * form turned off (harden() in open.c). Everything else is checked by
- * SQLite itself.
+ * form turned off (ntp_harden() in lib/setup.c). Everything else is
+ * checked by SQLite itself.
  */
 static int authorize(void *arg, int action, const char *a, const char *b, const char *c,
 		     const char *d)

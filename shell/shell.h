@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "ntp_out.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
 

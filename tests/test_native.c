@@ -20,7 +20,6 @@
 #include <sqlite3.h>
 
 #include "native.h"
-#include "ntp_session.h"
 
 /* Built by `make` before the tests run; a missing file is a failure. */
 #define EXT_PATH ".output/ntprof_sqlite.so"

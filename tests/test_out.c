@@ -18,7 +18,7 @@
 
 #include <sqlite3.h>
 
-#include "ntp_session.h"
+#include "ntp_out.h"
 
 /* What ntp_out_query prints for SQL in MODE (headers on), as a string. */
 static char *query_out(enum ntp_mode mode, const char *sql)

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The checks of a file before anything in it is used (lib/check.c), for
+ * the files that open one. Each returns 0, or -1 with err set. */
+#ifndef NTP_CHECK_H
+#define NTP_CHECK_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+#include "ntp_session.h"
+
+/* D's file as given (d->path): its header, and its identity (d->dev,
+ * d->ino: the same file twice); d->wal when it was not closed, to be read
+ * in a private copy, whose header ntp_check_copy then checks whole. */
+int ntp_check_header(struct ntp_dbinfo *d, char *err, size_t errlen);
+int ntp_check_copy(const struct ntp_dbinfo *d, char *err, size_t errlen);
+
+/* Attach URI, read-only, in a connection of its own and set d->role from
+ * its schema alone: "host" or "target" for exactly ntprof's schema of
+ * that role, "merged" for exactly a merged file's; anything else is
+ * refused before it is read. */
+int ntp_peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errlen);
+
+/* SQLite's integrity check of the file D attached to DB as d->schema. */
+int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen);
+
+/* No impossible values in the recording D, or the merged file M, attached
+ * to DB: counts out of bounds, a stop before the start, a merged file's
+ * tables that disagree. */
+int ntp_check_recording_values(sqlite3 *db, const struct ntp_dbinfo *d, char *err,
+			       size_t errlen);
+int ntp_check_merged_values(sqlite3 *db, const struct ntp_dbinfo *m, char *err,
+			    size_t errlen);
+
+#endif

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Preparing a session: the views the SQL's plan caches (sql/join.sql,
+ * _ntp_view_plan) computed once into TEMP tables, or read from the run an
+ * earlier process prepared and kept (lib/cache.c); a view no report needs
+ * cached when asked for; whether a query should wait for the preparation.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "cache.h"
+#include "ntp_err.h"
+#include "ntp_exec.h"
+#include "ntp_progress.h"
+#include "ntp_session.h"
+
+int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
+{
+	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
+	 * computed once into a TEMP table and the view replaced by a read of
+	 * it: the same rows, without redoing the join and the percentiles for
+	 * every query. */
+	const char *progress;
+	char *sql;
+	int rc;
+
+	struct timespec t0, t1;
+
+	if (s->joined)
+		return 0;
+	/* prepared by an earlier process (lib/cache.c) */
+	if (ntp_cache_load(s)) {
+		s->joined = 1;
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
+				      "computing the statistics");
+	sql = ntp_query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
+	rc = !sql || ntp_exec(s->db, sql);
+	sqlite3_free(sql);
+	ntp_progress_end(s, progress);
+	if (rc)
+		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
+	s->joined = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ntp_cache_store(s, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return 0;
+}
+
+int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen)
+{
+	char *cache = sqlite3_mprintf("_%s_cache", view + strspn(view, "_")), *build = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!cache)
+		return ntp_fail(err, errlen, "out of memory");
+	/* once a session: a shell asks again */
+	if (sqlite3_table_column_metadata(s->db, "temp", cache, NULL, NULL, NULL, NULL, NULL,
+					  NULL) == SQLITE_OK) {
+		sqlite3_free(cache);
+		return 0;
+	}
+	if (sqlite3_prepare_v2(s->db, "SELECT coalesce((SELECT sql FROM _ntp_cache_build"
+			       " WHERE name = ?1), printf('CREATE TEMP TABLE \"%w\" AS SELECT *"
+			       " FROM \"%w\";', ?2, ?1))", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, cache, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			build = sqlite3_mprintf("%s\nDROP VIEW \"%w\";\n"
+						"CREATE TEMP VIEW \"%w\" AS SELECT * FROM \"%w\";",
+						sqlite3_column_text(st, 0), view, view, cache);
+	}
+	/* finalized first: a pending read of the TEMP schema would lock it */
+	sqlite3_finalize(st);
+	if (build)
+		rc = ntp_exec(s->db, build);
+	if (rc)
+		ntp_fail(err, errlen, "cannot compute %s: %s", view, sqlite3_errmsg(s->db));
+	sqlite3_free(build);
+	sqlite3_free(cache);
+	return rc ? -1 : 0;
+}
+
+int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if (s->joined || sqlite3_prepare_v2(s->db, "SELECT 1 FROM _ntp_view_plan WHERE prepare"
+					    " AND instr(lower(?1), lower(name)) > 0", -1, &st,
+					    NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc;
+}
