@@ -45,7 +45,7 @@
 -- Network time is then the host's wait less the target's residence: no
 -- clock is trusted for any duration.
 
--- How a session treats its TEMP views (lib/open.c reads this table; each
+-- How a session treats its TEMP views (lib/prepare.c reads this table; each
 -- file adds the rows of its own views): a view with a cache_ord is computed
 -- once, in that order, into a TEMP table that the view is then redefined to
 -- read (ntp_session_prepare; each cache is built from those before it), and
