@@ -524,7 +524,9 @@ static void result_str(sqlite3_context *ctx, sqlite3_str *out)
 	sqlite3_free(sqlite3_str_finish(out));
 }
 
-static void dist_final(sqlite3_context *ctx)
+/* The aggregate's result: ENTRY of each argument, in a JSON array. */
+static void dagg_final(sqlite3_context *ctx,
+		       void (*entry)(sqlite3_str *, struct qagg *, int64_t, int))
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
 	int ci = sqlite3_user_data(ctx) != NULL;
@@ -542,12 +544,17 @@ static void dist_final(sqlite3_context *ctx)
 	for (int i = 0; i < d->nargs; i++) {
 		if (i)
 			sqlite3_str_appendchar(out, 1, ',');
-		dist_entry(out, &d->q[i], d->sum[i], ci);
+		entry(out, &d->q[i], d->sum[i], ci);
 		sqlite3_free(d->q[i].v);
 		d->q[i].v = NULL;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
 	result_str(ctx, out);
+}
+
+static void dist_final(sqlite3_context *ctx)
+{
+	dagg_final(ctx, dist_entry);
 }
 
 /*
@@ -811,11 +818,12 @@ static int cmp_64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void cdf_entry(sqlite3_str *out, struct qagg *a)
+static void cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 {
 	size_t n = a->n;
 	int64_t total = (int64_t)n;
 
+	(void)sum, (void)ci;
 	sqlite3_str_appendf(out, "[%lld", (long long)total);
 	if (n)
 		qsort(a->v, n, a->wide ? sizeof(int64_t) : sizeof(int32_t), a->wide ? cmp_64 :
@@ -839,27 +847,7 @@ static void cdf_entry(sqlite3_str *out, struct qagg *a)
 
 static void cdf_final(sqlite3_context *ctx)
 {
-	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
-	sqlite3_str *out;
-
-	if (!d || d->failed) {
-		if (!d)
-			sqlite3_result_null(ctx);
-		for (int i = 0; d && i < NTP_DIST_MAX; i++)
-			sqlite3_free(d->q[i].v);
-		return;
-	}
-	out = sqlite3_str_new(NULL);
-	sqlite3_str_appendchar(out, 1, '[');
-	for (int i = 0; i < d->nargs; i++) {
-		if (i)
-			sqlite3_str_appendchar(out, 1, ',');
-		cdf_entry(out, &d->q[i]);
-		sqlite3_free(d->q[i].v);
-		d->q[i].v = NULL;
-	}
-	sqlite3_str_appendchar(out, 1, ']');
-	result_str(ctx, out);
+	dagg_final(ctx, cdf_entry);
 }
 
 /*
