@@ -16,6 +16,10 @@
  * the views' columns, and the key. Anything else is a miss, and a file
  * that fails a check is removed (and said so): the run is prepared again.
  * The recordings are never written; nothing here fails a session.
+ *
+ * The directory also remembers which recordings SQLite's integrity check
+ * found whole (DIR/NAME.ok, below), so that a file is checked once while it
+ * is unchanged.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,6 +51,8 @@
 #define CAP_MIB 4096
 /* A temporary file older than this (s) was left by a killed process. */
 #define STALE_S 86400
+/* A note that a file was found whole is kept this long (s). */
+#define MEMO_S (30 * 86400)
 
 /* Is the session one whose prepared tables are kept? Not with --no-cache,
  * not while merging (a batch of a merge), not over a temporary merged file
@@ -463,14 +469,15 @@ static void remove_entry(int dfd, const char *name)
 }
 
 /* Read the MAC file NAME.mac: 64 hex digits. 0 or -1. */
-static int read_mac(int dfd, const char *name, char hex[2 * NTP_SHA256_LEN + 1])
+static int read_mac(int dfd, const char *name, const char *suffix,
+		    char hex[2 * NTP_SHA256_LEN + 1])
 {
 	char f[NAME_HEX + 8];
 	struct stat st;
 	ssize_t n;
 	int fd;
 
-	snprintf(f, sizeof(f), "%s.mac", name);
+	snprintf(f, sizeof(f), "%s%s", name, suffix);
 	fd = openat(dfd, f, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -489,6 +496,108 @@ static int same_mac(const char *a, const char *b)
 	for (int i = 0; i < 2 * NTP_SHA256_LEN; i++)
 		d |= (unsigned char)(a[i] ^ b[i]);
 	return d == 0;
+}
+
+/*
+ * Recordings SQLite's integrity check found whole, remembered in the cache
+ * directory: DIR/NAME.ok holds the MAC, under the secret, of a label and
+ * the file's identity (file_identity: device, inode, size, mtime, ctime and
+ * a hash of its first page), NAME a hash of the same. Any write to the
+ * file, or a chmod, changes its ctime, and with it the identity: the file
+ * is checked again. A note the secret did not make is not believed.
+ */
+static char *checked_identity(const char *path)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(q, "ntprof integrity-checked v1\n");
+	if (file_identity(q, path)) {
+		sqlite3_free(sqlite3_str_finish(q));
+		return NULL;
+	}
+	return sqlite3_str_finish(q);
+}
+
+static void checked_mac(const unsigned char secret[32], const char *id,
+			char hex[2 * NTP_SHA256_LEN + 1])
+{
+	unsigned char m[NTP_SHA256_LEN];
+	struct ntp_hmac h;
+
+	ntp_hmac_init(&h, secret, 32);
+	ntp_hmac_update(&h, id, strlen(id) + 1);
+	ntp_hmac_final(&h, m);
+	ntp_hex(hex, m, sizeof(m));
+}
+
+static int memo_usable(const struct ntp_session *s, const struct ntp_dbinfo *d)
+{
+	/* a private copy is a new file each time: nothing to remember */
+	return !(s->flags & NTP_OPEN_NO_CACHE) && !strcmp(d->open_path, d->path);
+}
+
+int ntp_cache_needs_check(struct ntp_session *s, const struct ntp_dbinfo *d, char **id)
+{
+	char dir[PATH_MAX], name[NAME_HEX + 1], want[2 * NTP_SHA256_LEN + 1];
+	char got[2 * NTP_SHA256_LEN + 1];
+	unsigned char secret[32];
+	int dfd, ok;
+
+	*id = NULL;
+	if (!memo_usable(s, d) || !(*id = checked_identity(d->open_path)))
+		return 1;
+	dfd = open_dir(s, dir, sizeof(dir), 0);
+	if (dfd < 0)
+		return 1;
+	key_name(*id, name);
+	ok = !read_secret(dfd, dir, secret, 0) && !read_mac(dfd, name, ".ok", got);
+	if (ok)
+		checked_mac(secret, *id, want);
+	close(dfd);
+	if (ok && same_mac(got, want)) {
+		sqlite3_free(*id);
+		*id = NULL;
+		return 0;
+	}
+	return 1;
+}
+
+void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, char *id)
+{
+	char dir[PATH_MAX], name[NAME_HEX + 1], hex[2 * NTP_SHA256_LEN + 1];
+	char tmp[PATH_MAX + 16], to[PATH_MAX + NAME_HEX + 8];
+	unsigned char secret[32];
+	char *now;
+	int dfd, fd;
+
+	if (!id)
+		return;
+	/* the file as it was before the check, still: else it changed while
+	 * it was checked, and is not remembered */
+	now = memo_usable(s, d) ? checked_identity(d->open_path) : NULL;
+	if (!now || strcmp(now, id) || (dfd = open_dir(s, dir, sizeof(dir), 1)) < 0) {
+		sqlite3_free(now);
+		sqlite3_free(id);
+		return;
+	}
+	sqlite3_free(now);
+	if (!read_secret(dfd, dir, secret, 1)) {
+		key_name(id, name);
+		checked_mac(secret, id, hex);
+		snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
+		snprintf(to, sizeof(to), "%s/%s.ok", dir, name);
+		fd = mkstemp(tmp);
+		if (fd >= 0) {
+			int w = write(fd, hex, 2 * NTP_SHA256_LEN) == 2 * NTP_SHA256_LEN &&
+				!fchmod(fd, 0600);
+
+			close(fd);
+			if (!w || rename(tmp, to))
+				unlink(tmp);
+		}
+	}
+	close(dfd);
+	sqlite3_free(id);
 }
 
 int ntp_cache_load(struct ntp_session *s)
@@ -512,7 +621,7 @@ int ntp_cache_load(struct ntp_session *s)
 		goto out; /* a miss */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !private(&st))
 		why = "it is not a private file of the user's";
-	else if (read_mac(dfd, name, mac))
+	else if (read_mac(dfd, name, ".mac", mac))
 		why = "its MAC is missing";
 	else if (mac_file(fd, secret, key, want) || !same_mac(mac, want))
 		why = "its MAC does not match (damaged, or not written by ntprof)";
@@ -620,6 +729,12 @@ static long long cap_bytes(void)
 }
 
 /* Is NAME an entry's file: NAME_HEX hex digits and ".db"? */
+static int memo_file(const char *name)
+{
+	return strlen(name) == NAME_HEX + 3 && strspn(name, "0123456789abcdef") == NAME_HEX &&
+	       !strcmp(name + NAME_HEX, ".ok");
+}
+
 static int entry_file(const char *name)
 {
 	return strlen(name) == NAME_HEX + 3 && strspn(name, "0123456789abcdef") == NAME_HEX &&
@@ -648,6 +763,13 @@ static void evict(int dfd)
 		if (!strncmp(de->d_name, "tmp-", 4)) {
 			if (!fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
 			    st.st_mtime < time(NULL) - STALE_S)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		/* notes of checked files: a month, then the files are checked again */
+		if (memo_file(de->d_name)) {
+			if (!fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
+			    st.st_mtime < time(NULL) - MEMO_S)
 				unlinkat(dfd, de->d_name, 0);
 			continue;
 		}

@@ -32,4 +32,16 @@ int ntp_cache_usable(const struct ntp_session *s);
  * none (or it would take SQLite's last attachment). sqlite3_free it. */
 char *ntp_cache_setup_sql(const struct ntp_session *s);
 
+/* Must SQLite's integrity check read recording D (opened, not yet
+ * checked)? 0 when the cache directory remembers that this very file (its
+ * identity, as the cache key has it) was found whole; 1 otherwise, with
+ * *ID the file's identity as it is now (or NULL: nothing to remember),
+ * for ntp_cache_mark_checked after the check passed. Never with
+ * --no-cache, nor for a private copy. */
+int ntp_cache_needs_check(struct ntp_session *s, const struct ntp_dbinfo *d, char **id);
+
+/* Remember that D, whose identity before the check was ID, was found
+ * whole, if it is still that file; frees ID (NULL: nothing). */
+void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, char *id);
+
 #endif

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "ntp_check.h"
 #include "ntp_copy.h"
 #include "ntp_err.h"
@@ -53,8 +54,23 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	free(uri);
 	if (rc)
 		return ntp_fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
-	if (!(s->flags & NTP_OPEN_NO_CHECK) && ntp_check_integrity(s->db, d, err, errlen))
-		return -1;
+	if (!(s->flags & NTP_OPEN_NO_CHECK)) {
+		/* once per file: a file found whole before, unchanged since, is
+		 * not read through again (lib/cache.c) */
+		char *id;
+
+		if (ntp_cache_needs_check(s, d, &id)) {
+			const char *prev = ntp_progress_begin(s, "checking the integrity of the files");
+
+			rc = ntp_check_integrity(s->db, d, err, errlen);
+			ntp_progress_end(s, prev);
+			if (rc) {
+				sqlite3_free(id);
+				return -1;
+			}
+			ntp_cache_mark_checked(s, d, id);
+		}
+	}
 	if (!strcmp(d->role, "merged")) {
 		s->nmerged++;
 		return ntp_check_merged_values(s->db, d, err, errlen) ||

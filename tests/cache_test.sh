@@ -5,7 +5,8 @@
 # forged cache file is refused (said on stderr), removed and rebuilt, never
 # believed; --no-cache neither reads nor writes it; plain sqlite3's set-up
 # (ntprof-shell --sql) reads the prepared run; a cache directory open
-# to others is not used; the cap evicts; the recordings are never written.
+# to others is not used; the cap evicts; a recording found whole is not
+# read through again until it changes; the recordings are never written.
 # Run from the repository root after `make`.
 set -u
 top=$(pwd)
@@ -204,6 +205,45 @@ NTPROF_CACHE_MAX=0 "$NTPROF" report host.db target.db > /dev/null 2>&1
 "$NTPROF" report --max-lost 10 lossy.db > lossy2.txt 2>&1
 grep -q '^warning: ' lossy1.txt && ! grep -q '^warning: ' lossy2.txt && ok ||
 	bad "--max-lost 10 after a prepared run: $(grep -c '^warning: ' lossy2.txt) warnings"
+
+# The integrity check, once per file: a report notes in the cache directory
+# the recordings it found whole, and a later one does not check them again:
+# it reads what a report with --no-check reads (besides the notes), and a
+# report without the notes reads more. What each reads is counted by the
+# kernel (rchar of a shell that ran it).
+rchar() { sh -c '"$@" > /dev/null 2>&1; sed -n "s/^rchar: //p" /proc/$$/io' sh "$@"; }
+oks() { ls "$cache" 2>/dev/null | grep -c '^[0-9a-f]*\.ok$'; }
+cp host.db chk.db && cp target.db chk-t.db || bad "copy"
+rm -f "$cache"/*.ok
+rchar "$NTPROF" report chk.db chk-t.db > /dev/null
+expect "a note per recording found whole" "$(oks)" 2
+noted=$(rchar "$NTPROF" report chk.db chk-t.db)
+unchecked=$(rchar "$NTPROF" report --no-check chk.db chk-t.db)
+rm -f "$cache"/*.ok
+checked=$(rchar "$NTPROF" report chk.db chk-t.db)
+echo "read: $noted bytes with the notes, $unchecked with --no-check, $checked without notes"
+# (the notes and the files' first pages, read for them: a few KiB)
+[ "$checked" -gt "$unchecked" ] && [ $((noted - unchecked)) -lt $(((checked - unchecked) / 4)) ] &&
+	ok || bad "the notes did not spare the check ($noted, $unchecked, $checked)"
+# a note the secret did not make is not believed
+for f in "$cache"/*.ok; do printf '%064d' 0 > "$f"; done
+forged=$(rchar "$NTPROF" report chk.db chk-t.db)
+[ $((forged - unchecked)) -ge $(((checked - unchecked) / 2)) ] && ok ||
+	bad "a forged note was believed ($forged)"
+# --no-cache checks, and notes nothing
+rm -f "$cache"/*.ok
+"$NTPROF" report --no-cache chk.db chk-t.db > /dev/null 2>&1
+expect "--no-cache notes nothing" "$(oks)" 0
+# a file changed since its note (a byte past its first page, its mtime set
+# back: its ctime moved) is checked again, and refused
+"$NTPROF" report chk.db chk-t.db > /dev/null 2>&1
+touch -r chk.db chk.ref
+printf 'X' | dd of=chk.db bs=1 seek=$(( $(stat -c %s chk.db) / 2 )) conv=notrunc 2> /dev/null
+touch -r chk.ref chk.db
+"$NTPROF" report chk.db chk-t.db > chk.out 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && grep -q "fails SQLite's integrity check" chk.out && ok ||
+	bad "a recording changed after its note was not checked again (exit $rc): $(head -2 chk.out)"
 
 # The recordings were never written (host.db was replaced on purpose).
 sha256sum host.db target.db other.db other-t.db base.db base-t.db |
