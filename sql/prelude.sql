@@ -30,7 +30,8 @@
 --                 that found no pair, with how many target records of
 --                 their identity lay in the window
 -- _ntp_command_target: ntp_joined's rows with the target's t_data_wait and
---                 t_e2e (stats.sql's ntp_command)
+--                 t_e2e (a table of merged files; ntp_command looks the
+--                 two up in ntp_target_cmd instead)
 -- _ntp_pair_offset: ntp_offset's row of each host and target pair (the
 --                 join check's: a session without a pair compiles none of
 --                 the offset's SQL)
@@ -163,7 +164,9 @@ SELECT
   s.h_wait AS h_wait, s.h_rx_path AS h_rx_path, s.h_drv_cpl AS h_drv_cpl,
   s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
 FROM "@db@".ntp_cmd_span AS s
-JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+-- unary +: the commands scanned, each one's group looked up (never an automatic
+-- index of the commands by group)
+JOIN "@db@".ntp_grp_info AS g ON g.grp = +s.grp, "@db@".meta AS m
 -- @ntp_target_cmd target
 SELECT
   '@db@' AS db, s.t AS t, s.grp AS grp,
@@ -174,7 +177,9 @@ SELECT
   s.t_rx_path AS t_rx_path, s.t_drv_sub AS t_drv_sub, s.t_data_wait AS t_data_wait,
   s.t_storage AS t_storage, s.t_drv_cpl AS t_drv_cpl, s.t_e2e AS t_e2e
 FROM "@db@".ntp_cmd_span AS s
-JOIN "@db@".ntp_grp_info AS g ON g.grp = s.grp, "@db@".meta AS m
+-- unary +: the commands scanned, each one's group looked up (never an automatic
+-- index of the commands by group)
+JOIN "@db@".ntp_grp_info AS g ON g.grp = +s.grp, "@db@".meta AS m
 -- @ntp_target_cmd_none
 SELECT
   NULL AS db, NULL AS t, NULL AS grp, NULL AS nqn, NULL AS cntlid, NULL AS nsid,

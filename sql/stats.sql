@@ -36,10 +36,14 @@ CREATE TEMP VIEW ntp_command AS
 WITH c AS (
   SELECT h.*, j.tdb AS tdb, j.tt AS tt, j.ht IS NOT NULL AS matched,
     j.wire AS wire, j.t_rx_path AS t_rx_path, j.t_drv_sub AS t_drv_sub,
-    j.t_data_wait AS t_data_wait, j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl,
-    j.t_e2e AS t_e2e
+    -- the target's two values ntp_joined does not have, by its rowid: a
+    -- look-up per matched command, never a copy of every target record
+    (SELECT x.t_data_wait FROM ntp_target_cmd AS x WHERE x.db = j.tdb AND x.t = j.tt)
+      AS t_data_wait,
+    j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl,
+    (SELECT x.t_e2e FROM ntp_target_cmd AS x WHERE x.db = j.tdb AND x.t = j.tt) AS t_e2e
   FROM ntp_host_cmd AS h
-  LEFT JOIN _ntp_command_target AS j ON j.hdb = h.db AND j.ht = h.t
+  LEFT JOIN ntp_joined AS j ON j.hdb = h.db AND j.ht = h.t
     AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
 )
 SELECT
@@ -78,8 +82,10 @@ SELECT
   c.t_drv_sub + c.t_drv_cpl AS target_driver,
   c.t_storage AS storage
 FROM c
-JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = c.grp
-JOIN _ntp_series_grp AS o ON o.db = c.db AND o.grp = c.grp;
+-- unary +: the commands scanned once, each group looked up (no automatic
+-- index of every command by its group)
+JOIN ntp_report_group AS g ON g.hdb = c.db AND g.grp = +c.grp
+JOIN _ntp_series_grp AS o ON o.db = c.db AND o.grp = +c.grp;
 
 -- Every value the report's groups are over, per command, long form: the
 -- components of ntp_report_components and the stages of ntp_report_stage,
