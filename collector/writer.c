@@ -59,6 +59,7 @@ struct rec {
 	int64_t last_read;            /* when the ring was last read during a query */
 	uint64_t bad_version;         /* records of another ABI version */
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
+	uint64_t lost;                /* records counted as lost, every cause */
 	int64_t interval_start;
 	int live_header;              /* printed the live header */
 	char err[NTP_ERR_MAX];
@@ -72,11 +73,18 @@ static int64_t now_ns(clockid_t clk)
 	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
+/* N records counted as lost, with their cause. */
+static void add_lost(struct rec *r, int cause, uint64_t n)
+{
+	r->lost += n;
+	ntp_db_add_lost(r->db, cause, n);
+}
+
 /* A record that cannot be stored is counted as lost, with its cause. */
 static void reject(struct rec *r, int cause)
 {
 	r->bad_version += cause == NTP_CAUSE_ABI_VERSION;
-	ntp_db_add_lost(r->db, cause, 1);
+	add_lost(r, cause, 1);
 }
 
 static int on_cmd(struct rec *r, const struct ntp_cmd_record *c)
@@ -132,7 +140,7 @@ static int hold(struct rec *r, const void *data, size_t len)
 		char *p = realloc(r->held, cap);
 
 		if (!p) { /* counted like a full ring: never dropped unsaid */
-			ntp_db_add_lost(r->db, NTP_CAUSE_RING_FULL, 1);
+			add_lost(r, NTP_CAUSE_RING_FULL, 1);
 			return 0;
 		}
 		r->held = p;
@@ -256,7 +264,7 @@ static void count_bpf_lost(struct rec *r)
 	ntp_bpf_lost(r->bpf, lost);
 	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
 		if (lost[c] > r->lost_seen[c])
-			ntp_db_add_lost(r->db, c, lost[c] - r->lost_seen[c]);
+			add_lost(r, c, lost[c] - r->lost_seen[c]);
 		r->lost_seen[c] = lost[c];
 	}
 }
@@ -472,8 +480,14 @@ static void summary(struct rec *r)
 		       r->o->out);
 		return;
 	}
-	if (!r->records)
+	if (!r->records) {
+		/* no report to warn above: said here, never silent */
+		if (r->lost)
+			printf("warning: all %llu sampled commands were lost while recording: no "
+			       "command to report on (the lines above say why)\n",
+			       (unsigned long long)r->lost);
 		return;
+	}
 	if (ntp_session_open_batch(&s, 1, paths, 0, 0, err, sizeof(err)) ||
 	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
 		fprintf(stderr, "ntprof: %s\n", err);
