@@ -13,39 +13,22 @@
 UPDATE _ntp_form SET native = 1;
 
 -- The arguments of the per-group aggregates below, in their order: a
--- joined group's over ntp_joined, a host group's over ntp_host_cmd.
-CREATE TEMP TABLE _ntp_native_arg (
-  -- 'joined' or 'host': the group's report mode
-  mode TEXT NOT NULL,
-  -- the argument's place, from 0
-  idx INTEGER NOT NULL,
-  -- component.name
-  component TEXT NOT NULL,
-  PRIMARY KEY (mode, idx)
-) WITHOUT ROWID;
-INSERT INTO _ntp_native_arg VALUES
-  ('joined', 0, 'h_blk_sub'),
-  ('joined', 1, 'h_drv_sub'),
-  ('joined', 2, 'h_r2t'),
-  ('joined', 3, 'wire'),
-  ('joined', 4, 't_rx_path'),
-  ('joined', 5, 't_drv_sub'),
-  ('joined', 6, 't_storage'),
-  ('joined', 7, 't_drv_cpl'),
-  ('joined', 8, 'h_rx_path'),
-  ('joined', 9, 'h_drv_cpl'),
-  ('joined', 10, 'h_blk_cpl'),
-  ('joined', 11, 'h_handoff'),
-  ('joined', 12, 'e2e'),
-  ('host', 0, 'h_blk_sub'),
-  ('host', 1, 'h_drv_sub'),
-  ('host', 2, 'h_r2t'),
-  ('host', 3, 'h_wait'),
-  ('host', 4, 'h_rx_path'),
-  ('host', 5, 'h_drv_cpl'),
-  ('host', 6, 'h_blk_cpl'),
-  ('host', 7, 'h_handoff'),
-  ('host', 8, 'e2e');
+-- joined group's over ntp_joined (the components of the joined path and
+-- the host's end to end), a host group's over ntp_host_cmd (the host's
+-- components of its own report and its end to end), each in path order
+-- (vocab.sql's component.ord). The aggregates' argument lists name them
+-- in this order: tests compare the views with their portable forms.
+CREATE TEMP VIEW _ntp_native_arg AS
+SELECT
+  'joined' AS mode,                              -- the group's report mode
+  row_number() OVER (ORDER BY ord) - 1 AS idx,   -- the argument's place, from 0
+  name AS component                              -- component.name
+FROM component
+WHERE stage_joined IS NOT NULL OR (total = 1 AND role = 'host')
+UNION ALL
+SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
+FROM component
+WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
 DROP VIEW ntp_report_component_stats;
 CREATE TEMP VIEW ntp_report_component_stats AS
 -- MATERIALIZED: each group's ntp_dist() runs once, not once per use.
