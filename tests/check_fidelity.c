@@ -117,6 +117,21 @@ static int cmp_key_rec(const void *key, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* P with room for twice *CAP items of SIZE bytes (FIRST the first time),
+ * *CAP updated; NULL, P freed and a message, when there is no memory. */
+static void *grow(void *p, size_t *cap, size_t size, size_t first, const char *path)
+{
+	void *m;
+
+	*cap = *cap ? 2 * *cap : first;
+	m = realloc(p, *cap * size);
+	if (!m) {
+		fprintf(stderr, PROG ": out of memory reading %s\n", path);
+		free(p);
+	}
+	return m;
+}
+
 /* The whole latency log; *N records. */
 static struct fx_lat_rec *read_lat_log(const char *path, size_t *n)
 {
@@ -136,15 +151,8 @@ static struct fx_lat_rec *read_lat_log(const char *path, size_t *n)
 		goto fail;
 	}
 	for (;;) {
-		if (*n == cap) {
-			struct fx_lat_rec *m = realloc(r, (cap = cap ? 2 * cap : 65536) * sizeof(*r));
-
-			if (!m) {
-				fprintf(stderr, PROG ": out of memory reading %s\n", path);
-				goto fail;
-			}
-			r = m;
-		}
+		if (*n == cap && !(r = grow(r, &cap, sizeof(*r), 65536, path)))
+			goto fail;
 		*n += fread(r + *n, sizeof(*r), cap - *n, f);
 		if (*n < cap)
 			break;
@@ -189,15 +197,8 @@ static struct sample *read_sampled(const char *path, size_t *n)
 				buf);
 			goto fail;
 		}
-		if (*n == cap) {
-			struct sample *m = realloc(s, (cap = cap ? 2 * cap : 4096) * sizeof(*s));
-
-			if (!m) {
-				fprintf(stderr, PROG ": out of memory reading %s\n", path);
-				goto fail;
-			}
-			s = m;
-		}
+		if (*n == cap && !(s = grow(s, &cap, sizeof(*s), 4096, path)))
+			goto fail;
 		s[(*n)++] = (struct sample){ .h_queue = q, .slba = slba, .e2e = e2e,
 					     .cid = (uint16_t)cid };
 	}

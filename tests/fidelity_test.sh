@@ -58,19 +58,11 @@ TEST=fidelity_test
 
 need_root "BPF programs"
 need_built "$COLLECT" "$SHELL_BIN" "$TGT" "$PERF" "$CHECK"
-last=$(($(nproc) - 1))
-
-d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-fidelity-test.XXXXXX") || exit 1
-# prepared runs in the test's own cache, none said (lib/cache.c)
-export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
-pids=""
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
-}
-trap cleanup EXIT INT TERM
-
+scratch fidelity-test
 port=$((40000 + $$ % 20000))
+# the target on the first CPU, the workload on the last
+pair_tgt_cpu=0
+pair_perf_cpu=$(($(nproc) - 1))
 
 # value LOG KEY: the number after KEY= in the fixture's LOG.
 value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
@@ -79,38 +71,12 @@ value() { sed -n "s/.*$2=\([0-9]*\).*/\1/p" "$1" | tail -1; }
 run() {
 	name=$1 rate=$2 count=$3
 	echo "== $name: -s $rate, $count commands, storage $STORAGE_US us"
-	port=$((port + 1))
-	taskset -c 0 "$TGT" -a 127.0.0.1 -p "$port" --storage-us "$STORAGE_US" \
-		>"$d/$name-tgt.log" 2>&1 &
-	tgt=$!
-	pids="$pids $tgt"
-	wait_for "$d/$name-tgt.log" "listening on" 30 || { bad "$name: the target did not start"; return 1; }
-	"$COLLECT" record -r target -t tcp -s "$rate" -i 1 --spdk-target "$TGT" \
-		-o "$d/$name-target.db" >"$d/$name-tcol.log" 2>&1 &
-	tcol=$!
-	pids="$pids $tcol"
-	wait_for "$d/$name-tcol.log" "profiling as target" 60 ||
-		{ bad "$name: the target's collector did not start"; return 1; }
-	taskset -c "$last" "$PERF" -a 127.0.0.1 -p "$port" --wait-signal -q 1 -o 4096 \
-		-w randread -N "$count" --lat-log "$d/$name.lat" >"$d/$name-perf.log" 2>&1 &
-	perf=$!
-	pids="$pids $perf"
-	wait_for "$d/$name-perf.log" "waiting for SIGUSR1" 30 ||
-		{ bad "$name: the host workload did not connect"; return 1; }
-	"$COLLECT" record -t tcp -s "$rate" -i 1 --spdk-host "$PERF" -o "$d/$name-host.db" \
-		>"$d/$name-hcol.log" 2>&1 &
-	hcol=$!
-	pids="$pids $hcol"
-	wait_for "$d/$name-hcol.log" "profiling as host" 60 ||
-		{ bad "$name: the host's collector did not start"; return 1; }
+	pair_up "$name" "$rate" "--storage-us $STORAGE_US" \
+		"-q 1 -o 4096 -w randread -N $count --lat-log $d/$name.lat" || return 1
 	kill -USR1 "$perf"
-	wait_exit "$perf" 600 || { bad "$name: the host workload failed: $(tail -3 "$d/$name-perf.log")"; return 1; }
-	kill -INT "$hcol"
-	wait_exit "$hcol" 60 || bad "$name: the host's collector did not stop cleanly"
-	kill -INT "$tcol"
-	wait_exit "$tcol" 60 || bad "$name: the target's collector did not stop cleanly"
-	kill -INT "$tgt"
-	wait_exit "$tgt" 30 || bad "$name: the target did not stop cleanly"
+	wait_exit "$perf" 600 ||
+		{ bad "$name: the host workload failed: $(tail -3 "$d/$name-perf.log")"; return 1; }
+	pair_down "$name"
 	judge "$name" "$rate"
 }
 
