@@ -26,12 +26,12 @@
 # a command): being sampled is not free. A sampled command pays for the
 # clock reads and the record of its points, on both sides, on a path taken
 # once in a hundred commands and found cold: on a two-core virtual machine
-# about 0.9 us a side, so by the workload's own clock its median is 1.5 to
-# 2 us above the rest's (each table's last line says by how much). The
-# cost is fixed, the 2 % relative: with 100 us of storage that is 1.4 %,
+# its median is 1 to 2 us above the rest's by the workload's own clock,
+# about half of it each side (each table's last line says by how much). The
+# cost is fixed, the 2 % relative: with 100 us of storage that is about 1 %,
 # within it, and a sampled path about 1 us dearer would be refused (seen:
 # a 1.5 us spin added to the host's sampled commands fails the p50); at the
-# fixture's bare loopback (storage 0, about 21 us a command) it is 6 %, and
+# fixture's bare loopback (storage 0, about 20 us a command) it is 5 to 6 %, and
 # the verdict refuses it (docs/performance.md, "Sampling fidelity").
 #
 #   sudo sh tests/fidelity_test.sh        (make check-collect runs it)
