@@ -29,10 +29,11 @@
 # its median is 1 to 2 us above the rest's by the workload's own clock,
 # about half of it each side (each table's last line says by how much). The
 # cost is fixed, the 2 % relative: with 100 us of storage that is about 1 %,
-# within it, and a sampled path about 1 us dearer would be refused (seen:
-# a 1.5 us spin added to the host's sampled commands fails the p50); at the
-# fixture's bare loopback (storage 0, about 20 us a command) it is 5 to 6 %, and
-# the verdict refuses it (docs/performance.md, "Sampling fidelity").
+# within it, and what is refused is a sampled path 3 to 4 us dearer than
+# the rest's, the 2 % and the interval's half width (seen: a 3 us spin
+# added to the host's sampled commands fails the p50); at the fixture's
+# bare loopback (storage 0, about 20 us a command) it is 5 to 6 %, and the
+# verdict refuses it (docs/performance.md, "Sampling fidelity").
 #
 #   sudo sh tests/fidelity_test.sh        (make check-collect runs it)
 
