@@ -81,7 +81,7 @@ TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
-	$(OUTPUT)/cpu_hog \
+	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so $(OUTPUT)/patch_cost \
 	$(OUTPUT)/stamp_cost
 
@@ -304,6 +304,15 @@ $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) $< -o $@ $(LIBS_SQL)
 
+# The sampled commands against the workload's own latencies
+# (fidelity_test.sh): ntprof's percentiles and intervals (native.o), the
+# fixture's latency log (nvmf_fixture.h).
+$(OUTPUT)/check_fidelity: tests/check_fidelity.c $(OUTPUT)/native.o lib/native.h \
+		tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -Itests/fixture $< $(OUTPUT)/native.o -o $@ \
+		$(LIBS_SQL) -lm
+
 # For the VM tests: vmlinux and one module's BTF in one file (--btf).
 $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -422,10 +431,12 @@ check-fleet: all
 	@NODE_MODULES=$(CURDIR)/$(NPM_DIR)/node_modules sh tests/fleet_test.sh
 
 # The collector recording the fixture pair: root, this machine's kernel;
-# then compare on recordings of a host whose CPU a SCHED_FIFO hog stalls.
+# then compare on recordings of a host whose CPU a SCHED_FIFO hog stalls;
+# then the sampled commands against the workload's own latencies.
 check-collect: all
 	@sh tests/collect_test.sh
 	@sh tests/stall_test.sh
+	@sh tests/fidelity_test.sh
 
 # Faults while recording (docs/reliability.md): a disk that fills up. Root.
 check-fault: all

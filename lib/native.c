@@ -198,7 +198,7 @@ int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4])
 }
 
 /*
- * The distribution-free 95 % intervals of the median and p99, by the rule
+ * The distribution-free 95 % intervals of the median, p99 and p90, by the rule
  * of sql/compare.sql (docs/sql.md, Percentiles): for the quantile
  * q = Q / 100000 of n values, h is the least h >= 0 with D h^2 >= C n, where
  * C / D = 1.96^2 q (1 - q), and the interval is [x_(l), x_(u)] with
@@ -210,6 +210,7 @@ static const struct {
 } ntp_ci[NTP_CI_N] = {
 	{ 50000, 9604, 10000 },         /* 0.9604 */
 	{ 99000, 3803184, 100000000 },  /* 0.03803184 */
+	{ 90000, 345744, 1000000 },     /* 0.345744 */
 };
 
 /* Beyond this C n might overflow; no group holds that many values. */
@@ -456,9 +457,9 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 {
 	/* the entry's place of each of ntp_q's quantiles: p50, p90, p99, p999 */
 	static const int place[NTP_NQ] = { 0, 3, 1, 2 };
-	size_t k[NTP_NQ + 2 * NTP_CI_N];
-	int64_t v[NTP_NQ + 2 * NTP_CI_N];
-	int slot[NTP_NQ + 2 * NTP_CI_N], nk = 0, has[NTP_CI_N] = { 0 };
+	size_t k[NTP_NQ + 2 * NTP_CI_DIST];
+	int64_t v[NTP_NQ + 2 * NTP_CI_DIST];
+	int slot[NTP_NQ + 2 * NTP_CI_DIST], nk = 0, has[NTP_CI_DIST] = { 0 };
 
 	if (!a->n) {
 		sqlite3_str_appendall(out, ci ? "[0,null,null,null,null,null,null,null,null]" :
@@ -471,7 +472,7 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 		k[nk] = rank_index(a->n, ntp_q[i]);
 		slot[nk++] = place[i];
 	}
-	for (int i = 0; ci && i < NTP_CI_N; i++) {
+	for (int i = 0; ci && i < NTP_CI_DIST; i++) {
 		size_t l, u;
 
 		if (ntp_ci_ranks(a->n, i, &l, &u))
@@ -490,7 +491,7 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 			k[j - 1] = t, slot[j - 1] = s;
 		}
 	{
-		int64_t got[NTP_NQ + 2 * NTP_CI_N];
+		int64_t got[NTP_NQ + 2 * NTP_CI_DIST];
 
 		if (a->wide)
 			select_64(a->v, a->n, k, nk, got);
@@ -503,7 +504,7 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 			    (long long)v[0], (long long)v[1], (long long)v[2]);
 	if (!ci)
 		sqlite3_str_appendf(out, ",%lld", (long long)v[3]);
-	for (int i = 0; ci && i < NTP_CI_N; i++) {
+	for (int i = 0; ci && i < NTP_CI_DIST; i++) {
 		if (has[i])
 			sqlite3_str_appendf(out, ",%lld,%lld", (long long)v[3 + 2 * i],
 					    (long long)v[4 + 2 * i]);

@@ -26,11 +26,17 @@ int ntp_select_quantiles32(int32_t *v, size_t n, int64_t out[4]);
 
 /*
  * The distribution-free 95 % interval of a quantile of N sorted values
- * (docs/sql.md, Percentiles): WHICH 0 the median, 1 p99. Sets the 1-based
- * ranks *L and *U of its ends and returns 0, or returns -1 when they fall
- * outside 1..N (too few values for an interval), or N is over 2^40.
+ * (docs/sql.md, Percentiles): WHICH 0 the median, 1 p99, 2 p90. Sets the
+ * 1-based ranks *L and *U of its ends and returns 0, or returns -1 when
+ * they fall outside 1..N (too few values for an interval), or N is over
+ * 2^40. ntp_dist_ci gives the first NTP_CI_DIST of them; p90's is for
+ * tests/check_fidelity.c.
  */
-#define NTP_CI_N 2
+#define NTP_CI_P50 0
+#define NTP_CI_P99 1
+#define NTP_CI_P90 2
+#define NTP_CI_N 3
+#define NTP_CI_DIST 2
 int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u);
 
 /*

@@ -96,10 +96,11 @@ tb=$(bytes "$dir/target.db")
 shb=$(bytes "$dir/shost.db")
 stb=$(bytes "$dir/starget.db")
 
-# "How a run is prepared" is written by hand (its figures measured as it
-# says): kept as it is
-awk '/^## How a run is prepared/ { on = 1; print; next } on && /^## / { exit } on' "$out" \
-	> "$dir/prepared.md"
+# "How a run is prepared" and "Sampling fidelity" are written by hand (their
+# figures measured as they say; the second's by tests/fidelity_test.sh):
+# kept as they are
+awk '/^## (How a run is prepared|Sampling fidelity)$/ { on = 1; print; next }
+	on && /^## / { on = 0 } on' "$out" > "$dir/prepared.md"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')
 mem=$(free -g | awk '/^Mem:/ { print $2 " GiB" }')
 cat > "$out" <<EOF

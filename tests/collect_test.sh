@@ -42,17 +42,10 @@ for f in "$COLLECT" "$SHELL_BIN" "$TGT" "$PERF" "$CHECK"; do
 	fi
 done
 
-d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-collect-test.XXXXXX") || exit 1
 # Prepared runs (lib/cache.c) in the test's directory: the cache is on, as
 # for users, and never the user's own; a long preparation's note on stderr
 # is tested in cache_test.sh, not here.
-export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
-pids=""
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
-}
-trap cleanup EXIT INT TERM
+scratch collect-test
 
 mono_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 

@@ -63,46 +63,17 @@ ncpu=$(nproc)
 [ "$ncpu" -ge 2 ] || { bad "needs two CPUs: the stalled one, and one for the target"; finish; }
 # the host workload's CPU, and the hog's: the last one
 cpu=$((ncpu - 1))
+pair_perf_cpu=$cpu
 
-d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-stall-test.XXXXXX") || exit 1
-# prepared runs in the test's own cache, none said (lib/cache.c)
-export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
-pids=""
-cleanup() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
-}
-trap cleanup EXIT INT TERM
-
+scratch stall-test
 port=$((30000 + $$ % 20000))
 
 # run NAME STORAGE_US: one run, both roles, the host's CPU stalled.
 run() {
 	name=$1 us=$2
 	echo "== $name: storage $us us, CPU $cpu stalled 4 ms in every 40"
-	port=$((port + 1))
-	"$TGT" -a 127.0.0.1 -p "$port" --storage-us "$us" >"$r/$name-tgt.log" 2>&1 &
-	tgt=$!
-	pids="$pids $tgt"
-	wait_for "$r/$name-tgt.log" "listening on" 30 || { bad "$name: the target did not start"; return 1; }
-	"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$TGT" \
-		-o "$r/$name-target.db" >"$r/$name-tcol.log" 2>&1 &
-	tcol=$!
-	pids="$pids $tcol"
-	wait_for "$r/$name-tcol.log" "profiling as target" 60 ||
-		{ bad "$name: the target's collector did not start"; return 1; }
-	taskset -c "$cpu" "$PERF" -a 127.0.0.1 -p "$port" --wait-signal -q 1 -o 4096 \
-		-w randread -t "$RUN_S" >"$r/$name-perf.log" 2>&1 &
-	perf=$!
-	pids="$pids $perf"
-	wait_for "$r/$name-perf.log" "waiting for SIGUSR1" 30 ||
-		{ bad "$name: the host workload did not connect"; return 1; }
-	"$COLLECT" record -t tcp -s 1 -i 1 --spdk-host "$PERF" -o "$r/$name-host.db" \
-		>"$r/$name-hcol.log" 2>&1 &
-	hcol=$!
-	pids="$pids $hcol"
-	wait_for "$r/$name-hcol.log" "profiling as host" 60 ||
-		{ bad "$name: the host's collector did not start"; return 1; }
+	# the set's directory: $r = $d/set$set
+	pair_up "set$set/$name" 1 "--storage-us $us" "-q 1 -o 4096 -w randread -t $RUN_S" || return 1
 	"$HOG" "$cpu" 4 40 $((RUN_S + 30)) >"$r/$name-hog.log" 2>&1 &
 	hog=$!
 	pids="$pids $hog"
@@ -112,12 +83,7 @@ run() {
 	wait_exit "$perf" $((RUN_S + 60)) || bad "$name: the host workload failed: $(tail -3 "$r/$name-perf.log")"
 	kill "$hog" 2>/dev/null
 	wait "$hog" 2>/dev/null
-	kill -INT "$hcol"
-	wait_exit "$hcol" 60 || bad "$name: the host's collector did not stop cleanly"
-	kill -INT "$tcol"
-	wait_exit "$tcol" 60 || bad "$name: the target's collector did not stop cleanly"
-	kill -INT "$tgt"
-	wait_exit "$tgt" 30 || bad "$name: the target did not stop cleanly"
+	pair_down "set$set/$name"
 	return 0
 }
 

@@ -853,7 +853,8 @@ static void load_ext(const char *entry)
  */
 static const struct {
 	int64_t q, c, d;
-} CI[NTP_CI_N] = { { 50000, 9604, 10000 }, { 99000, 3803184, 100000000 } };
+} CI[NTP_CI_N] = { { 50000, 9604, 10000 }, { 99000, 3803184, 100000000 },
+		   { 90000, 345744, 1000000 } };
 
 static void ref_ci(uint64_t n, int which, int *ok, uint64_t *l, uint64_t *u)
 {
@@ -910,6 +911,10 @@ static void test_ci_ranks(void **state)
 	for (uint64_t j = 1; j <= 126; j++)
 		for (int64_t e = -2; e <= 2; e++)
 			check_ci(68750000 * j * j + (uint64_t)e);
+	/* p90: 0.345744 n = (147 j)^2 at n = 62500 j^2 */
+	for (uint64_t j = 1; j <= 4000; j += 3)
+		for (int64_t e = -2; e <= 2; e++)
+			check_ci(62500 * j * j + (uint64_t)e);
 	for (uint64_t n = 1000000; n < (1ULL << 40); n = n * 3 + 1)
 		check_ci(n);
 	/* the first n with an interval: the median at 8 values (ranks 1 and 8),
@@ -920,6 +925,9 @@ static void test_ci_ranks(void **state)
 	assert_int_equal(ntp_ci_ranks(599, 1, &l, &u), -1);
 	assert_int_equal(ntp_ci_ranks(600, 1, &l, &u), 0);
 	assert_true(l == 589 && u == 600);
+	/* p90 of 10,000 values: h = ceil(1.96 x 30) = 59, ranks 9000 -+ 59 (+ 1) */
+	assert_int_equal(ntp_ci_ranks(10000, NTP_CI_P90, &l, &u), 0);
+	assert_true(l == 9000 - 59 && u == 9000 + 59 + 1);
 	/* 10,000 values: the median's h is ceil(0.98 x 100) = 98 */
 	assert_int_equal(ntp_ci_ranks(10000, 0, &l, &u), 0);
 	assert_true(l == 5000 - 98 && u == 5000 + 98 + 1);

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Shell helpers of the shell tests (collect_test.sh, fault_test.sh,
-# fuzz_test.sh, reader_test.sh), sourced after setting TEST, the name messages carry.
+# fuzz_test.sh, reader_test.sh, stall_test.sh, fidelity_test.sh), sourced after
+# setting TEST, the name messages carry.
 # Counts in $pass and $fail; `finish` prints them and exits 0 only when
 # nothing failed.
 
@@ -95,4 +96,68 @@ c.execute("PRAGMA journal_mode=WAL")
 c.execute("PRAGMA wal_autocheckpoint=0")
 c.executescript(head + open(dump).read())
 os._exit(0)' "$1" "$2" "$2.sql" && rm -f "$2-shm" "$2.sql"
+}
+
+# scratch NAME: the test's scratch directory, $d (kept with KEEP=1), with
+# prepared runs (lib/cache.c) in a cache of its own, never the user's, and
+# no note of a long preparation; $pids, the processes killed when the test
+# ends, however it ends.
+scratch() {
+	d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-$1.XXXXXX") || exit 1
+	export NTPROF_CACHE_DIR="$d/cache" NTPROF_PREPARE_NOTE_AFTER=3600
+	pids=""
+	trap _scratch_end EXIT INT TERM
+}
+_scratch_end() {
+	for _p in $pids; do kill -9 "$_p" 2>/dev/null; done
+	[ -n "${KEEP:-}" ] && echo "kept $d" >&2 || rm -rf "$d"
+}
+
+# pair_up NAME RATE TGT_ARGS PERF_ARGS: the fixture pair (tests/fixture)
+# recorded on both roles at -s RATE, for the root tests (they set COLLECT,
+# TGT, PERF, port and call scratch first): the target on the next port
+# with TGT_ARGS, on CPU $pair_tgt_cpu when set, and its collector; the
+# host workload with PERF_ARGS (words), on CPU $pair_perf_cpu when set,
+# connected and waiting for SIGUSR1, and its collector. Sets tgt, tcol,
+# perf and hcol; logs $d/NAME-tgt.log, -tcol.log, -perf.log, -hcol.log,
+# recordings $d/NAME-target.db and -host.db. Fails (1) with what did not start.
+pair_up() {
+	_n=$1 _r=$2
+	port=$((port + 1))
+	# shellcheck disable=SC2086 # the CPU and the arguments: words
+	${pair_tgt_cpu:+taskset -c $pair_tgt_cpu} "$TGT" -a 127.0.0.1 -p "$port" $3 \
+		>"$d/$_n-tgt.log" 2>&1 &
+	tgt=$!
+	pids="$pids $tgt"
+	wait_for "$d/$_n-tgt.log" "listening on" 30 || { bad "$_n: the target did not start"; return 1; }
+	"$COLLECT" record -r target -t tcp -s "$_r" -i 1 --spdk-target "$TGT" \
+		-o "$d/$_n-target.db" >"$d/$_n-tcol.log" 2>&1 &
+	tcol=$!
+	pids="$pids $tcol"
+	wait_for "$d/$_n-tcol.log" "profiling as target" 60 ||
+		{ bad "$_n: the target's collector did not start"; return 1; }
+	# shellcheck disable=SC2086
+	${pair_perf_cpu:+taskset -c $pair_perf_cpu} "$PERF" -a 127.0.0.1 -p "$port" --wait-signal \
+		$4 >"$d/$_n-perf.log" 2>&1 &
+	perf=$!
+	pids="$pids $perf"
+	wait_for "$d/$_n-perf.log" "waiting for SIGUSR1" 30 ||
+		{ bad "$_n: the host workload did not connect"; return 1; }
+	"$COLLECT" record -t tcp -s "$_r" -i 1 --spdk-host "$PERF" -o "$d/$_n-host.db" \
+		>"$d/$_n-hcol.log" 2>&1 &
+	hcol=$!
+	pids="$pids $hcol"
+	wait_for "$d/$_n-hcol.log" "profiling as host" 60 ||
+		{ bad "$_n: the host's collector did not start"; return 1; }
+}
+
+# pair_down NAME: after the workload, both collectors and the target
+# stopped, each cleanly or a failure.
+pair_down() {
+	kill -INT "$hcol"
+	wait_exit "$hcol" 60 || bad "$1: the host's collector did not stop cleanly"
+	kill -INT "$tcol"
+	wait_exit "$tcol" 60 || bad "$1: the target's collector did not stop cleanly"
+	kill -INT "$tgt"
+	wait_exit "$tgt" 30 || bad "$1: the target did not stop cleanly"
 }
