@@ -126,7 +126,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
-  ('ntp_match_stats', NULL, 0, 1);
+  ('ntp_match_stats', 9, 0, 1);
 
 -- The thresholds of the report's verdicts, one row: a join refused
 -- (ntp_join_check), a group's numbers flagged (ntp_report_warning). Read
@@ -570,15 +570,20 @@ WHERE verdict = 'joined';
 -- Match statistics per host database: its records, the targets' records,
 -- how many matched and the share of the host's.
 CREATE TEMP VIEW ntp_match_stats AS
+-- MATERIALIZED: each host's pairs counted once, not once per column
+WITH s AS MATERIALIZED (
+  SELECT d.db AS hdb, d.records AS host_records,
+    (SELECT count(*) FROM ntp_match AS m WHERE m.hdb = d.db) AS matched
+  FROM ntp_db AS d
+  WHERE d.role = 'host'
+)
 SELECT
-  d.db AS hdb,                                          -- host database
-  d.records AS host_records,                            -- host's sampled commands
+  hdb,                                                  -- host database
+  host_records,                                         -- host's sampled commands
   (SELECT sum(records) FROM ntp_db WHERE role = 'target') AS target_records, -- all targets'
-  (SELECT count(*) FROM ntp_match AS m WHERE m.hdb = d.db) AS matched,      -- paired
-  100.0 * (SELECT count(*) FROM ntp_match AS m WHERE m.hdb = d.db)
-    / max(d.records, 1) AS matched_pct                  -- of the host's records
-FROM ntp_db AS d
-WHERE d.role = 'host';
+  matched,                                              -- paired
+  100.0 * matched / max(host_records, 1) AS matched_pct -- of the host's records
+FROM s;
 
 -- Host and target recordings that cannot be joined because they were not
 -- recorded at the same time: their wall-clock windows (CLOCK_REALTIME,
