@@ -87,4 +87,4 @@ LEFT JOIN (SELECT tl.grp AS grp,
                THEN tl.rate * (1 + tl.lost * m.sample_rate * 1.0 / w.w) ELSE tl.rate END AS rate
            FROM ntp_timeline AS tl, iv, meta AS m, w
            WHERE tl.interval = iv.id) AS r ON r.grp = p.grp
-ORDER BY gi.name;
+ORDER BY gi.name, gi.grp;
