@@ -3,6 +3,11 @@
 -- not stored in recordings: the same numbers come from the stored views
 -- (ntp_cmd_e2e, ntp_cmd_component, timeline) for any interval afterwards.
 --
+-- lib/live.c, which gives the same lines from sums kept in memory
+-- (tests/test_live.c compares them), reads the stages of each column from
+-- the col CTE below at build time (sql/live_columns.sh): keep each
+-- column's stages in one CASE, ending `AS name`.
+--
 -- Columns, as printed under the live header:
 --   time     end of the interval, seconds since the recording started
 --   grp      group name (read 4KiB spdk-c1n1)
