@@ -55,7 +55,7 @@ struct ntp_live {
 	int npoints;              /* points of the role */
 	int flags;                /* NTP_LIVE_* */
 	int64_t sample_rate;      /* meta.sample_rate */
-	uint32_t mask[NSUM];      /* the points whose stored deltas each sum adds */
+	uint8_t feeds[NTP_MAX_POINTS]; /* the sums each point's stored delta adds to (bit k: sum k) */
 	char point[NTP_MAX_POINTS][16]; /* point.name by ord */
 	int by_name[NTP_MAX_POINTS];    /* the points' ords in the order of their names */
 	char why[NTP_CAUSE_MAX][160];   /* cause.description by code; "": none */
@@ -109,25 +109,22 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 static uint64_t cmd_sums(const struct ntp_live *l, const struct ntp_cmd_record *r,
 			 int64_t v[NSUM])
 {
-	const __u64 *ts = r->ts;
-	int64_t d[NTP_MAX_POINTS] = { 0 };
+	uint64_t s[NSUM] = { 0 }; /* wrap, never undefined; then not used (exact()) */
 	uint64_t prev = 0, abs = 0;
 
 	for (int i = 0; i < l->npoints; i++) {
-		if (!ts[i])
-			continue;
-		d[i] = prev ? (int64_t)(ts[i] - prev) : 0;
-		prev = ts[i];
-		abs = add_sat(abs, d[i] < 0 ? -(uint64_t)d[i] : (uint64_t)d[i]);
-	}
-	for (int k = 0; k < NSUM; k++) {
-		uint64_t s = 0; /* wraps, never undefined; then not used (exact()) */
+		uint64_t ts = r->ts[i], d;
 
-		for (int i = 0; i < l->npoints; i++)
-			if (l->mask[k] >> i & 1)
-				s += (uint64_t)d[i];
-		v[k] = (int64_t)s;
+		if (!ts)
+			continue;
+		d = prev ? ts - prev : 0;
+		prev = ts;
+		abs = add_sat(abs, (int64_t)d < 0 ? -d : d);
+		for (unsigned int f = l->feeds[i]; f; f &= f - 1)
+			s[__builtin_ctz(f)] += d;
 	}
+	for (int k = 0; k < NSUM; k++)
+		v[k] = (int64_t)s[k];
 	return abs;
 }
 
@@ -263,14 +260,14 @@ static int derive(struct ntp_live *l, char *err, size_t errlen)
 					 (long long)got[i][k]);
 				goto out;
 			}
-			l->mask[k] |= (uint32_t)got[i][k] << i;
+			l->feeds[i] |= (uint8_t)(got[i][k] << k);
 		}
 	for (int c = 0; c < 2; c++)
 		for (int k = 0; k < NSUM; k++) {
 			int64_t want = 0;
 
 			for (int i = 0; i < l->npoints; i++)
-				if (l->mask[k] >> i & 1)
+				if (l->feeds[i] >> k & 1)
 					want += probe_value(c ? CHECK_B : CHECK_A, i);
 			if (got[l->npoints + c][k] != want) {
 				snprintf(err, errlen, "the live lines need sums of stored points, but a "
