@@ -361,26 +361,35 @@ void ntp_live_free(struct ntp_live *l)
 	free(l);
 }
 
+/* Grow *P (of *CAP elements of SIZE) to hold N; 0, or -1. */
+static int room(void **p, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? *cap : 8;
+	void *q;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 /* Room for group GI; 0, or -1 (out of memory). */
 static int grow_grps(struct ntp_live *l, size_t gi)
 {
-	size_t n = l->ngrps ? l->ngrps : 8;
-	struct live_grp *g;
-	size_t *o;
+	size_t n = l->ngrps, o = l->ngrps;
 
 	if (gi < l->ngrps)
 		return 0;
-	while (n <= gi)
-		n *= 2;
-	g = realloc(l->grps, n * sizeof(*g));
-	if (!g)
+	if (room((void **)&l->grps, &n, gi + 1, sizeof(*l->grps)) ||
+	    room((void **)&l->order, &o, gi + 1, sizeof(*l->order)))
 		return -1;
-	l->grps = g;
-	memset(g + l->ngrps, 0, (n - l->ngrps) * sizeof(*g));
-	o = realloc(l->order, n * sizeof(*o));
-	if (!o)
-		return -1;
-	l->order = o;
+	memset(l->grps + l->ngrps, 0, (n - l->ngrps) * sizeof(*l->grps));
 	l->ngrps = n;
 	return 0;
 }
@@ -388,21 +397,13 @@ static int grow_grps(struct ntp_live *l, size_t gi)
 /* Room for one more value; 0, or -1. */
 static int grow_values(struct ntp_live *l)
 {
-	size_t cap = l->cap ? l->cap * 2 : 4096;
-	void *p;
+	size_t a = l->cap, b = l->cap, c = l->cap;
 
-	if (l->len < l->cap)
-		return 0;
-	if (!(p = realloc(l->ns, cap * sizeof(*l->ns))))
+	if (room((void **)&l->ns, &a, l->len + 1, sizeof(*l->ns)) ||
+	    room((void **)&l->gi, &b, l->len + 1, sizeof(*l->gi)) ||
+	    room((void **)&l->sorted, &c, l->len + 1, sizeof(*l->sorted)))
 		return -1;
-	l->ns = p;
-	if (!(p = realloc(l->gi, cap * sizeof(*l->gi))))
-		return -1;
-	l->gi = p;
-	if (!(p = realloc(l->sorted, cap * sizeof(*l->sorted))))
-		return -1;
-	l->sorted = p;
-	l->cap = cap;
+	l->cap = a;
 	return 0;
 }
 
@@ -490,24 +491,6 @@ static void pct(char *buf, int64_t part, int64_t sum, const char *mark)
 			(int64_t)r;
 	}
 	sqlite3_snprintf(NTP_LIVE_WIDTH, buf, "%lld%%%s", (long long)v, mark);
-}
-
-/* Grow *P (of *CAP elements of SIZE) to hold N; 0, or -1. */
-static int room(void **p, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? *cap : 8;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
 }
 
 /* Group G's line of interval [START, STOP): sql/live.sql's expressions,
