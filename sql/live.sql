@@ -1,12 +1,14 @@
 -- ntprof-collect's live view: one row per group for the interval :interval
--- that has just ended. A query the collector runs on its own connection,
--- not stored in recordings: the same numbers come from the stored views
--- (ntp_cmd_e2e, ntp_cmd_component, timeline) for any interval afterwards.
---
--- lib/live.c, which gives the same lines from sums kept in memory
--- (tests/test_live.c compares them), reads the stages of each column from
--- the col CTE below at build time (sql/live_columns.sh): keep each
--- column's stages in one CASE, ending `AS name`.
+-- that has just ended. Not stored in recordings: the same numbers come from
+-- the stored views (ntp_cmd_e2e, ntp_cmd_component, timeline) for any
+-- interval afterwards, and this query gives the lines of any interval of a
+-- recording (sqlite3 rec.ntp '.param set :interval 3' '.read live.sql').
+-- The collector prints the same text from sums it keeps in memory as it
+-- stores the commands (lib/live.c; tests/test_live.c compares the two),
+-- and runs this query only where memory cannot give it exactly. It reads
+-- the stages of each column from the col CTE below at build time
+-- (sql/live_columns.sh): keep each column's stages in one CASE, ending
+-- `AS name`.
 --
 -- Columns, as printed under the live header:
 --   time     end of the interval, seconds since the recording started

@@ -1,8 +1,9 @@
 -- ntprof-collect's live account of what is missing: for the interval
 -- :interval that has just ended, the records lost and the points stored
--- records lack, each with its cause. A query the collector runs on its own
--- connection after the live lines; the stored views ntp_lost_by_cause and
--- ntp_gap_by_cause give the same over the whole recording.
+-- records lack, each with its cause. The collector prints the same from the
+-- counts it writes to lost and gap (lib/live.c; tests/test_live.c compares
+-- the two); the stored views ntp_lost_by_cause and ntp_gap_by_cause give
+-- the same over the whole recording.
 --
 -- Columns, as printed ("ntprof: N records lost in this interval: WHY",
 -- "ntprof: N records lack POINT in this interval: WHY"), lost records
