@@ -59,10 +59,10 @@ SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/ta
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
-DB_OBJS := $(OUTPUT)/ntp_db.o $(LIB_SQL_OBJS)
+DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/live.o $(OUTPUT)/native.o $(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/check.o $(OUTPUT)/copy.o $(OUTPUT)/meta.o \
 	$(OUTPUT)/setup.o $(OUTPUT)/prepare.o $(OUTPUT)/remove_on_signal.o \
-	$(OUTPUT)/report.o $(OUTPUT)/series.o $(OUTPUT)/native.o \
+	$(OUTPUT)/report.o $(OUTPUT)/series.o \
 	$(OUTPUT)/out.o $(OUTPUT)/progress.o $(OUTPUT)/compare.o $(OUTPUT)/json_writer.o \
 	$(OUTPUT)/plot.o $(OUTPUT)/svg.o $(OUTPUT)/merge.o $(OUTPUT)/export.o \
 	$(OUTPUT)/clickhouse.o $(OUTPUT)/cache.o $(OUTPUT)/sha256.o
@@ -73,12 +73,12 @@ GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern test_stats test_svg test_sha256
+	test_join test_fixture test_kern test_stats test_svg test_sha256 test_live
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 # The tier a change is checked with first (make check-quick): no root, no
 # BPF toolchain, a couple of minutes. The unit tests that neither load BPF
 # nor take minutes, and the shell's test.
-QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg
+QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg test_live
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity \
@@ -114,6 +114,14 @@ $(OUTPUT)/ntp_schema_ids.h: sql/schema.sql | $(OUTPUT)
 		-e 's/^PRAGMA user_version = \([0-9]*\);.*/#define NTP_SCHEMA_VERSION \1/p' $< > $@.tmp && \
 	[ "$$(wc -l < $@.tmp)" = 2 ] && mv $@.tmp $@ || \
 		{ rm -f $@.tmp; echo "$<: no PRAGMA application_id or user_version" >&2; exit 1; }
+
+# sql/live.sql's column of each stage, for the live lines kept in memory
+# (lib/live.c): read from the query, its one home.
+$(OUTPUT)/ntp_live_cols.h: sql/live_columns.sh sql/live.sql | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)sh sql/live_columns.sh $@ sql/live.sql
+
+$(OUTPUT)/live.o: $(OUTPUT)/ntp_live_cols.h
 
 $(OUTPUT)/%.o: lib/%.c | $(OUTPUT) $(OUTPUT)/ntp_schema_ids.h
 	$(call msg,CC,$@)
@@ -241,7 +249,7 @@ $(OUTPUT)/test_kern.o: $(KERN_SKELS)
 HOOK_OBJS := $(OUTPUT)/hooks.o $(OUTPUT)/links.o $(DB_OBJS)
 $(OUTPUT)/test_kern: $(OUTPUT)/test_kern.o $(OUTPUT)/kern_hooks.o $(HOOK_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL) -lm
 
 # The USDT programs against a fixture that fires a batch like the patch.
 $(OUTPUT)/usdt_batch: tests/usdt_batch.c bpf/ntprof_abi.h | $(OUTPUT)
@@ -320,7 +328,7 @@ $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 
 $(OUTPUT)/test_hooks: $(OUTPUT)/test_hooks.o $(HOOK_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $^ -o $@ -lcmocka -lbpf -lelf -lz $(LIBS_SQL) -lm
 
 $(OUTPUT)/test_abi: $(OUTPUT)/test_abi.o $(LIB_SQL_OBJS)
 	$(call msg,LINK,$@)

@@ -12,7 +12,8 @@
  * drained after sampling is off. In between the writer sleeps, until the
  * next commit or a ring a quarter full wakes it. What BPF could not hand over
  * is counted per interval and cause as lost, the points stored records
- * lack as gaps, and both are printed.
+ * lack as gaps, and both are printed. The live lines come from sums kept
+ * in memory as the records are stored (ntp_live.h), not from queries.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -29,10 +30,10 @@
 #include "fsid.h"
 #include "ntp_db.h"
 #include "ntp_err.h"
+#include "ntp_live.h"
 #include "ntp_out.h"
 #include "ntp_report.h"
 #include "ntp_session.h"
-#include "ntp_sql.h"
 #include "ntprof_abi.h"
 #include "writer.h"
 
@@ -52,11 +53,6 @@ struct rec {
 	struct ring_buffer *rec_rb;   /* command and device records */
 	uint64_t records;             /* commands in the file when it was closed */
 	uint64_t unstored;            /* commands that came after a write error */
-	int querying;                 /* in a live query: the ring is read into held */
-	int holding;                  /* on_record keeps records in held, for later */
-	char *held;                   /* records read during a query: u32 length, data */
-	size_t held_len, held_cap;
-	int64_t last_read;            /* when the ring was last read during a query */
 	uint64_t bad_version;         /* records of another ABI version */
 	uint64_t lost_seen[NTP_CAUSE_MAX]; /* BPF's lost counts at the last interval */
 	uint64_t lost;                /* records counted as lost, every cause */
@@ -129,36 +125,10 @@ static int on_batch(struct rec *r, const struct ntp_batch_header *h, size_t len)
 	return 0;
 }
 
-/* Keep a record read during a live query, to store it after: the query
- * holds the connection, and the ring must not wait for it. */
-static int hold(struct rec *r, const void *data, size_t len)
-{
-	uint32_t n = (uint32_t)len;
-
-	if (r->held_len + sizeof(n) + len > r->held_cap) {
-		size_t cap = (r->held_cap ? r->held_cap * 2 : 1 << 20) + len;
-		char *p = realloc(r->held, cap);
-
-		if (!p) { /* counted like a full ring: never dropped unsaid */
-			add_lost(r, NTP_CAUSE_RING_FULL, 1);
-			return 0;
-		}
-		r->held = p;
-		r->held_cap = cap;
-	}
-	memcpy(r->held + r->held_len, &n, sizeof(n));
-	memcpy(r->held + r->held_len + sizeof(n), data, len);
-	r->held_len += sizeof(n) + len;
-	return 0;
-}
-
 static int on_record(void *ctx, void *data, size_t len)
 {
 	struct rec *r = ctx;
 	const struct ntp_device_record *d = data;
-
-	if (r->holding)
-		return hold(r, data, len);
 
 	if (ntp_db_failed(r->db)) { /* the file takes no more: count what comes */
 		if (len > sizeof(struct ntp_batch_header) && *(const uint8_t *)data == NTP_KIND_BATCH)
@@ -194,66 +164,49 @@ static void live_header(struct rec *r)
 	r->live_header = 1;
 }
 
-/* Query SQL (sql/live*.sql) for interval ID on the writer's connection:
- * NULL, or a statement to step through and finalize. */
-static sqlite3_stmt *interval_query(struct rec *r, const char *sql, int64_t id)
-{
-	sqlite3 *db = ntp_db_handle(r->db);
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		fprintf(stderr, "ntprof: live view: %s\n", sqlite3_errmsg(db));
-		return NULL;
-	}
-	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":interval"), id);
-	return st;
-}
-
 /* A group name for the terminal: device names come from the drivers and
  * SPDK's memory, and no control character of theirs reaches the screen. */
-static const char *printable(char *buf, size_t n, const unsigned char *s)
+static const char *printable(char *buf, size_t n, const char *s)
 {
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
+	snprintf(buf, n, "%s", s);
 	return ntp_clean_text(buf);
 }
 
-/* The live lines of interval ID: sql/live.sql. */
-static void live_lines(struct rec *r, int64_t id)
+/* The live lines of the interval just ended (sql/live.sql's text). */
+static void live_lines(struct rec *r)
 {
-	sqlite3_stmt *st = interval_query(r, ntp_sql_live, id);
-	char name[256];
+	const struct ntp_live *l = ntp_db_live_of(r->db);
+	const struct ntp_live_line *line;
+	size_t n = ntp_live_lines(l, &line);
+	char name[NTP_LIVE_WIDTH];
 
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t i = 0; i < n; i++) {
+		const char (*c)[NTP_LIVE_WIDTH] = line[i].col;
+
 		if (!r->live_header)
 			live_header(r);
-		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n",
-		       sqlite3_column_text(st, 0), printable(name, sizeof(name), sqlite3_column_text(st, 1)),
-		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-		       sqlite3_column_text(st, 4), sqlite3_column_text(st, 5),
-		       sqlite3_column_text(st, 6), sqlite3_column_text(st, 7),
-		       sqlite3_column_text(st, 8), sqlite3_column_text(st, 9),
-		       sqlite3_column_text(st, 10));
+		printf("%-6s %-28s %7s %7s %8s %8s %6s %6s %8s %6s %7s\n", c[0],
+		       printable(name, sizeof(name), c[1]), c[2], c[3], c[4], c[5], c[6], c[7], c[8],
+		       c[9], c[10]);
 	}
-	sqlite3_finalize(st);
+	if (ntp_live_error(l))
+		fprintf(stderr, "ntprof: live lines: %s\n", ntp_live_error(l));
 }
 
-/* What the interval ID lost and lacks, each with its cause: one line per
- * row of sql/live_gaps.sql. */
-static void gap_lines(struct rec *r, int64_t id)
+/* What the interval just ended lost and lacks, each with its cause
+ * (sql/live_gaps.sql's rows). */
+static void gap_lines(struct rec *r)
 {
-	sqlite3_stmt *st = interval_query(r, ntp_sql_live_gaps, id);
+	const struct ntp_live_gap *g;
+	size_t n = ntp_live_gaps(ntp_db_live_of(r->db), &g);
 
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *point = (const char *)sqlite3_column_text(st, 0);
-
-		if (point)
+	for (size_t i = 0; i < n; i++)
+		if (g[i].point[0])
 			printf("ntprof: %lld records lack %s in this interval: %s\n",
-			       (long long)sqlite3_column_int64(st, 1), point, sqlite3_column_text(st, 2));
+			       (long long)g[i].n, g[i].point, g[i].why);
 		else
-			printf("ntprof: %lld records lost in this interval: %s\n",
-			       (long long)sqlite3_column_int64(st, 1), sqlite3_column_text(st, 2));
-	}
-	sqlite3_finalize(st);
+			printf("ntprof: %lld records lost in this interval: %s\n", (long long)g[i].n,
+			       g[i].why);
 }
 
 /* The records BPF could not hand over since the last interval, per cause. */
@@ -271,60 +224,16 @@ static void count_bpf_lost(struct rec *r)
 
 /* Close the interval ending now: its counts, then its live lines and what
  * it lost or lacks. */
-/*
- * SQLite's progress handler during the live queries, which take most of a
- * second at tens of thousands of commands an interval: every 5 ms it reads
- * the ring into memory (on_record holds what it reads), so the ring does
- * not fill while the connection is busy. Returns 0: go on.
- */
-static int read_during_query(void *ctx)
-{
-	struct rec *r = ctx;
-	int64_t now;
-
-	if (!r->querying || r->holding)
-		return 0;
-	now = now_ns(CLOCK_MONOTONIC);
-	if (now - r->last_read < 5000000)
-		return 0;
-	r->last_read = now;
-	r->holding = 1;
-	ring_buffer__consume(r->rec_rb);
-	r->holding = 0;
-	return 0;
-}
-
-/* Store what was held during a query, in the order it was read. */
-static void store_held(struct rec *r)
-{
-	for (size_t at = 0; at < r->held_len;) {
-		uint32_t n;
-
-		memcpy(&n, r->held + at, sizeof(n));
-		on_record(r, r->held + at + sizeof(n), n);
-		at += sizeof(n) + n;
-	}
-	r->held_len = 0;
-}
-
 static int end_interval(struct rec *r, int64_t now, int print)
 {
-	int64_t id;
-
 	count_bpf_lost(r);
 	ntp_bpf_counts(r->bpf, r->db); /* where the backend counts every command */
-	id = ntp_db_end_interval(r->db, r->interval_start, now);
-	/* committed before the live queries, which can hold the connection
-	 * for more than a second: a kill -9 during them loses no more */
-	if (id < 0 || ntp_db_commit(r->db))
+	/* committed, and its lines made (ntp_db_live) */
+	if (ntp_db_end_interval(r->db, r->interval_start, now) < 0)
 		return -1; /* ntp_db_failed() says why; the loop stops */
-	r->querying = 1;
-	r->last_read = now_ns(CLOCK_MONOTONIC);
 	if (print && !r->o->quiet)
-		live_lines(r, id);
-	gap_lines(r, id);
-	r->querying = 0;
-	store_held(r);
+		live_lines(r);
+	gap_lines(r);
 	fflush(stdout);
 	r->interval_start = now;
 	return 0;
@@ -333,6 +242,7 @@ static int end_interval(struct rec *r, int64_t now, int print)
 static int create_db(struct rec *r, int64_t wall_start, int64_t mono_start)
 {
 	const struct ntp_opts *o = r->o;
+	char err[NTP_ERR_MAX - 64];
 	struct utsname u;
 	struct ntp_meta m = {
 		.role = o->role, .driver = r->bpf->be->driver, .transport = o->transport,
@@ -357,7 +267,9 @@ static int create_db(struct rec *r, int64_t wall_start, int64_t mono_start)
 		return -1;
 	}
 	r->interval_start = m.mono_start;
-	sqlite3_progress_handler(ntp_db_handle(r->db), 1000, read_during_query, r);
+	if (ntp_db_live(r->db, o->quiet ? 0 : NTP_LIVE_LINES, err, sizeof(err)))
+		return snprintf(r->err, sizeof(r->err), "failed to keep the live lines: %s", err),
+		       -1;
 	if (ntp_links_write(&r->bpf->links, r->db))
 		return snprintf(r->err, sizeof(r->err), "failed to write the hook table: %s",
 				ntp_db_errmsg(r->db)), -1;
@@ -585,6 +497,5 @@ cleanup:
 		ntp_fsid_root();
 	}
 	ring_buffer__free(r.rec_rb);
-	free(r.held);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "ntp_db.h"
+#include "ntp_live.h"
 #include "ntp_schema.h"
 #include "ntp_version.h"
 #include "ntp_sql.h"
@@ -44,6 +45,7 @@ struct ntp_db {
 	int role;
 	int npoints;             /* points of the role */
 	int64_t mono_start;
+	uint32_t sample_rate;    /* meta.sample_rate */
 	char point_name[NTP_MAX_POINTS][16]; /* point.name by enum value */
 	uint32_t need_always;    /* points every command should have (bit = enum value) */
 	uint32_t need_r2t;       /* points of a command that has any of them */
@@ -64,6 +66,7 @@ struct ntp_db {
 	uint64_t uncommitted;    /* commands added in the open transaction */
 	uint64_t stored;         /* commands committed to the file */
 	char failed[256];        /* the first write error; then nothing more is written */
+	struct ntp_live *live;   /* the live lines, kept in memory (ntp_db_live) */
 };
 
 sqlite3 *ntp_db_handle(struct ntp_db *db)
@@ -335,6 +338,7 @@ struct ntp_db *ntp_db_create(const char *path, const struct ntp_meta *meta, int 
 	db->role = meta->role;
 	db->npoints = meta->role == NTP_ROLE_HOST ? NTP_H_NPOINTS : NTP_T_NPOINTS;
 	db->mono_start = meta->mono_start;
+	db->sample_rate = meta->sample_rate;
 	if (sqlite3_open_v2(path, &db->sql,
 			    /* one thread per writer: no connection mutex (it cost
 			     * 11 % of the collector's time at 500k records/s) */
@@ -612,6 +616,8 @@ int ntp_db_add_cmd(struct ntp_db *db, const struct ntp_cmd_record *r)
 	g->sampled++;
 	db->uncommitted++;
 	count_gaps(db, r);
+	if (db->live)
+		ntp_live_add(db->live, (size_t)(g - db->grps), g->id, t - 1, r);
 	return 0;
 }
 
@@ -626,6 +632,7 @@ int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
 {
 	sqlite3_stmt *st = db->ins_cmds;
 	size_t g[NTP_DB_BATCH]; /* indices: a new group may move db->grps */
+	int64_t t[NTP_DB_BATCH];
 	int cols = 5 + db->npoints, rc;
 
 	if (n != NTP_DB_BATCH || begin(db))
@@ -634,7 +641,7 @@ int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
 	for (int i = 0; i < n; i++) {
 		struct grp_entry *e = cmd_group(db, &r[i]);
 
-		if (!e || !bind_cmd(db, st, i * cols, &r[i], e))
+		if (!e || !(t[i] = bind_cmd(db, st, i * cols, &r[i], e)))
 			return -1;
 		g[i] = (size_t)(e - db->grps);
 	}
@@ -645,6 +652,8 @@ int ntp_db_add_cmds(struct ntp_db *db, const struct ntp_cmd_record *r, int n)
 	for (int i = 0; i < n; i++) {
 		db->grps[g[i]].sampled++;
 		count_gaps(db, &r[i]);
+		if (db->live)
+			ntp_live_add(db->live, g[i], db->grps[g[i]].id, t[i], &r[i]);
 	}
 	db->uncommitted += (uint64_t)n;
 	return 0;
@@ -666,7 +675,7 @@ int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t
 	return 0;
 }
 
-/* The interval's lost records and gaps, then clear the counters. */
+/* The interval's lost records and gaps. */
 static int write_losses(struct ntp_db *db, int64_t id)
 {
 	for (int c = 0; c < NTP_CAUSE_MAX; c++) {
@@ -678,7 +687,6 @@ static int write_losses(struct ntp_db *db, int64_t id)
 		sqlite3_bind_int64(db->ins_lost, 3, (int64_t)db->lost[c]);
 		if (step(db, db->ins_lost) != SQLITE_DONE)
 			return -1;
-		db->lost[c] = 0;
 	}
 	for (int i = 0; i < db->npoints; i++)
 		for (int c = 0; c < NTP_CAUSE_MAX; c++) {
@@ -691,7 +699,6 @@ static int write_losses(struct ntp_db *db, int64_t id)
 			sqlite3_bind_int64(db->ins_gap, 4, (int64_t)db->gaps[i][c]);
 			if (step(db, db->ins_gap) != SQLITE_DONE)
 				return -1;
-			db->gaps[i][c] = 0;
 		}
 	return 0;
 }
@@ -727,12 +734,31 @@ int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop)
 		sqlite3_bind_int64(st, 4, (int64_t)g->sampled);
 		if (step(db, st) != SQLITE_DONE)
 			return -1;
+		if (db->live)
+			ntp_live_count(db->live, i, g->id, g->sampled, g->total, g->counted);
 		g->sampled = g->total = 0;
 		g->counted = 0;
 	}
 	if (write_losses(db, id) || ntp_db_commit(db))
 		return -1;
+	if (db->live)
+		ntp_live_end(db->live, db->sql, id, start - db->mono_start, stop - db->mono_start,
+			     db->lost, db->gaps);
+	memset(db->lost, 0, sizeof(db->lost));
+	memset(db->gaps, 0, sizeof(db->gaps));
 	return id;
+}
+
+int ntp_db_live(struct ntp_db *db, int flags, char *err, size_t errlen)
+{
+	ntp_live_free(db->live);
+	db->live = ntp_live_new(db->sql, db->role, db->sample_rate, flags, err, errlen);
+	return db->live ? 0 : -1;
+}
+
+const struct ntp_live *ntp_db_live_of(const struct ntp_db *db)
+{
+	return db->live;
 }
 
 static int write_stop(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
@@ -762,6 +788,7 @@ int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 	sqlite3_finalize(db->ins_igrp);
 	sqlite3_finalize(db->ins_lost);
 	sqlite3_finalize(db->ins_gap);
+	ntp_live_free(db->live); /* its statement, before the close */
 	/* Fold the WAL back so the file stands alone for scp and sqlite3
 	 * -readonly; on a full disk that may fail, and the -wal must stay. */
 	if (db->sql && sqlite3_exec(db->sql, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) !=

@@ -26,6 +26,7 @@ struct ntp_meta {
 };
 
 struct ntp_db;
+struct ntp_live;
 
 /* Flags for ntp_db_create. */
 #define NTP_DB_FORCE 1 /* replace an existing regular file */
@@ -65,9 +66,20 @@ int ntp_db_add_lost(struct ntp_db *db, int cause, uint64_t n);
  * Close an interval [start, stop) (CLOCK_MONOTONIC ns) and write what was
  * lost and missing in it. Per-group counts come from ntp_db_count_group
  * beforehand; commands added since the previous interval count as sampled
- * automatically. Returns the interval's id, or -1.
+ * automatically. Returns the interval's id, or -1. With ntp_db_live on,
+ * the interval's live lines are made too (ntp_db_live_of).
  */
 int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop);
+
+/*
+ * Keep each interval's live lines in memory as commands are added
+ * (ntp_live.h; FLAGS NTP_LIVE_*), from the first interval on: call it
+ * before adding commands. Returns 0, or -1 with a message in ERR.
+ */
+int ntp_db_live(struct ntp_db *db, int flags, char *err, size_t errlen);
+
+/* What ntp_db_live keeps, for the interval ended last; NULL when off. */
+const struct ntp_live *ntp_db_live_of(const struct ntp_db *db);
 
 /* Add TOTAL commands seen for (dev, opcode, nlb) in the current interval. */
 int ntp_db_count_group(struct ntp_db *db, uint64_t dev, uint8_t opcode, uint32_t nlb,
@@ -93,7 +105,8 @@ uint64_t ntp_db_unstored(const struct ntp_db *db);
  * the WAL back, close. Returns 0, NTP_DB_WAL_LEFT or -1. */
 int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop);
 
-/* The connection, for read-only queries on what was written (the live view). */
+/* The connection, for read-only queries on what was written (the tests run
+ * sql/live.sql on it). */
 sqlite3 *ntp_db_handle(struct ntp_db *db);
 
 /* The last SQLite error message of DB. */

@@ -1,7 +1,14 @@
 -- ntprof-collect's live view: one row per group for the interval :interval
--- that has just ended. A query the collector runs on its own connection,
--- not stored in recordings: the same numbers come from the stored views
--- (ntp_cmd_e2e, ntp_cmd_component, timeline) for any interval afterwards.
+-- that has just ended. Not stored in recordings: the same numbers come from
+-- the stored views (ntp_cmd_e2e, ntp_cmd_component, timeline) for any
+-- interval afterwards, and this query gives the lines of any interval of a
+-- recording (sqlite3 rec.ntp '.param set :interval 3' '.read live.sql').
+-- The collector prints the same text from sums it keeps in memory as it
+-- stores the commands (lib/live.c; tests/test_live.c compares the two),
+-- and runs this query only where memory cannot give it exactly. It reads
+-- the stages of each column from the col CTE below at build time
+-- (sql/live_columns.sh): keep each column's stages in one CASE, ending
+-- `AS name`.
 --
 -- Columns, as printed under the live header:
 --   time     end of the interval, seconds since the recording started
@@ -87,4 +94,4 @@ LEFT JOIN (SELECT tl.grp AS grp,
                THEN tl.rate * (1 + tl.lost * m.sample_rate * 1.0 / w.w) ELSE tl.rate END AS rate
            FROM ntp_timeline AS tl, iv, meta AS m, w
            WHERE tl.interval = iv.id) AS r ON r.grp = p.grp
-ORDER BY gi.name;
+ORDER BY gi.name, gi.grp;

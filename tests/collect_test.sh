@@ -442,7 +442,7 @@ expect "Ctrl-C: stop time written" \
 	"$(sqlite3 "$d/nobody/int.db" 'SELECT mono_stop IS NOT NULL FROM meta')" 1
 [ ! -e "$d/nobody/int.db-wal" ] && ok || bad "Ctrl-C: a -wal file is left"
 
-# The writer (the SQLite file, the live queries, the output) runs in its
+# The writer (the SQLite file, the live lines, the output) runs in its
 # own process without privileges: under sudo as the user, all of its ids;
 # as root without sudo as uid 0; no capability (but CAP_BPF, where the
 # kernel wants it to read a map), no_new_privs, and none of the sampler's
@@ -667,7 +667,7 @@ expect "tiny ring: stored + lost = what perf sampled" "$((n + lost))" \
 
 # 200k sampled commands a second, as the SPDK patch hands them over
 # (batches of 64): all stored, none lost, with the default ring and the
-# live lines on (their queries take most of a second at this rate).
+# live lines on.
 echo "== 200k records/s"
 "$out/usdt_flood" 3 200000 >"$d/flood.log" 2>&1 &
 flood=$!
