@@ -55,6 +55,7 @@ collectors() {
 	for role in target host; do
 		if [ $role = target ]; then bin=$TGT_BIN; w=""; else bin=$HOST_BIN; w=--wait; fi
 		rm -f "$dir/$role.db"
+		: >"$dir/$role.log"
 		# shellcheck disable=SC2086
 		"$top/ntprof-collect" record -q -r $role -t tcp -s "$1" -i 1 $2 $w \
 			--spdk-$role "$bin" -o "$dir/$role.db" >"$dir/$role.log" 2>&1 &

@@ -71,6 +71,7 @@ trap_ns="" bpf_hit="" rec_ns="" rec_n=""
 under() {
 	u_prog=$1 u_role=$2 u_name=$3
 	shift 3
+	: >"$dir/$u_name.log"
 	"$out/$u_prog" "$@" >"$dir/$u_name.log" 2>&1 &
 	prog_pid=$!
 	pids="$pids $prog_pid"

@@ -69,6 +69,7 @@ stop_target() {
 start_perf() {
 	log=$1
 	shift
+	: >"$log"
 	"$PERF" -a 127.0.0.1 -p "$port" --wait-signal "$@" >"$log" 2>&1 &
 	perf=$!
 	pids="$pids $perf"
@@ -456,6 +457,7 @@ for who in root nobody; do
 		set -- env
 		uid=0 o=$d/priv.db
 	fi
+	: >"$d/priv.log" # emptied here: the job's own redirection may come late
 	"$@" "$COLLECT" record -r target -t tcp -s 7 -i 1 -q --spdk-target "$TGT" -o "$o" \
 		>"$d/priv.log" 2>&1 &
 	col=$!

@@ -57,6 +57,7 @@ storage_truth() {
 run() { # STORAGE_US PREFIX
 	us=$1 pre=$2
 	say "\$ $out/fixture_tgt -a 127.0.0.1 -p 0 --storage-us $us & tgt=\$!   # the target (SPDK's nvmf_tgt)"
+	: >"$log/tgt" && : >"$log/tcol" && : >"$log/perf" # a second run's logs, emptied before its jobs start
 	$out/fixture_tgt -a 127.0.0.1 -p 0 --storage-us "$us" >"$log/tgt" 2>&1 &
 	tgt=$!
 	wait_for "$log/tgt" "listening on"

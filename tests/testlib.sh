@@ -49,7 +49,9 @@ expect_fail() {
 	else ok; fi
 }
 
-# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN.
+# wait_for FILE PATTERN SECS: until FILE has a line matching PATTERN. A job
+# restarted into the same FILE is raced by its own redirection: empty FILE
+# with `: >FILE` before starting the job.
 wait_for() {
 	_i=0
 	while ! grep -q -- "$2" "$1" 2>/dev/null; do
