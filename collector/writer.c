@@ -386,20 +386,18 @@ static void summary(struct rec *r)
 	if (r->bad_version)
 		printf("ntprof: %llu records of another ABI version were not stored: rebuild SPDK "
 		       "with this ntprof's patch\n", (unsigned long long)r->bad_version);
+	if (!r->records && r->lost) /* no report to warn above: said here, never silent */
+		printf("warning: all %llu records were lost while recording: nothing to report on "
+		       "(the lines above say why)\n", (unsigned long long)r->lost);
 	if (r->o->role == NTP_ROLE_TARGET) {
 		printf("records: %llu target\n", (unsigned long long)r->records);
-		printf("report: ntprof report HOST.ntp %s (the host's recording, same -s)\n",
-		       r->o->out);
+		if (r->records)
+			printf("report: ntprof report HOST.ntp %s (the host's recording, same -s)\n",
+			       r->o->out);
 		return;
 	}
-	if (!r->records) {
-		/* no report to warn above: said here, never silent */
-		if (r->lost)
-			printf("warning: all %llu sampled commands were lost while recording: no "
-			       "command to report on (the lines above say why)\n",
-			       (unsigned long long)r->lost);
+	if (!r->records)
 		return;
-	}
 	if (ntp_session_open_batch(&s, 1, paths, 0, 0, err, sizeof(err)) ||
 	    ntp_report(&s, stdout, 0, NULL, err, sizeof(err)))
 		fprintf(stderr, "ntprof: %s\n", err);

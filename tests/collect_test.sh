@@ -656,7 +656,7 @@ grep -q "records lost in this interval" "$d/ring.log" && ok || bad "tiny ring: l
 # the lost records, when it lost over 1 % of them; with none stored (a busy
 # machine can lose them all), the summary says that all were lost
 if [ "$n" -eq 0 ]; then
-	grep -Eq "^warning: all ${lost:-0} sampled commands were lost while recording: no command to report on" \
+	grep -Eq "^warning: all ${lost:-0} records were lost while recording: nothing to report on" \
 		"$d/ring.log" && ok || bad "tiny ring: none stored, and the summary does not say so"
 elif [ $((100 * ${lost:-0})) -gt $((n + ${lost:-0})) ]; then
 	grep -Eq "^warning: about [0-9]+ of [0-9]+ sampled commands lost while recording \([0-9.]+ %, over 1 %\): the rate counts them" \
@@ -686,6 +686,36 @@ fired=$(value "$d/flood.log" fired)
 [ "${fired:-0}" -ge 500000 ] && ok || bad "flood: fired only '$fired' records in 3 s"
 expect "flood: stored = fired" "$(sqlite3 "$d/flood.db" 'SELECT count(*) FROM cmd')" "$fired"
 expect "flood: lost" "$(sqlite3 "$d/flood.db" 'SELECT coalesce(sum(n), 0) FROM lost')" 0
+
+# Records of another ABI version (an SPDK built with another ntprof's
+# patch) are refused, each counted lost with its cause; with none stored,
+# the summary says so rather than printing an empty recording.
+echo "== records of another ABI version only"
+: >"$d/abi.log"
+"$out/usdt_flood" 1 6400 $(($(sed -n 's/^#define NTP_ABI_VERSION \([0-9]*\).*/\1/p' \
+	"$top/bpf/ntprof_abi.h") + 1)) >"$d/abi.log" 2>&1 &
+flood=$!
+pids="$pids $flood"
+wait_for "$d/abi.log" "ready" 10 || bad "abi: the load did not start"
+"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
+	-o "$d/abi.db" >"$d/abi-col.log" 2>&1 &
+col=$!
+pids="$pids $col"
+wait_exit "$flood" 30 || bad "abi: the load did not finish"
+kill -INT "$col"
+wait_exit "$col" 30
+expect "abi: exit status" $? 0
+fired=$(value "$d/abi.log" fired)
+[ "${fired:-0}" -gt 0 ] && ok || bad "abi: fired '$fired' records"
+expect "abi: stored" "$(sqlite3 "$d/abi.db" 'SELECT count(*) FROM cmd')" 0
+expect "abi: lost, by cause" "$(sqlite3 "$d/abi.db" "SELECT group_concat(c.name || ':' || l.n)
+	FROM (SELECT cause, sum(n) AS n FROM lost GROUP BY cause) AS l
+	JOIN cause AS c ON c.code = l.cause")" "abi_version:$fired"
+grep -q "^ntprof: $fired records of another ABI version were not stored" "$d/abi-col.log" &&
+	ok || bad "abi: the refused records are not said: $(cat "$d/abi-col.log")"
+grep -q "^warning: all $fired records were lost while recording: nothing to report on" \
+	"$d/abi-col.log" && ok || bad "abi: nothing stored, and the summary does not say so"
+! grep -q "^report: " "$d/abi-col.log" && ok || bad "abi: a report suggested for an empty recording"
 
 # --no-arrivals: the patch reads no receive timestamps; the arrival points
 # are absent, each one counted with its cause, and the recording says

@@ -4,8 +4,10 @@
  * tests/collect_test.sh): fires ntprof:nvmf_tcp_done with full batches of
  * 64 target records for the seconds given, the way the SPDK patch hands
  * them over: as fast as it can, or at RATE records a second
- * (usdt_flood SECS [RATE]). It has the sampling variable the collector
- * insists on, and prints how many records it fired.
+ * (usdt_flood SECS [RATE [VERSION]]; VERSION, the records' ABI version,
+ * other than this build's, makes records the collector must refuse). It
+ * has the sampling variable the collector insists on, and prints how many
+ * records it fired.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -34,7 +36,7 @@ static uint64_t now_ns(void)
 }
 
 /* A plausible target record: points 1 us apart, a new cid each time. */
-static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid)
+static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid, uint8_t version)
 {
 	memset(r, 0, sizeof(*r));
 	for (int p = NTP_T_CMD; p <= NTP_T_FREE; p++)
@@ -50,7 +52,7 @@ static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid)
 	r->opcode = 2;
 	r->kind = NTP_KIND_CMD;
 	r->role = NTP_ROLE_TARGET;
-	r->version = NTP_ABI_VERSION;
+	r->version = version;
 }
 
 int main(int argc, char **argv)
@@ -59,6 +61,7 @@ int main(int argc, char **argv)
 	double secs = argc > 1 ? atof(argv[1]) : 5, rate = argc > 2 ? atof(argv[2]) : 0;
 	uint64_t end, start, fired = 0;
 	uint16_t cid = 0;
+	uint8_t version = argc > 3 ? (uint8_t)atoi(argv[3]) : NTP_ABI_VERSION;
 
 	dev.dev = (uint64_t)(uintptr_t)&dev;
 	printf("usdt_flood: ready\n");
@@ -79,7 +82,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (int i = 0; i < BATCH; i++)
-			fill(&batch[i], t + (uint64_t)i, cid++);
+			fill(&batch[i], t + (uint64_t)i, cid++, version);
 		DTRACE_PROBE2(ntprof, nvmf_tcp_done, batch, (long)BATCH);
 		fired += BATCH;
 	}
