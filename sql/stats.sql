@@ -36,12 +36,11 @@ CREATE TEMP VIEW ntp_command AS
 WITH c AS (
   SELECT h.*, j.tdb AS tdb, j.tt AS tt, j.ht IS NOT NULL AS matched,
     j.wire AS wire, j.t_rx_path AS t_rx_path, j.t_drv_sub AS t_drv_sub,
-    -- the target's two values ntp_joined does not have, by its rowid: a
+    -- the target's value ntp_joined does not have, by its rowid: a
     -- look-up per matched command, never a copy of every target record
     (SELECT x.t_data_wait FROM ntp_target_cmd AS x WHERE x.db = j.tdb AND x.t = j.tt)
       AS t_data_wait,
-    j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl,
-    (SELECT x.t_e2e FROM ntp_target_cmd AS x WHERE x.db = j.tdb AND x.t = j.tt) AS t_e2e
+    j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl
   FROM ntp_host_cmd AS h
   LEFT JOIN ntp_joined AS j ON j.hdb = h.db AND j.ht = h.t
     AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
@@ -71,7 +70,9 @@ SELECT
   c.t_storage AS t_storage, c.t_drv_cpl AS t_drv_cpl, c.h_rx_path AS h_rx_path,
   c.h_drv_cpl AS h_drv_cpl, c.h_blk_cpl AS h_blk_cpl, c.h_handoff AS h_handoff,
   c.e2e AS e2e,                  -- end to end on the host
-  c.t_e2e AS t_e2e,              -- residence on the target
+  -- residence on the target, from the one look-up: ntp_joined's wire is
+  -- h_wait - (t_e2e - t_data_wait), in whole ns
+  c.h_wait - c.wire + ifnull(c.t_data_wait, 0) AS t_e2e,
   -- the stages, ns: the sums component.stage_joined and stage_local name
   -- (tests/test_stats.c checks them against vocab.sql)
   c.h_blk_sub + c.h_blk_cpl AS host_block,
