@@ -53,7 +53,7 @@ CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
 	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
-	sql/cache.sql \
+	sql/cache.sql sql/merged.sql \
 	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
@@ -106,6 +106,11 @@ $(OUTPUT)/sql_embed.c: sql/embed.sh $(SQL_FILES) | $(OUTPUT)
 	$(call msg,EMBED,$@)
 	$(Q)sh sql/embed.sh $@ $(SQL_FILES)
 
+# Their declarations (lib/ntp_sql.h), from the same list: its one home.
+$(OUTPUT)/ntp_sql_decl.h: sql/embed.sh Makefile | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(Q)sh sql/embed.sh -h $@ $(SQL_FILES)
+
 # sql/schema.sql's PRAGMAs, the one home of the schema version and the
 # application id, as C constants (lib/ntp_schema.h).
 $(OUTPUT)/ntp_schema_ids.h: sql/schema.sql | $(OUTPUT)
@@ -123,7 +128,7 @@ $(OUTPUT)/ntp_live_cols.h: sql/live_columns.sh sql/live.sql | $(OUTPUT)
 
 $(OUTPUT)/live.o: $(OUTPUT)/ntp_live_cols.h
 
-$(OUTPUT)/%.o: lib/%.c | $(OUTPUT) $(OUTPUT)/ntp_schema_ids.h
+$(OUTPUT)/%.o: lib/%.c | $(OUTPUT) $(OUTPUT)/ntp_schema_ids.h $(OUTPUT)/ntp_sql_decl.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -fPIC -c $< -o $@
 
@@ -135,7 +140,7 @@ $(OUTPUT)/%.o: shell/%.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_SHELL) -c $< -o $@
 
-$(OUTPUT)/%.o: tests/%.c | $(OUTPUT) $(OUTPUT)/ntp_schema_ids.h
+$(OUTPUT)/%.o: tests/%.c | $(OUTPUT) $(OUTPUT)/ntp_schema_ids.h $(OUTPUT)/ntp_sql_decl.h
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -c $< -o $@
 

@@ -20,6 +20,7 @@
 #include "ntp_err.h"
 #include "ntp_exec.h"
 #include "ntp_schema.h"
+#include "ntp_sql.h"
 #include "ntp_session.h"
 #include "ntp_setup.h"
 
@@ -358,7 +359,7 @@ static int want_table(void *arg, const char *name, const char *over)
 }
 
 /* The first table of peek whose stored SQL is not the reference's (main:
- * ntp_merged_sql; want: the prelude's tables), as "table NAME"; NULL if
+ * ntp_sql_merged; want: the prelude's tables), as "table NAME"; NULL if
  * none. */
 static char *merged_table_diff(sqlite3 *db)
 {
@@ -373,7 +374,7 @@ static char *merged_table_diff(sqlite3 *db)
  * A merged file holds tables of ntp_merge's names and its indexes, nothing
  * else: no view or trigger of someone else's runs when it is read. Each
  * table's whole stored SQL is then compared with what ntp_merge writes:
- * ntp_merged_sql for its own tables, CREATE TABLE AS for the prelude's. A
+ * ntp_sql_merged for its own tables, CREATE TABLE AS for the prelude's. A
  * generated column, a default, a constraint or a hidden column differs,
  * and is refused before anything of the file is evaluated; a table this
  * ntprof's prelude has and the file lacks (merged by an older ntprof) is
@@ -409,7 +410,7 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 	if (rc)
 		return rc;
 	if (ntp_exec(db, "ATTACH ':memory:' AS want") ||
-	    sqlite3_exec(db, ntp_merged_sql, NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(db, ntp_sql_merged, NULL, NULL, NULL) != SQLITE_OK ||
 	    ntp_prelude_each(want_table, db))
 		return ntp_fail(err, errlen, "%s: cannot build the reference schema: %s", d->path,
 				sqlite3_errmsg(db));

@@ -25,6 +25,7 @@
 #include "ntp_merge.h"
 #include "ntp_remove_on_signal.h"
 #include "ntp_schema.h"
+#include "ntp_sql.h"
 #include "ntp_session.h"
 #include "ntp_version.h"
 
@@ -211,7 +212,7 @@ static int create_out(const char *out, char *err, size_t errlen)
 
 	rc = sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 		     SQLITE_OK ||
-	     sqlite3_exec(db, ntp_merged_sql, NULL, NULL, NULL) != SQLITE_OK;
+	     sqlite3_exec(db, ntp_sql_merged, NULL, NULL, NULL) != SQLITE_OK;
 	if (rc)
 		ntp_fail(err, errlen, "%s: cannot create: %s", out, db ? sqlite3_errmsg(db) :
 			 "out of memory");

@@ -19,8 +19,8 @@
  * views.sql. Returns SQLite's result code. */
 int ntp_schema_apply(sqlite3 *db, int host);
 
-/* The tables of a merged file (ntp_merge) that say what went in; its other
- * tables are the prelude's views, created by CREATE TABLE AS. */
-extern const char ntp_merged_sql[];
+/* The tables of a merged file that say what went in are sql/merged.sql
+ * (ntp_sql_merged); its other tables are the prelude's views, created by
+ * CREATE TABLE AS. */
 
 #endif
