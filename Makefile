@@ -377,19 +377,14 @@ deps-npm:
 # check installs what it needs first (make deps: a no-op when all is
 # there, apt-get and npm otherwise), so that the README's one test command
 # runs on a clean machine.
+# Each tier says how long it took, so a slow one shows in CI's log.
+CHECK_TIERS := all check-quick-user check-unit-rest check-cli-rest check-plot check-merge \
+	check-fleet check-cache check-collect check-fault check-vm check-asan
 check: deps
-	$(MAKE) all
-	$(MAKE) check-quick-user
-	$(MAKE) check-unit-rest
-	$(MAKE) check-cli-rest
-	$(MAKE) check-plot
-	$(MAKE) check-merge
-	$(MAKE) check-fleet
-	$(MAKE) check-cache
-	$(MAKE) check-collect
-	$(MAKE) check-fault
-	$(MAKE) check-vm
-	$(MAKE) check-asan
+	@set -e; t0=$$(date +%s); for t in $(CHECK_TIERS); do \
+		s=$$(date +%s); $(MAKE) $$t; \
+		echo "== $$t took $$(($$(date +%s) - s)) s"; \
+	done; echo "== make check took $$(($$(date +%s) - t0)) s"
 
 check-quick: ntprof ntprof-shell tests/ntprof-gen $(addprefix $(OUTPUT)/,$(QUICK_NAMES))
 	@set -e; for t in $(QUICK_NAMES); do echo "== $$t"; $(OUTPUT)/$$t; done
