@@ -53,7 +53,7 @@ CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
 SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
 	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
-	sql/cache.sql sql/merged.sql \
+	sql/cache.sql sql/merged.sql sql/merged_index.sql \
 	sql/live.sql sql/live_gaps.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,

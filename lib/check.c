@@ -370,13 +370,44 @@ static char *merged_table_diff(sqlite3 *db)
 			      " LIMIT 1");
 }
 
+/* Is SQL, an index's stored text, one of sql/merged_index.sql's
+ * statements, whole? SQLite stores a statement from its CREATE to its end,
+ * without the semicolon. */
+static int is_merged_index(const char *sql)
+{
+	const char *p = ntp_sql_merged_index;
+
+	while (sql && *p) {
+		const char *end;
+
+		while (*p == ' ' || *p == '\n')
+			p++;
+		if (p[0] == '-' && p[1] == '-') { /* a comment line */
+			p = strchr(p, '\n');
+			if (!p)
+				break;
+			continue;
+		}
+		end = strchr(p, ';');
+		if (!end)
+			break;
+		if ((size_t)(end - p) == strlen(sql) && !strncmp(p, sql, (size_t)(end - p)))
+			return 1;
+		p = end + 1;
+	}
+	return 0;
+}
+
 /*
  * A merged file holds tables of ntp_merge's names and its indexes, nothing
  * else: no view or trigger of someone else's runs when it is read. Each
  * table's whole stored SQL is then compared with what ntp_merge writes:
  * ntp_sql_merged for its own tables, CREATE TABLE AS for the prelude's. A
  * generated column, a default, a constraint or a hidden column differs,
- * and is refused before anything of the file is evaluated; a table this
+ * and is refused before anything of the file is evaluated; so is an index
+ * that is not one of sql/merged_index.sql's, whole (an expression or a
+ * WHERE of an index is evaluated by the integrity check), or SQLite's own
+ * for a UNIQUE of those tables; a table this
  * ntprof's prelude has and the file lacks (merged by an older ntprof) is
  * named. The columns the views need are checked when the views are built
  * over them.
@@ -388,17 +419,19 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 	char *what;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT type, name FROM peek.sqlite_schema", -1, &st,
+	if (sqlite3_prepare_v2(db, "SELECT type, name, sql FROM peek.sqlite_schema", -1, &st,
 			       NULL) != SQLITE_OK)
 		return ntp_fail(err, errlen, "%s: cannot read the schema: %s", d->path,
 				sqlite3_errmsg(db));
 	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *sql = (const char *)sqlite3_column_text(st, 2);
 
 		if (!(!strcmp(type, "table") && is_merged_table(name)) &&
-		    !(!strcmp(type, "index") && (!strncmp(name, "ntp_merged_", 11) ||
-						 !strncmp(name, "sqlite_autoindex_ntp_merged_", 28))))
+		    !(!strcmp(type, "index") &&
+		      (is_merged_index(sql) ||
+		       (!sql && !strncmp(name, "sqlite_autoindex_ntp_merged_", 28)))))
 			rc = ntp_fail(err, errlen, "%s: not ntprof's merged schema: %s %s differs "
 				      "(refusing a changed file)", d->path, type, name);
 	}

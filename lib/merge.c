@@ -226,11 +226,9 @@ static int finish(const char *out, int nrec, char *err, size_t errlen)
 {
 	char *sql = sqlite3_mprintf(
 		"PRAGMA application_id = %d; PRAGMA user_version = %d;"
-		"INSERT INTO ntp_merged VALUES ('merged', %d, %Q, %d);"
-		"CREATE INDEX ntp_merged_host_cmd ON ntp_host_cmd (db, t);"
-		"CREATE INDEX ntp_merged_target_cmd ON ntp_target_cmd (db, t);"
-		"CREATE INDEX ntp_merged_joined ON ntp_joined (hdb, ht);",
-		NTP_APPLICATION_ID, NTP_SCHEMA_VERSION, NTP_SCHEMA_VERSION, NTP_VERSION, nrec);
+		"INSERT INTO ntp_merged VALUES ('merged', %d, %Q, %d);\n%s",
+		NTP_APPLICATION_ID, NTP_SCHEMA_VERSION, NTP_SCHEMA_VERSION, NTP_VERSION, nrec,
+		ntp_sql_merged_index);
 	sqlite3 *db = NULL;
 	int rc;
 

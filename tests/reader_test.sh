@@ -220,5 +220,17 @@ grep -q "gen.db: not ntprof's merged schema: table ntp_host_cmd differs (refusin
 [ $(($(date +%s) - start)) -le 1 ] && ok || bad "a generated column in a merged table: not refused within 1 s"
 changed dflt "$d/good.ntp" "ALTER TABLE ntp_merged_hook ADD COLUMN y TEXT DEFAULT 'z'"
 refused "an extra column in ntp_merged_hook" "not ntprof's merged schema: table ntp_merged_hook differs" "$d/dflt.db"
+# indexes: by their whole text, not their names (an index's expression or
+# WHERE runs in the integrity check)
+changed idx "$d/good.ntp" "CREATE INDEX ntp_merged_x ON ntp_merged (length(printf('%.*c', 1000, 'x')))"
+refused "an index of ntprof's name over an expression" \
+	"idx.db: not ntprof's merged schema: index ntp_merged_x differs" "$d/idx.db"
+changed idx2 "$d/good.ntp" "DROP INDEX ntp_merged_joined;
+	CREATE INDEX ntp_merged_joined ON ntp_joined (hdb, ht) WHERE ht > 0"
+refused "ntprof's index made partial" \
+	"idx2.db: not ntprof's merged schema: index ntp_merged_joined differs" "$d/idx2.db"
+changed idx3 "$d/good.ntp" "DROP INDEX ntp_merged_joined"
+"$NTPROF" report "$d/idx3.db" >/dev/null 2>"$d/err"
+expect "a merged file without one of its indexes is read: exit status" $? 0
 
 finish
