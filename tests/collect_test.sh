@@ -667,22 +667,34 @@ fi
 expect "tiny ring: stored + lost = what perf sampled" "$((n + lost))" \
 	"$(value "$d/ring-perf.log" flushed)"
 
+# flood NAME ARGS: usdt_flood ARGS, recorded by the target's collector at
+# -s 1 into $d/NAME.db until the load ends; sets $fired and $st (the
+# collector's exit status)
+flood() {
+	name=$1
+	shift
+	: >"$d/$name.log"
+	"$out/usdt_flood" "$@" >"$d/$name.log" 2>&1 &
+	flood=$!
+	pids="$pids $flood"
+	wait_for "$d/$name.log" "ready" 10 || bad "$name: the load did not start"
+	"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
+		-o "$d/$name.db" >"$d/$name-col.log" 2>&1 &
+	col=$!
+	pids="$pids $col"
+	wait_exit "$flood" 30 || bad "$name: the load did not finish"
+	kill -INT "$col"
+	wait_exit "$col" 30
+	st=$?
+	fired=$(value "$d/$name.log" fired)
+}
+
 # 200k sampled commands a second, as the SPDK patch hands them over
 # (batches of 64): all stored, none lost, with the default ring and the
 # live lines on.
 echo "== 200k records/s"
-"$out/usdt_flood" 3 200000 >"$d/flood.log" 2>&1 &
-flood=$!
-pids="$pids $flood"
-wait_for "$d/flood.log" "ready" 10 || bad "flood: did not start"
-"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
-	-o "$d/flood.db" >"$d/flood-col.log" 2>&1 &
-col=$!
-pids="$pids $col"
-wait_exit "$flood" 30 || bad "flood: did not finish"
-kill -INT "$col"
-wait_exit "$col" 30 || bad "flood: the collector did not stop cleanly"
-fired=$(value "$d/flood.log" fired)
+flood flood 3 200000
+expect "flood: the collector's exit status" "$st" 0
 [ "${fired:-0}" -ge 500000 ] && ok || bad "flood: fired only '$fired' records in 3 s"
 expect "flood: stored = fired" "$(sqlite3 "$d/flood.db" 'SELECT count(*) FROM cmd')" "$fired"
 expect "flood: lost" "$(sqlite3 "$d/flood.db" 'SELECT coalesce(sum(n), 0) FROM lost')" 0
@@ -691,21 +703,9 @@ expect "flood: lost" "$(sqlite3 "$d/flood.db" 'SELECT coalesce(sum(n), 0) FROM l
 # patch) are refused, each counted lost with its cause; with none stored,
 # the summary says so rather than printing an empty recording.
 echo "== records of another ABI version only"
-: >"$d/abi.log"
-"$out/usdt_flood" 1 6400 $(($(sed -n 's/^#define NTP_ABI_VERSION \([0-9]*\).*/\1/p' \
-	"$top/bpf/ntprof_abi.h") + 1)) >"$d/abi.log" 2>&1 &
-flood=$!
-pids="$pids $flood"
-wait_for "$d/abi.log" "ready" 10 || bad "abi: the load did not start"
-"$COLLECT" record -r target -t tcp -s 1 -i 1 --spdk-target "$out/usdt_flood" \
-	-o "$d/abi.db" >"$d/abi-col.log" 2>&1 &
-col=$!
-pids="$pids $col"
-wait_exit "$flood" 30 || bad "abi: the load did not finish"
-kill -INT "$col"
-wait_exit "$col" 30
-expect "abi: exit status" $? 0
-fired=$(value "$d/abi.log" fired)
+flood abi 1 6400 $(($(sed -n 's/^#define NTP_ABI_VERSION \([0-9]*\).*/\1/p' \
+	"$top/bpf/ntprof_abi.h") + 1))
+expect "abi: exit status" "$st" 0
 [ "${fired:-0}" -gt 0 ] && ok || bad "abi: fired '$fired' records"
 expect "abi: stored" "$(sqlite3 "$d/abi.db" 'SELECT count(*) FROM cmd')" 0
 expect "abi: lost, by cause" "$(sqlite3 "$d/abi.db" "SELECT group_concat(c.name || ':' || l.n)
