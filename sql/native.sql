@@ -119,9 +119,32 @@ WITH d AS MATERIALIZED (
       total(t_storage * t_storage), total(t_drv_cpl * t_drv_cpl),
       total(h_rx_path * h_rx_path), total(h_drv_cpl * h_drv_cpl),
       total(h_blk_cpl * h_blk_cpl), total(h_handoff * h_handoff)) AS qc
-  FROM (SELECT g.run AS g_run, g.op AS g_op, g.bytes AS g_bytes, c.*
-        FROM ntp_command AS c
-        JOIN _ntp_compare_group AS g ON g.hdb = c.hdb AND g.grp = c.grp AND g.mode = c.mode)
+  FROM (
+    -- ntp_command's values, from the join for a joined group's matched
+    -- commands and from the host's for a host group's (which has no match:
+    -- ntp_report_group), as ntp_report_stage_stats below: not ntp_command,
+    -- whose look-up of each matched command's target record is slow
+    SELECT g.run AS g_run, g.op AS g_op, g.bytes AS g_bytes, 'joined' AS mode,
+      j.h_blk_sub + j.h_blk_cpl AS host_block,
+      j.h_drv_sub + ifnull(j.h_r2t, 0) + j.h_drv_cpl + j.h_handoff AS host_driver,
+      NULL AS host_rx, NULL AS net_target, j.wire + j.t_rx_path + j.h_rx_path AS network,
+      j.t_drv_sub + j.t_drv_cpl AS target_driver, j.t_storage AS storage, j.e2e AS e2e,
+      j.h_blk_sub AS h_blk_sub, j.h_drv_sub AS h_drv_sub, j.h_r2t AS h_r2t,
+      NULL AS h_wait, j.wire AS wire, j.t_rx_path AS t_rx_path, j.t_drv_sub AS t_drv_sub,
+      j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl, j.h_rx_path AS h_rx_path,
+      j.h_drv_cpl AS h_drv_cpl, j.h_blk_cpl AS h_blk_cpl, j.h_handoff AS h_handoff
+    FROM _ntp_compare_group AS g
+    JOIN ntp_joined AS j ON +j.hdb = g.hdb AND +j.grp = g.grp
+    WHERE g.mode = 'joined' AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+    UNION ALL
+    SELECT g.run, g.op, g.bytes, 'host',
+      c.h_blk_sub + c.h_blk_cpl, c.h_drv_sub + ifnull(c.h_r2t, 0) + c.h_drv_cpl + c.h_handoff,
+      c.h_rx_path, c.h_wait, NULL, NULL, NULL, c.e2e,
+      c.h_blk_sub, c.h_drv_sub, c.h_r2t, c.h_wait, NULL, NULL, NULL, NULL, NULL,
+      c.h_rx_path, c.h_drv_cpl, c.h_blk_cpl, c.h_handoff
+    FROM _ntp_compare_group AS g
+    JOIN ntp_host_cmd AS c ON +c.db = g.hdb AND +c.grp = g.grp
+    WHERE g.mode = 'host')
   GROUP BY g_run, g_op, g_bytes
 ), k(stage, idx, item) AS (
   VALUES (1, 0, 'host_block'), (1, 1, 'host_driver'), (1, 2, 'host_rx'),
