@@ -353,8 +353,8 @@ static sqlite3_stmt *cache_tables(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, "SELECT name, tbl FROM _ntp_cache_table ORDER BY ord", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "SELECT name, tbl, idx, idx_cols FROM _ntp_cache_table"
+			       " ORDER BY ord", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	return st;
 }
@@ -386,7 +386,7 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
 static int check_cache(sqlite3 *db, const char *key, const char **why)
 {
 	sqlite3_stmt *st, *o = NULL;
-	int ntables = 0, nobjects = -1, ok;
+	int ntables = 0, nindexes = 0, nobjects = -1, ok;
 
 	*why = "it does not hold the prepared tables";
 	if (exec(db, "SAVEPOINT ntp_cache"))
@@ -411,18 +411,25 @@ static int check_cache(sqlite3 *db, const char *key, const char **why)
 		sqlite3_free(want);
 		sqlite3_free(have);
 		ntables++;
+		nindexes += sqlite3_column_type(st, 2) != SQLITE_NULL;
 	}
 	sqlite3_finalize(st);
+	/* nothing else: its tables, and each index as _ntp_cache_table says */
 	if (ok && sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM " CACHE_DB ".sqlite_schema),"
 				     " (SELECT count(*) FROM " CACHE_DB ".sqlite_schema WHERE"
 				     "  type = 'table' AND (name = '_ntp_cache_meta' OR name IN"
-				     "  (SELECT tbl FROM _ntp_cache_table))),"
+				     "  (SELECT tbl FROM _ntp_cache_table)))"
+				     " + (SELECT count(*) FROM " CACHE_DB ".sqlite_schema AS s"
+				     "  JOIN _ntp_cache_table AS c ON c.idx = s.name"
+				     "  WHERE s.type = 'index' AND s.tbl_name = c.tbl"
+				     "  AND s.sql = c.idx_sql),"
 				     " (SELECT count(*) = 1 AND max(key) = ?1 FROM "
 				     CACHE_DB "._ntp_cache_meta)", -1, &o, NULL) == SQLITE_OK) {
 		sqlite3_bind_text(o, 1, key, -1, SQLITE_STATIC);
 		if (sqlite3_step(o) == SQLITE_ROW) {
 			nobjects = sqlite3_column_int(o, 0);
-			ok = nobjects == ntables + 1 && sqlite3_column_int(o, 1) == nobjects;
+			ok = nobjects == ntables + nindexes + 1 &&
+			     sqlite3_column_int(o, 1) == nobjects;
 			if (ok && !sqlite3_column_int(o, 2)) {
 				*why = "its key is another run's";
 				ok = 0;
@@ -684,9 +691,14 @@ static int write_tables(struct ntp_session *s, const char *path, const char *key
 			    "BEGIN;\n"
 			    "CREATE TABLE " CACHE_NEW "._ntp_cache_meta (key TEXT NOT NULL);\n"
 			    "INSERT INTO " CACHE_NEW "._ntp_cache_meta VALUES (%Q);\n", path, key);
-	while (st && sqlite3_step(st) == SQLITE_ROW)
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		sqlite3_str_appendf(q, "CREATE TABLE " CACHE_NEW ".\"%w\" AS SELECT * FROM temp.\"%w\";\n",
 				    sqlite3_column_text(st, 1), sqlite3_column_text(st, 1));
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL) /* its index, once it is full */
+			sqlite3_str_appendf(q, "CREATE INDEX " CACHE_NEW ".\"%w\" ON \"%w\" (%s);\n",
+					    sqlite3_column_text(st, 2), sqlite3_column_text(st, 1),
+					    sqlite3_column_text(st, 3));
+	}
 	sqlite3_str_appendall(q, "COMMIT;\n");
 	rc = st ? 0 : -1;
 	sqlite3_finalize(st);

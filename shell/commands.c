@@ -14,6 +14,7 @@
 
 #include "ntp_compare.h"
 #include "ntp_err.h"
+#include "ntp_exec.h"
 #include "ntp_report.h"
 #include "shell.h"
 
@@ -351,8 +352,8 @@ static int cmd_cdf(struct ntp_session *s, struct shell *sh, int argc, char **arg
 static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	long long n = 10;
-	char *end;
-	int i = 1;
+	char *end, *cols, err[NTP_ERR_MAX];
+	int i = 1, rc;
 
 	if (argc > i && numeric(argv[i])) {
 		errno = 0;
@@ -370,9 +371,26 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	}
 	if (no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
 		return -1;
-	return run_sql(sh, ".slowest", sqlite3_mprintf("SELECT * FROM ntp_shell_slowest\n"
-		"WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%'\nLIMIT %lld;",
-		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL, n));
+	/* ntp_shell_slowest's first N (of the group): picked by the host's keys
+	 * alone, then only their rows computed; its columns, from the view once
+	 * prepared (the unprepared tree of views takes seconds to expand) */
+	if (ntp_session_needs_prepare(s, "ntp_shell_slowest") &&
+	    ntp_session_prepare(s, err, sizeof(err))) {
+		err_msg(sh, ".slowest: %s", err);
+		return -1;
+	}
+	cols = ntp_query_text(s->db, "SELECT group_concat(printf('\"%w\"', name), ', ')"
+			      " FROM pragma_table_info('ntp_shell_slowest')");
+	rc = run_sql(sh, ".slowest", cols ? sqlite3_mprintf(
+		"WITH s AS MATERIALIZED (\n"
+		"  SELECT hdb, ht FROM _ntp_shell_slowest_key\n"
+		"  WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%'\n"
+		"  ORDER BY e2e DESC, hdb, ht LIMIT %lld)\n"
+		"SELECT %s FROM _ntp_shell_slowest_row\n"
+		"WHERE (hdb, ht) IN (SELECT hdb, ht FROM s)\nORDER BY e2e DESC, hdb, ht;",
+		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL, n, cols) : NULL);
+	sqlite3_free(cols);
+	return rc;
 }
 
 static int cmd_match(struct ntp_session *s, struct shell *sh, int argc, char **argv)

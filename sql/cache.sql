@@ -15,8 +15,16 @@ CREATE TEMP VIEW _ntp_cache_table AS
 SELECT
   p.cache_ord AS ord,                          -- the caching order
   p.name AS name,                              -- the TEMP view
-  '_' || ltrim(p.name, '_') || '_cache' AS tbl -- the TEMP table it reads once prepared
+  '_' || ltrim(p.name, '_') || '_cache' AS tbl, -- the TEMP table it reads once prepared
+  -- its index (_ntp_cache_index), NULL if none: its name, its columns and
+  -- the SQL a file stores for it
+  CASE WHEN i.cols IS NOT NULL THEN '_' || ltrim(p.name, '_') || '_cache_i' END AS idx,
+  i.cols AS idx_cols,
+  CASE WHEN i.cols IS NOT NULL
+    THEN printf('CREATE INDEX "%w" ON "%w" (%s)', '_' || ltrim(p.name, '_') || '_cache_i',
+      '_' || ltrim(p.name, '_') || '_cache', i.cols) END AS idx_sql
 FROM _ntp_view_plan AS p
+LEFT JOIN _ntp_cache_index AS i ON i.name = p.name
 WHERE p.cache_ord IS NOT NULL
   AND (NOT p.cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
 ORDER BY p.cache_ord;

@@ -82,15 +82,29 @@ CREATE TEMP TABLE _ntp_form (
 );
 INSERT INTO _ntp_form VALUES (0);
 
+-- The cached views whose table has an index, for look-ups by command (a
+-- query that wants a few commands' rows, or each command's match, seeks
+-- instead of building an automatic index of every row): its columns.
+CREATE TEMP TABLE _ntp_cache_index (
+  -- The TEMP view, as in _ntp_view_plan.
+  name TEXT PRIMARY KEY,
+  -- The columns of its index, as CREATE INDEX lists them.
+  cols TEXT NOT NULL
+) WITHOUT ROWID;
+INSERT INTO _ntp_cache_index VALUES ('ntp_joined', 'hdb, ht');
+
 -- Per form (native 0 or 1) and view to cache, in order: the statements
 -- that make a TEMP table _NAME_cache of its rows (by its builder, in the
--- portable form, if it has one) and redefine the view as a read of it.
+-- portable form, if it has one), its index if it has one, and redefine the
+-- view as a read of it.
 CREATE TEMP VIEW _ntp_prepare_step AS
 SELECT
   f.native AS native,          -- the form
   p.cache_ord AS ord,          -- the order
   coalesce(CASE WHEN NOT f.native THEN b.sql END,
     printf('CREATE TEMP TABLE "%w" AS SELECT * FROM "%w";', p.c, p.name)) || char(10)
+    || coalesce((SELECT printf('CREATE INDEX "%w" ON "%w" (%s);', p.c || '_i', p.c, i.cols)
+                 || char(10) FROM _ntp_cache_index AS i WHERE i.name = p.name), '')
     || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM "%w";',
       p.name, p.name, p.c) || char(10) AS stmt -- the statements
 FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f

@@ -14,7 +14,9 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_shell_stage_percentiles', NULL, 0, 1),
   ('ntp_shell_hist', NULL, 0, 1),
   ('ntp_shell_cdf', NULL, 0, 1),
+  ('_ntp_shell_slowest_row', NULL, 0, 1),
   ('ntp_shell_slowest', NULL, 0, 1),
+  ('_ntp_shell_slowest_key', NULL, 0, 1),
   ('ntp_shell_tail', NULL, 0, 1),
   ('ntp_shell_queues', NULL, 0, 1),
   -- it reads no joined form, but ntp_series has one: cached, it costs
@@ -160,10 +162,12 @@ JOIN ntp_report_group AS g ON g.hdb = r.hdb AND g.grp = r.grp
 WHERE r.rn = 1 OR r.b / 10 > r.a / 10 OR (r.b > r.a AND r.b >= 990)
 ORDER BY r.hdb, r.grp, r.kind, r.name, r.ns;
 
--- .slowest: the I/O commands of ntp_command, slowest end to end first, with
--- their identity and stages (us; NULL: not in the command's report).
-CREATE TEMP VIEW ntp_shell_slowest AS
+-- .slowest's rows, unsorted, with their command (hdb, ht) and end to end
+-- in ns: the I/O commands of ntp_command, with their identity and stages
+-- (us; NULL: not in the command's report).
+CREATE TEMP VIEW _ntp_shell_slowest_row AS
 SELECT
+  hdb AS hdb, ht AS ht, e2e AS e2e,           -- the command, and its order
   name AS "group",                            -- report name
   round(t_s, 6) AS t_s,                       -- s since the host's first command
   qid AS qid,                                 -- queue id
@@ -179,8 +183,26 @@ SELECT
   round(target_driver / 1000.0, 2) AS target_driver_us,
   round(storage / 1000.0, 2) AS storage_us
 FROM ntp_command
-WHERE queue = 'io'
+WHERE queue = 'io';
+
+-- .slowest: those rows, slowest end to end first.
+CREATE TEMP VIEW ntp_shell_slowest AS
+SELECT "group", t_s, qid, cid, slba, mode, e2e_us, host_block_us, host_driver_us, host_rx_us,
+  net_target_us, network_us, target_driver_us, storage_us
+FROM _ntp_shell_slowest_row
 ORDER BY e2e DESC, hdb, ht;
+
+-- The same commands and order from the host's side alone (the order's keys
+-- are all the host's: ntp_command's rows are the host's commands of a
+-- report group). ntprof-shell's .slowest N takes the first N here and
+-- computes only their rows of _ntp_shell_slowest_row: ntp_shell_slowest's
+-- first N, without the stages of every other command.
+CREATE TEMP VIEW _ntp_shell_slowest_key AS
+SELECT h.db AS hdb, h.t AS ht, h.e2e AS e2e, g.name AS "group"
+FROM ntp_host_cmd AS h
+JOIN ntp_report_group AS g ON g.hdb = h.db AND g.grp = +h.grp
+JOIN _ntp_series_grp AS o ON o.db = h.db AND o.grp = +h.grp
+WHERE g.queue = 'io';
 
 -- .timeline: each recording's own time series (ntp_series, forms host and
 -- target; recordings in ntp_db order), with the commands in flight (Little's law) and the records the

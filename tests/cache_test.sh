@@ -132,6 +132,10 @@ entry() { ls -t "$cache"/*.db | head -n 1; }
 db=$(entry)
 mac=${db%.db}.mac
 [ -f "$db" ] && [ -f "$mac" ] && ok || bad "no cache entry for the current recordings"
+# its one index: the join's, by host command (sql/join.sql, _ntp_cache_index)
+expect "the cache entry's indexes" "$(sqlite3 "$db" "SELECT group_concat(sql, '; ')
+	FROM sqlite_schema WHERE type = 'index'")" \
+	'CREATE INDEX "_ntp_joined_cache_i" ON "_ntp_joined_cache" (hdb, ht)'
 
 # Damaged: a byte changed in the middle of the file.
 size=$(stat -c %s "$db")

@@ -178,6 +178,30 @@ else
 	bad "statistics: $GEN failed"
 fi
 
+# .slowest N [GROUP] picks its commands by the host's keys and computes
+# only theirs: the first N rows of ntp_shell_slowest all the same (a
+# group's, all of them, more than there are)
+for set in "$H $T" "$SOLO" "$L $LT"; do
+	w=""
+	[ "$set" = "$L $LT" ] && w="5 write"
+	for a in "1" "7 read" "100000" ${w:+"$w"}; do
+		# shellcheck disable=SC2086
+		set -- $a
+		# shellcheck disable=SC2086
+		run -csv -c ".slowest $a" $set
+		cp "$d/out" "$d/slowest-dot.csv"
+		# shellcheck disable=SC2086
+		run -csv -c "SELECT * FROM ntp_shell_slowest WHERE '${2:-}' = ''
+			OR \"group\" LIKE '%${2:-}%' LIMIT $1;" $set
+		if [ "$(wc -l <"$d/out")" -ge 1 ] && cmp -s "$d/out" "$d/slowest-dot.csv"; then
+			ok
+		else
+			bad ".slowest $a on $set: not ntp_shell_slowest's first rows"
+			diff "$d/out" "$d/slowest-dot.csv" | head -5 >&2
+		fi
+	done
+done
+
 run -c '.timeline 2 read' -c '.slowest 3 read' -c ".hist '' storage" -c '.cdf read network' \
 	-c '.percentiles --stages read' -c '.report --timeline 1s read' "$H" "$T"
 expect_rc 0 "statistics commands"
