@@ -26,5 +26,5 @@ SELECT
 FROM _ntp_view_plan AS p
 LEFT JOIN _ntp_cache_index AS i ON i.name = p.name
 WHERE p.cache_ord IS NOT NULL
-  AND (NOT p.cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
+  AND p.cache_when IN (SELECT cache_when FROM _ntp_cache_when)
 ORDER BY p.cache_ord;

@@ -23,13 +23,15 @@
 -- SQLite's math functions (in Debian's sqlite3 and libsqlite3 since 3.35).
 
 -- How a session treats these views (join.sql, _ntp_view_plan): they read
--- the join and the report's groups, so a query prepares first.
+-- the join and the report's groups, so a query prepares first. The
+-- statistics are cached last, when several runs are open: a later
+-- ntprof compare of the same runs reads them from the prepared run.
 INSERT INTO _ntp_view_plan VALUES
   ('_ntp_compare_group', NULL, 0, 1),
   ('_ntp_compare_item', NULL, 0, 1),
   ('_ntp_compare_label', NULL, 0, 1),
   ('_ntp_compare_cmd', NULL, 0, 1),
-  ('ntp_compare_stage', NULL, 0, 1),
+  ('ntp_compare_stage', 10, 2, 1),
   ('ntp_compare_diff', NULL, 0, 1),
   ('ntp_compare_moved', NULL, 0, 1),
   ('ntp_compare_tail', NULL, 0, 1),

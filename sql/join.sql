@@ -55,9 +55,11 @@ CREATE TEMP TABLE _ntp_view_plan (
   name TEXT PRIMARY KEY,
   -- Its place in the caching order; NULL: never cached.
   cache_ord INTEGER,
-  -- 1: cached only when a target recording is open; without one the join
-  -- is empty, and the offset's sample of the host would be work for nothing.
-  cache_with_target INTEGER NOT NULL,
+  -- When it is cached: 0 always; 1 only when a target recording is open
+  -- (without one the join is empty, and the offset's sample of the host
+  -- would be work for nothing); 2 only when several runs are open (ntprof
+  -- compare: a report's session would compute the comparison for nothing).
+  cache_when INTEGER NOT NULL,
   -- 1: it is, or reads, a cached view: a query naming it prepares first.
   prepare INTEGER NOT NULL
 ) WITHOUT ROWID;
@@ -81,6 +83,12 @@ CREATE TEMP TABLE _ntp_form (
   native INTEGER NOT NULL
 );
 INSERT INTO _ntp_form VALUES (0);
+
+-- The values of _ntp_view_plan.cache_when that hold in this session.
+CREATE TEMP VIEW _ntp_cache_when AS
+SELECT 0 AS cache_when                                         -- always
+UNION ALL SELECT 1 WHERE EXISTS (SELECT 1 FROM ntp_target_cmd) -- a target is open
+UNION ALL SELECT 2 WHERE EXISTS (SELECT 1 FROM ntp_run WHERE ord > 0); -- several runs
 
 -- The cached views whose table has an index, for look-ups by command (a
 -- query that wants a few commands' rows, or each command's match, seeks
@@ -112,7 +120,7 @@ CROSS JOIN (
   SELECT name, cache_ord, '_' || ltrim(name, '_') || '_cache' AS c
   FROM _ntp_view_plan
   WHERE cache_ord IS NOT NULL
-    AND (NOT cache_with_target OR EXISTS (SELECT 1 FROM ntp_target_cmd))
+    AND cache_when IN (SELECT cache_when FROM _ntp_cache_when)
 ) AS p
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name;
 
@@ -133,6 +141,7 @@ FROM (SELECT stmt FROM _ntp_prepare_step WHERE native = 0 ORDER BY ord);
 
 -- The views of this file and the prelude's pairing views.
 INSERT INTO _ntp_view_plan VALUES
+  ('_ntp_cache_when', NULL, 0, 0),
   ('ntp_offset', 1, 1, 1),
   ('_ntp_grp_pair', 2, 1, 1),
   ('ntp_joined', 3, 1, 1),

@@ -397,14 +397,17 @@ done
 
 # The views run in plain sqlite3 over compare's set-up (--sql), and the
 # statistics' faster builder (compare.sql, _ntp_cache_build), which ntprof
-# compare runs, gives the view's rows.
+# compare runs, gives the view's rows. The set-up ends by caching the
+# statistics from the view (a session of several runs keeps them): the
+# builder makes them again in their place.
 "$NTPROF" compare --sql --label base,slow base-h.db,base-t.db slow-h.db,slow-t.db > setup.sql
 Q="SELECT run, op, bytes, kind, item, n, printf('%.6f', mean_ns), printf('%.3f', var_ns2),
   p50_ns, p50_lo_ns, p50_hi_ns, p99_ns, p99_lo_ns, p99_hi_ns FROM ntp_compare_stage
   ORDER BY 1, 2, 3, 4, 5;"
 sqlite3 :memory: ".read setup.sql" ".mode list" \
 	"SELECT sql FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';" > build.sql
-{ cat setup.sql build.sql; echo "DROP VIEW ntp_compare_stage;
+{ cat setup.sql; echo "DROP TABLE _ntp_compare_stage_cache;"; cat build.sql
+	echo "DROP VIEW ntp_compare_stage;
 	CREATE TEMP VIEW ntp_compare_stage AS SELECT * FROM _ntp_compare_stage_cache;$Q"; } |
 	sqlite3 :memory: > built.txt 2>&1
 { cat setup.sql; echo "$Q"; } | sqlite3 :memory: > view.txt 2>&1
@@ -422,7 +425,13 @@ fi
 # builder's ranks
 # (SQL) are those of the native aggregate (C, ntp_dist_ci, loaded into
 # sqlite3), over stand-ins for the commands' times, each value its rank.
+# The set-up's cache of the statistics goes, and the portable view (from
+# sql/compare.sql) is back.
+awk '/^CREATE TEMP VIEW ntp_compare_stage AS/,/;$/' "$top/sql/compare.sql" > stage-view.sql
 cat > ranks.sql <<'EOF'
+DROP VIEW ntp_compare_stage;
+DROP TABLE _ntp_compare_stage_cache;
+.read stage-view.sql
 DROP VIEW _ntp_compare_cmd;
 DROP VIEW _ntp_compare_label;
 CREATE TEMP TABLE _n AS
