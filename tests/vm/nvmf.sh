@@ -123,7 +123,8 @@ io() {
 		esac
 	done
 	fio --name="$_n" --filename="$DEV" --rw="$_rw" --bs="$_bs" $_opt \
-		--direct=1 --runtime="$_secs" --time_based --output-format=json >"$_n.fio"
+		--direct=1 --runtime="$_secs" --time_based --lat_percentiles=1 \
+		--output-format=json >"$_n.fio"
 }
 
 # perf_io NAME RW BS SECS [qdN]: the fixture host instead of fio, its
