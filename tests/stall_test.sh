@@ -7,30 +7,31 @@
 # 40 (the workload pinned to that CPU). A command in flight when the hog
 # runs waits for it: a few commands of each run take milliseconds longer,
 # which moves the means of the stages they wait in (the network: the host
-# reads the response late) and not their medians. Four runs, the target's
-# storage at 60, 120, 60 and 0 us, in that order:
+# reads the response late) and not their medians. Three runs, the target's
+# storage at 60, 300 and 60 us, in that order:
 # - 60 against 60: nothing is marked as a change (stalls alone never are);
-# - 120 against the first 60, and 0 against the second: storage is marked
-#   and named as the stage that moved most, and the network is not marked,
-#   whatever its mean did.
+# - 300 against the first 60, and the second 60 against 300: storage is
+#   marked and named as the stage that moved most (up, then down), and every
+#   row's mark follows its median, whatever its mean did.
 # The premise is checked too: every run has commands stalled for
 # milliseconds, a few of them (under 10 %).
 #
 # The machine under the test changes regime (other work, frequency) over
 # seconds: two runs with the same settings then differ in every stage, and
 # no comparison of runs can tell that from a change. The two runs at 60 us
-# bracket the run at 120 us and are the control: when they differ, or a
+# bracket the run at 300 us and are the control: when they differ, or a
 # run misses the premise, the set is recorded again (up to 3 sets, each
 # said), and the assertions are made on the last set. A machine that never
 # holds still for a minute fails the test, saying so.
 #
-# Why the run at 0 us is never the first: at 0 us the fixture's target
-# answers before the host has gone to sleep, and the network stage itself
-# is then faster at every quantile (its wire, target and host receive paths
-# include wake-ups that a busier pair does not wait for): on a small virtual
-# machine its median moves by 2 to 4 us between 0 and 60 us, and by 2 us
-# between two runs at 0 us. Against a first run at 60 us that is under the
-# minimum effect; from 60 us on, both runs sleep alike.
+# Why the network may be marked when storage moves: the fixture's host and
+# target sleep while a command is in the target's storage, and how long
+# they take to wake depends on how long they slept (the virtual machine's
+# idle states). The network stage includes those wake-ups, so its median
+# really moves with the storage time, by 2 to 4 us on an idle small virtual
+# machine and by 40 us on another (network p50 75 us at 60 us of storage,
+# 35 us at 120). A real change is marked; the step of 240 us keeps storage
+# the stage that moved most.
 #
 # Why -m 10: on two CPUs shared with other work, the network's
 # median drifts between two runs by up to about 5 us, more than each run's
@@ -104,9 +105,9 @@ while :; do
 	r=$d/set$set
 	mkdir -p "$r"
 	echo "== set $set"
-	run a 60 && run c 120 && run b 60 && run z 0 || finish
+	run a 60 && run c 300 && run b 60 || finish
 	why=""
-	for name in a b c z; do
+	for name in a b c; do
 		premise_holds "$(premise $name)" || why="$why run $name: '$(premise $name)' stalled of all;"
 	done
 	"$NTPROF" compare --fail-on-change -m 10 "$r/a-host.db,$r/a-target.db" \
@@ -120,7 +121,7 @@ done
 
 # The premise, in every run of the set judged: commands that took 2 ms or
 # more (the hog's 4 ms, caught partly), a few of them.
-for name in a b c z; do
+for name in a b c; do
 	n=$(premise $name)
 	echo "$name: $n (commands of 2 ms or more, commands)"
 	premise_holds "$n" && ok ||
@@ -163,21 +164,38 @@ grep -q '^60b vs 60a: no stage moved beyond noise' "$r/ab.txt" && ok ||
 	bad "60 vs 60: $(grep ' vs ' "$r/ab.txt")"
 record "$r/ab.csv"
 
-# storage_moved SECOND LABEL SIGN FIRST: the run SECOND (storage LABEL us)
-# against FIRST (60 us): a change, storage marked and named, moved by SIGN;
-# the network not marked
-storage_moved() {
-	echo "== $2 us against 60 us"
-	compare_runs "$4" "$1" "60,$2"
-	expect "$2 vs 60: exit (a change)" "$rc" 4
-	expect "$2 vs 60: storage marked and moved most" \
-		"$(row "$r/$4$1.csv" storage significant moved)" "1 1"
-	expect "$2 vs 60: network not marked" "$(row "$r/$4$1.csv" network significant)" 0
-	grep -q "^$2 vs 60: storage (SPDK bdev, drive) moved most, p50 $3" "$r/$4$1.txt" && ok ||
-		bad "$2 vs 60: storage not named: $(grep ' vs ' "$r/$4$1.txt")"
-	record "$r/$4$1.csv"
+# unmarked CSV: the rows whose mark does not follow the median's
+# difference (beyond noise and at least the minimum effect), or "none"
+unmarked() {
+	python3 - "$1" <<'PY'
+import csv, sys
+bad = []
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    if r["run_ord"] != "1" or r["significant"] == "":
+        continue
+    rule = r["p50_beyond_noise"] == "1" and \
+        abs(float(r["p50_diff_ns"])) >= float(r["min_effect_ns"])
+    if int(r["significant"]) != int(rule):
+        bad.append(r["item"])
+print(" ".join(bad) if bad else "none")
+PY
 }
-storage_moved c 120 + a
-storage_moved z 0 - b
+# storage_moved FIRST FIRST_US SECOND SECOND_US SIGN: run SECOND (storage
+# SECOND_US us) against run FIRST (FIRST_US us): a change, storage marked
+# and named, moved by SIGN; every mark by the median
+storage_moved() {
+	t="$4 vs $2"
+	echo "== $4 us against $2 us"
+	compare_runs "$1" "$3" "$2,$4"
+	expect "$t: exit (a change)" "$rc" 4
+	expect "$t: storage marked and moved most" \
+		"$(row "$r/$1$3.csv" storage significant moved)" "1 1"
+	expect "$t: rows whose mark is not the median's" "$(unmarked "$r/$1$3.csv")" none
+	grep -q "^$t: storage (SPDK bdev, drive) moved most, p50 $5" "$r/$1$3.txt" && ok ||
+		bad "$t: storage not named: $(grep ' vs ' "$r/$1$3.txt")"
+	record "$r/$1$3.csv"
+}
+storage_moved a 60 c 300 +
+storage_moved c 300 b 60 -
 
 finish
