@@ -60,11 +60,11 @@ crashed() {
 	[ "$1" -ge 124 ] || grep -q "AddressSanitizer\|runtime error:\|LeakSanitizer" "$2"
 }
 
-# judge RC WHO: WHO's run on mutant $i (status RC, stderr in $d/err) did
+# judge RC WHO: WHO's run on mutant $i (status RC, stderr in $err) did
 # not crash or hang, and did not exit 0 on a file that fails the check
 judge() {
-	if crashed "$1" "$d/err"; then
-		bad "mutant $i: $2 crashed or hung (exit $1): $(head -3 "$d/err")"
+	if crashed "$1" "$err"; then
+		bad "mutant $i: $2 crashed or hung (exit $1): $(head -3 "$err")"
 	elif [ "$1" -eq 0 ] && [ "$integrity" != ok ]; then
 		bad "mutant $i: fails the integrity check ($integrity), yet $2 exited 0"
 	else
@@ -72,26 +72,54 @@ judge() {
 	fi
 }
 
-i=1
+# mutants W: worker W of $P reads mutants W, W + P, ... with its own
+# output files, and leaves "PASS FAIL BAD_FILES" in $d/count$W
+mutants() {
+	w=$1 out=$d/out$1 err=$d/err$1 pass=0 fail=0 bad_files=0
+	i=$w
+	while [ $i -le "$N" ]; do
+		m=$d/$i.db
+		if [ $((i % 2)) -eq 1 ]; then pair="$m $d/t.db"; else pair="$d/h.db $m"; fi
+		integrity=$(sqlite3 "file:$m?immutable=1" 'PRAGMA integrity_check' 2>&1 | head -1)
+		[ "$integrity" = ok ] || bad_files=$((bad_files + 1))
+		# shellcheck disable=SC2086
+		timeout 30 "$NTPROF" report --detail $pair >"$out" 2>"$err"
+		judge $? "ntprof report"
+		# shellcheck disable=SC2086
+		timeout 30 "$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM ntp_joined;' \
+			-c 'SELECT * FROM ntp_match_stats;' $pair >"$out" 2>"$err"
+		judge $? "ntprof-shell"
+		# every tenth through the plots too (their own queries and writer)
+		if [ $((i % 10)) -eq 0 ]; then
+			timeout 30 "$NTPROF" plot -o "$d/plots$w" "$(echo $pair | tr ' ' ,)" >"$out" 2>"$err"
+			judge $? "ntprof plot"
+		fi
+		i=$((i + P))
+	done
+	echo "$pass $fail $bad_files" >"$d/count$w"
+}
+
+# one worker a CPU: each mutant's runs are independent, and the cache of
+# prepared runs is shared as users' concurrent processes share it
+P=$(nproc 2>/dev/null || echo 1)
+w=1
+workers=""
+while [ $w -le "$P" ]; do
+	mutants $w &
+	workers="$workers $!"
+	w=$((w + 1))
+done
+# shellcheck disable=SC2086
+wait $workers
 bad_files=0
-while [ $i -le "$N" ]; do
-	m=$d/$i.db
-	if [ $((i % 2)) -eq 1 ]; then pair="$m $d/t.db"; else pair="$d/h.db $m"; fi
-	integrity=$(sqlite3 "file:$m?immutable=1" 'PRAGMA integrity_check' 2>&1 | head -1)
-	[ "$integrity" = ok ] || bad_files=$((bad_files + 1))
-	# shellcheck disable=SC2086
-	timeout 30 "$NTPROF" report --detail $pair >"$d/out" 2>"$d/err"
-	judge $? "ntprof report"
-	# shellcheck disable=SC2086
-	timeout 30 "$SHELL_BIN" -c '.mode csv' -c 'SELECT count(*) FROM ntp_joined;' \
-		-c 'SELECT * FROM ntp_match_stats;' $pair >"$d/out" 2>"$d/err"
-	judge $? "ntprof-shell"
-	# every tenth through the plots too (their own queries and writer)
-	if [ $((i % 10)) -eq 0 ]; then
-		timeout 30 "$NTPROF" plot -o "$d/plots" "$(echo $pair | tr ' ' ,)" >"$d/out" 2>"$d/err"
-		judge $? "ntprof plot"
+w=1
+while [ $w -le "$P" ]; do
+	if read -r wp wf wb <"$d/count$w"; then
+		pass=$((pass + wp)) fail=$((fail + wf)) bad_files=$((bad_files + wb))
+	else
+		bad "worker $w of the mutants did not finish"
 	fi
-	i=$((i + 1))
+	w=$((w + 1))
 done
 echo "fuzz_test: $N mutants, $bad_files of them fail SQLite's integrity check"
 
@@ -114,6 +142,7 @@ for i in range(1, n + 1):
             b[rnd.randrange(0, len(b))] = rnd.randrange(256)
         open(name, "wb").write(b)
 PY
+out=$d/out err=$d/err
 k=1
 mkdir "$d/ic"
 while [ $k -le $((N / 10)) ]; do
@@ -121,13 +150,13 @@ while [ $k -le $((N / 10)) ]; do
 	cp "$d/w$k.db" "$d/ic/x.db" && cp "$d/w$k.db-wal" "$d/ic/x.db-wal"
 	integrity=$(sqlite3 "$d/ic/x.db" 'PRAGMA integrity_check' 2>&1 | head -1)
 	rm -f "$d/ic/"*
-	timeout 30 "$NTPROF" report "$d/w$k.db" "$d/t.db" >"$d/out" 2>"$d/err"
+	timeout 30 "$NTPROF" report "$d/w$k.db" "$d/t.db" >"$out" 2>"$err"
 	judge $? "ntprof report"
 	i="merged $k"
 	integrity=$(sqlite3 "file:$d/m$k.ntp?immutable=1" 'PRAGMA integrity_check' 2>&1 | head -1)
-	timeout 30 "$NTPROF" report "$d/m$k.ntp" >"$d/out" 2>"$d/err"
+	timeout 30 "$NTPROF" report "$d/m$k.ntp" >"$out" 2>"$err"
 	judge $? "ntprof report"
-	timeout 30 "$SHELL_BIN" -c 'SELECT count(*) FROM ntp_joined;' "$d/m$k.ntp" >"$d/out" 2>"$d/err"
+	timeout 30 "$SHELL_BIN" -c 'SELECT count(*) FROM ntp_joined;' "$d/m$k.ntp" >"$out" 2>"$err"
 	judge $? "ntprof-shell"
 	k=$((k + 1))
 done
