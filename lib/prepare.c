@@ -56,8 +56,9 @@ int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t
 
 	if (!cache)
 		return ntp_fail(err, errlen, "out of memory");
-	/* once a session: a shell asks again */
-	if (sqlite3_table_column_metadata(s->db, "temp", cache, NULL, NULL, NULL, NULL, NULL,
+	/* once a session: a shell asks again, and a prepared run's cache file
+	 * read (lib/cache.c) holds it already, the view reading it */
+	if (sqlite3_table_column_metadata(s->db, NULL, cache, NULL, NULL, NULL, NULL, NULL,
 					  NULL) == SQLITE_OK) {
 		sqlite3_free(cache);
 		return 0;
