@@ -1,9 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104), portable C. Checked
- * against the standards' test vectors (tests/test_sha256.c).
+ * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): portable C, and on x86
+ * CPUs with the SHA extensions their instructions (about ten times the
+ * speed: a prepared run's cache file is hashed whole each time it is
+ * opened). Both are checked against the standards' test vectors and each
+ * other (tests/test_sha256.c).
  */
 #include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <immintrin.h>
+#define NTP_SHA_NI 1
+#endif
 
 #include "sha256.h"
 
@@ -44,6 +53,97 @@ static void block(uint32_t h[8], const unsigned char *p)
 	h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
+static void blocks_c(uint32_t h[8], const unsigned char *p, size_t n)
+{
+	for (; n; n--, p += 64)
+		block(h, p);
+}
+
+#ifdef NTP_SHA_NI
+/* N blocks with the SHA extensions (the state as ABEF and CDGH, 4 rounds
+ * of each group of 4 message words at a time). */
+__attribute__((target("sha,sse4.1"))) static void blocks_ni(uint32_t h[8],
+							   const unsigned char *p, size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+	__m128i s0, s1, t, w[4];
+
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[0]), 0xb1); /* CDAB */
+	s1 = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)&h[4]), 0x1b); /* EFGH */
+	s0 = _mm_alignr_epi8(t, s1, 8);                                        /* ABEF */
+	s1 = _mm_blend_epi16(s1, t, 0xf0);                                     /* CDGH */
+	for (; n; n--, p += 64) {
+		__m128i abef = s0, cdgh = s1;
+
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i++) {
+			__m128i g, m;
+
+			/* w[i & 3] holds group i - 4, w[(i + 1) & 3] i - 3,
+			 * w[(i + 2) & 3] i - 2 and w[(i + 3) & 3] i - 1 */
+			if (i < 4) {
+				g = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(p + 16 * i)),
+						     bswap);
+			} else {
+				g = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
+				g = _mm_add_epi32(g, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+				g = _mm_sha256msg2_epu32(g, w[(i + 3) & 3]);
+			}
+			w[i & 3] = g;
+			m = _mm_add_epi32(g, _mm_loadu_si128((const __m128i *)&k[4 * i]));
+			s1 = _mm_sha256rnds2_epu32(s1, s0, m);
+			s0 = _mm_sha256rnds2_epu32(s0, s1, _mm_shuffle_epi32(m, 0x0e));
+		}
+		s0 = _mm_add_epi32(s0, abef);
+		s1 = _mm_add_epi32(s1, cdgh);
+	}
+	t = _mm_shuffle_epi32(s0, 0x1b);                /* FEBA */
+	s1 = _mm_shuffle_epi32(s1, 0xb1);               /* DCHG */
+	s0 = _mm_blend_epi16(t, s1, 0xf0);              /* DCBA */
+	s1 = _mm_alignr_epi8(s1, t, 8);                 /* HGFE */
+	_mm_storeu_si128((__m128i *)&h[0], s0);
+	_mm_storeu_si128((__m128i *)&h[4], s1);
+}
+
+static int cpu_has_sha(void)
+{
+	unsigned a, b, c, d;
+
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSSE3) && (c & bit_SSE4_1) &&
+	       __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
+}
+#endif
+
+/* 1: the SHA extensions are used, 0: not (-1: not yet asked) */
+static int use_ni = -1;
+
+int ntp_sha256_accelerated(void)
+{
+#ifdef NTP_SHA_NI
+	if (use_ni < 0)
+		use_ni = cpu_has_sha();
+#else
+	use_ni = 0;
+#endif
+	return use_ni;
+}
+
+void ntp_sha256_portable(void)
+{
+	use_ni = 0;
+}
+
+static void blocks(uint32_t h[8], const unsigned char *p, size_t n)
+{
+#ifdef NTP_SHA_NI
+	if (ntp_sha256_accelerated()) {
+		blocks_ni(h, p, n);
+		return;
+	}
+#endif
+	blocks_c(h, p, n);
+}
+
 void ntp_sha256_init(struct ntp_sha256 *c)
 {
 	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -66,11 +166,12 @@ void ntp_sha256_update(struct ntp_sha256 *c, const void *data, size_t n)
 		c->nbuf += take, p += take, n -= take;
 		if (c->nbuf < 64)
 			return;
-		block(c->h, c->buf);
+		blocks(c->h, c->buf, 1);
 		c->nbuf = 0;
 	}
-	for (; n >= 64; p += 64, n -= 64)
-		block(c->h, p);
+	blocks(c->h, p, n / 64);
+	p += n / 64 * 64;
+	n %= 64;
 	memcpy(c->buf, p, n);
 	c->nbuf = n;
 }

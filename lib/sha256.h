@@ -21,6 +21,11 @@ void ntp_sha256_init(struct ntp_sha256 *c);
 void ntp_sha256_update(struct ntp_sha256 *c, const void *data, size_t n);
 void ntp_sha256_final(struct ntp_sha256 *c, unsigned char out[NTP_SHA256_LEN]);
 
+/* 1 when the CPU's SHA extensions compute it, else 0 (portable C). */
+int ntp_sha256_accelerated(void);
+/* From now on, portable C only in this process (tests compare the two). */
+void ntp_sha256_portable(void);
+
 /* HMAC-SHA256 in steps: init with the key, update with the message, final. */
 struct ntp_hmac {
 	struct ntp_sha256 inner, outer;

@@ -4,7 +4,9 @@
  * prepared runs, against the standards' test vectors: FIPS 180-4's
  * examples (NIST's "abc", the empty message, the 448-bit message, a
  * million 'a's fed in odd pieces) and RFC 4231's HMAC cases 1, 2 and 6 (a
- * key longer than a block).
+ * key longer than a block), by the CPU's SHA extensions where it has them
+ * (the kernel's cpuinfo says so) and then by portable C, and the two on
+ * pseudo-random messages of every length up to a few blocks and of 1 MiB.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sha256.h"
@@ -79,9 +83,60 @@ static void test_hmac(void **state)
 			    "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
+/* 1 when /proc/cpuinfo lists the SHA extensions (flag sha_ni). */
+static int cpuinfo_sha(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[4096];
+	int yes = 0;
+
+	assert_non_null(f);
+	while (!yes && fgets(line, sizeof(line), f))
+		yes = !strncmp(line, "flags", 5) && strstr(line, " sha_ni") != NULL;
+	fclose(f);
+	return yes;
+}
+
+static void test_accelerated(void **state)
+{
+	(void)state;
+	assert_int_equal(ntp_sha256_accelerated(), cpuinfo_sha());
+}
+
+/* Messages of LEN bytes for LEN up to 300, and 1 MiB: the hashes of the
+ * path in use, then of portable C; the same. Leaves portable C in use. */
+static void test_same(void **state)
+{
+	enum { SHORT = 301, BIG = 1 << 20 };
+	static char fast[SHORT + 1][2 * NTP_SHA256_LEN + 1];
+	unsigned char *m = malloc(BIG);
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	assert_non_null(m);
+	for (int i = 0; i < BIG; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		m[i] = (unsigned char)x;
+	}
+	for (int n = 0; n < SHORT; n++)
+		strcpy(fast[n], sha(m, (size_t)n, 64));
+	strcpy(fast[SHORT], sha(m, BIG, 1000));
+	ntp_sha256_portable();
+	assert_int_equal(ntp_sha256_accelerated(), 0);
+	for (int n = 0; n < SHORT; n++)
+		assert_string_equal(sha(m, (size_t)n, 64), fast[n]);
+	assert_string_equal(sha(m, BIG, 1000), fast[SHORT]);
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accelerated),
+		cmocka_unit_test(test_sha256),
+		cmocka_unit_test(test_hmac),
+		cmocka_unit_test(test_same),
+		/* again, by portable C */
 		cmocka_unit_test(test_sha256),
 		cmocka_unit_test(test_hmac),
 	};
