@@ -486,11 +486,16 @@ check-kernels: all
 	done
 
 # The unit tests, built with AddressSanitizer and UBSan (make check's only
-# run of those check-quick does not run), then the readers on mutants.
+# run of those check-quick does not run), one a CPU at a time, each one's
+# output printed whole in order; then the readers on mutants.
 check-asan:
 	$(MAKE) -j$(NPROC) OUTPUT=.output-asan EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 		$(addprefix .output-asan/,$(TEST_NAMES)) .output-asan/ntprof .output-asan/ntprof-shell
-	@set -e; for t in $(TEST_NAMES); do echo "== asan $$t"; .output-asan/$$t; done
+	@rm -f .output-asan/*.rc; printf '%s\n' $(TEST_NAMES) | xargs -P $(NPROC) -I@ \
+		sh -c '.output-asan/@ >.output-asan/@.log 2>&1; echo $$? >.output-asan/@.rc'
+	@rc=0; for t in $(TEST_NAMES); do echo "== asan $$t"; cat .output-asan/$$t.log; \
+		[ "$$(cat .output-asan/$$t.rc)" = 0 ] || { echo "== asan $$t FAILED" >&2; rc=1; }; \
+	done; exit $$rc
 	@sh tests/fuzz_test.sh .output-asan/ntprof .output-asan/ntprof-shell 300
 
 demo: deps
