@@ -174,15 +174,21 @@ INSERT INTO ntp_report_threshold VALUES (50.0, 10, 1.0);
 -- target records of the same identity within 5 s on the seeded clocks.
 -- Columns: hdb, tdb, nqn, cntlid, hid (the sampled host cmd.t), t (its
 -- middle on the seeded clock, ns), diff (host mid - target mid, ns).
+-- MATERIALIZED and CROSS JOIN: with several hosts or targets (ntprof
+-- compare) ntp_host_cmd and ntp_target_cmd are compounds, and SQLite would
+-- otherwise copy every command of every host to index it by database, and
+-- read the sample again per target (25 s instead of 4 for two runs of 1 M
+-- commands a side).
 CREATE TEMP VIEW _ntp_pair1 AS
-WITH hs AS (
+WITH hs AS MATERIALIZED (
   SELECT h.db AS hdb, h.t AS hid, h.nqn, h.cntlid, h.nsid, h.opcode, h.nlb, h.qid, h.cid,
     h.slba, h.mid
+  -- the commands scanned, each one's database looked up
   FROM ntp_host_cmd AS h
-  JOIN ntp_db AS d ON d.db = h.db
+  CROSS JOIN ntp_db AS d ON d.db = h.db
   -- about 200 per database; t % a prime spreads the sample over the file
   WHERE (h.t % 1000003) % max(1, d.records / 200) = 0
-), ts AS (
+), ts AS MATERIALIZED (
   SELECT x.db AS tdb, x.nqn, x.cntlid, x.nsid, x.opcode, x.nlb, x.qid, x.cid, x.slba,
     x.mid
   FROM ntp_target_cmd AS x
