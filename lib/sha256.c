@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104): portable C, and on x86
- * CPUs with the SHA extensions their instructions (about ten times the
+ * CPUs with the SHA extensions their instructions (about four times the
  * speed: a prepared run's cache file is hashed whole each time it is
  * opened). Both are checked against the standards' test vectors and each
  * other (tests/test_sha256.c).
