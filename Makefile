@@ -50,11 +50,18 @@ DUCKDB_NPM := @duckdb/node-api@1.5.6-r.1
 # ClickHouse's tables and views of a fleet (docs/fleet.md): installed, not
 # embedded
 CH_SQL_FILES := sql/clickhouse/schema.sql sql/clickhouse/views.sql
-SQL_FILES := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
+# The SQL as written in sql/. A list of components or stages there is the
+# query over the vocabulary that makes it ("--@" lines, sql/expand.c), so
+# vocab.sql is the lists' one home; SQL_FILES are the files with those lines
+# filled in (OUTPUT/sql), which ntprof embeds and installs.
+SQL_SRC := sql/schema.sql sql/vocab.sql sql/host.sql sql/host_views.sql sql/target.sql \
 	sql/target_views.sql sql/views.sql sql/prelude.sql sql/join.sql sql/report.sql \
 	sql/stats.sql sql/native.sql sql/shell.sql sql/compare.sql sql/plot.sql sql/export.sql \
 	sql/cache.sql sql/merged.sql sql/merged_index.sql \
 	sql/live.sql sql/live_gaps.sql
+SQL_FILES := $(patsubst sql/%,$(OUTPUT)/sql/%,$(SQL_SRC))
+# What the queries read: the vocabulary, then their helper views.
+SQL_DEFS := sql/vocab.sql sql/lists.sql
 
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
@@ -102,6 +109,14 @@ $(LIB_A): $(SESSION_OBJS) $(DB_OBJS)
 $(OUTPUT):
 	$(Q)mkdir -p $@
 
+$(OUTPUT)/sql-expand: sql/expand.c | $(OUTPUT)
+	$(call msg,CCLD,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS_SQL)
+
+$(OUTPUT)/sql/%.sql: sql/%.sql $(OUTPUT)/sql-expand $(SQL_DEFS)
+	$(call msg,EXPAND,$@)
+	$(Q)mkdir -p $(@D) && $(OUTPUT)/sql-expand $< $@ $(SQL_DEFS)
+
 $(OUTPUT)/sql_embed.c: sql/embed.sh $(SQL_FILES) | $(OUTPUT)
 	$(call msg,EMBED,$@)
 	$(Q)sh sql/embed.sh $@ $(SQL_FILES)
@@ -122,9 +137,9 @@ $(OUTPUT)/ntp_schema_ids.h: sql/schema.sql | $(OUTPUT)
 
 # sql/live.sql's column of each stage, for the live lines kept in memory
 # (lib/live.c): read from the query, its one home.
-$(OUTPUT)/ntp_live_cols.h: sql/live_columns.sh sql/live.sql | $(OUTPUT)
+$(OUTPUT)/ntp_live_cols.h: sql/live_columns.sh $(OUTPUT)/sql/live.sql | $(OUTPUT)
 	$(call msg,GEN,$@)
-	$(Q)sh sql/live_columns.sh $@ sql/live.sql
+	$(Q)sh sql/live_columns.sh $@ $(OUTPUT)/sql/live.sql
 
 $(OUTPUT)/live.o: $(OUTPUT)/ntp_live_cols.h
 
@@ -390,8 +405,10 @@ check: deps
 		echo "== $$t took $$(($$(date +%s) - s)) s"; \
 	done; echo "== make check took $$(($$(date +%s) - t0)) s"
 
-check-quick: ntprof ntprof-shell tests/ntprof-gen $(addprefix $(OUTPUT)/,$(QUICK_NAMES))
+check-quick: ntprof ntprof-shell tests/ntprof-gen $(addprefix $(OUTPUT)/,$(QUICK_NAMES)) \
+		$(OUTPUT)/sql-expand
 	@set -e; for t in $(QUICK_NAMES); do echo "== $$t"; $(OUTPUT)/$$t; done
+	@sh tests/expand_test.sh
 	@sh tests/shell_test.sh
 
 # check-quick as an ordinary user when check runs as root: it needs no root.

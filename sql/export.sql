@@ -109,20 +109,12 @@ SELECT
   c.tt AS tt,                -- target cmd.t; NULL: not matched
   h.wall_start + c.ht AS start_ns, -- its first point, host wall clock, ns since the epoch
   c.mode AS mode,            -- joined (the target's side) or host
-  -- the components (docs/stages.md), ns, as ntp_command
-  c.h_blk_sub AS h_blk_sub, c.h_drv_sub AS h_drv_sub,
-  c.h_r2t AS h_r2t,          -- NULL: no R2T
-  c.h_wait AS h_wait, c.wire AS wire, c.t_rx_path AS t_rx_path,
-  c.t_drv_sub AS t_drv_sub,
-  c.t_data_wait AS t_data_wait, -- NULL: no R2T
-  c.t_storage AS t_storage, c.t_drv_cpl AS t_drv_cpl, c.h_rx_path AS h_rx_path,
-  c.h_drv_cpl AS h_drv_cpl, c.h_blk_cpl AS h_blk_cpl, c.h_handoff AS h_handoff,
-  c.e2e AS e2e,              -- end to end on the host
-  c.t_e2e AS t_e2e,          -- residence on the target
+  -- the components (docs/stages.md), ns, as ntp_command: h_r2t and
+  -- t_data_wait NULL where there was no R2T, e2e end to end on the host,
+  -- t_e2e the residence on the target
+--@ SELECT wrap('c.' || name || ' AS ' || name, -92, '  ', ', ') || ',' FROM gen_list WHERE list = 'all'
   -- the stages, ns, as ntp_command: NULL outside the command's mode
-  c.host_block AS host_block, c.host_driver AS host_driver, c.host_rx AS host_rx,
-  c.net_target AS net_target, c.network AS network, c.target_driver AS target_driver,
-  c.storage AS storage
+--@ SELECT wrap('c.' || name || ' AS ' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'stage'
 FROM ntp_command AS c
 JOIN d AS h ON h.db = c.hdb
 LEFT JOIN d AS t ON t.db = c.tdb

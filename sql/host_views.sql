@@ -66,23 +66,7 @@ FROM cmd AS c, meta AS m;
 -- where an optional component does not apply. Columns: t, grp, component
 -- (component.name), ns.
 CREATE VIEW ntp_cmd_component AS
-SELECT t, grp, 'h_blk_sub' AS component, h_blk_sub AS ns FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_drv_sub', h_drv_sub FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_r2t', h_r2t FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_wait', h_wait FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_rx_path', h_rx_path FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_drv_cpl', h_drv_cpl FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_blk_cpl', h_blk_cpl FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'h_handoff', h_handoff FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 'e2e', e2e FROM ntp_cmd_span;
+--@ SELECT line FROM gen_cmd_component WHERE role = 'host' ORDER BY i
 
 -- The latency of each command on this machine (end to end). Columns: t, grp,
 -- ns.

@@ -36,13 +36,15 @@ WITH d AS MATERIALIZED (
   SELECT g.hdb, g.grp, g.mode,
     CASE g.mode
     WHEN 'joined' THEN (
-      SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      SELECT ntp_dist(
+--@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'joined'
       FROM ntp_joined AS j
       -- unary +: scan, do not build an automatic index per group
       WHERE +j.hdb = g.hdb AND +j.grp = g.grp
         AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
-      SELECT ntp_dist(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      SELECT ntp_dist(
+--@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
       FROM ntp_host_cmd AS c
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS dist
@@ -105,55 +107,62 @@ DROP VIEW ntp_compare_stage;
 CREATE TEMP VIEW ntp_compare_stage AS
 WITH d AS MATERIALIZED (
   SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
-    ntp_dist_ci(host_block, host_driver, host_rx, net_target, network, target_driver,
-      storage, e2e) AS ds,
-    ntp_dist_ci(h_blk_sub, h_drv_sub, h_r2t, CASE WHEN mode = 'host' THEN h_wait END, wire,
-      t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl,
-      h_handoff) AS dc,
-    json_array(total(host_block * host_block), total(host_driver * host_driver),
-      total(host_rx * host_rx), total(net_target * net_target), total(network * network),
-      total(target_driver * target_driver), total(storage * storage), total(e2e * e2e)) AS qs,
-    json_array(total(h_blk_sub * h_blk_sub), total(h_drv_sub * h_drv_sub),
-      total(h_r2t * h_r2t), total(CASE WHEN mode = 'host' THEN h_wait * h_wait END),
-      total(wire * wire), total(t_rx_path * t_rx_path), total(t_drv_sub * t_drv_sub),
-      total(t_storage * t_storage), total(t_drv_cpl * t_drv_cpl),
-      total(h_rx_path * h_rx_path), total(h_drv_cpl * h_drv_cpl),
-      total(h_blk_cpl * h_blk_cpl), total(h_handoff * h_handoff)) AS qc
+    -- the stages and end to end; the components (a host's own only in host mode)
+    ntp_dist_ci(
+--@ SELECT wrap(name, -92, '      ', ', ') || ', e2e) AS ds,' FROM gen_list WHERE list = 'stage'
+    ntp_dist_ci(
+--@ SELECT wrap(CASE WHEN n.in_joined THEN l.name
+--@               ELSE 'CASE WHEN mode = ''host'' THEN ' || l.name || ' END' END, -92, '      ', ', ')
+--@   || ') AS dc,'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
+    -- and the sums of their squares, in the same order
+    json_array(
+--@ SELECT wrap('total(' || name || ' * ' || name || ')', -92, '      ', ', ')
+--@   || ', total(e2e * e2e)) AS qs,'
+--@ FROM gen_list WHERE list = 'stage'
+    json_array(
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'total(' || l.name || ' * ' || l.name || ')'
+--@               ELSE 'total(CASE WHEN mode = ''host'' THEN ' || l.name || ' * ' || l.name
+--@                    || ' END)' END, -92, '      ', ', ') || ') AS qc'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
   FROM (
     -- ntp_command's values, from the join for a joined group's matched
     -- commands and from the host's for a host group's (which has no match:
     -- ntp_report_group), as ntp_report_stage_stats below: not ntp_command,
     -- whose look-up of each matched command's target record is slow
     SELECT g.run AS g_run, g.op AS g_op, g.bytes AS g_bytes, 'joined' AS mode,
-      j.h_blk_sub + j.h_blk_cpl AS host_block,
-      j.h_drv_sub + ifnull(j.h_r2t, 0) + j.h_drv_cpl + j.h_handoff AS host_driver,
-      NULL AS host_rx, NULL AS net_target, j.wire + j.t_rx_path + j.h_rx_path AS network,
-      j.t_drv_sub + j.t_drv_cpl AS target_driver, j.t_storage AS storage, j.e2e AS e2e,
-      j.h_blk_sub AS h_blk_sub, j.h_drv_sub AS h_drv_sub, j.h_r2t AS h_r2t,
-      NULL AS h_wait, j.wire AS wire, j.t_rx_path AS t_rx_path, j.t_drv_sub AS t_drv_sub,
-      j.t_storage AS t_storage, j.t_drv_cpl AS t_drv_cpl, j.h_rx_path AS h_rx_path,
-      j.h_drv_cpl AS h_drv_cpl, j.h_blk_cpl AS h_blk_cpl, j.h_handoff AS h_handoff
+--@ SELECT wrap(ifnull(replace(joined_expr, '$', 'j.'), 'NULL') || ' AS ' || name, -92, '      ', ', ')
+--@   || ', j.e2e AS e2e,'
+--@ FROM gen_stage
+      -- the components
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END || ' AS ' || l.name,
+--@   -92, '      ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
     FROM _ntp_compare_group AS g
     JOIN ntp_joined AS j ON +j.hdb = g.hdb AND +j.grp = g.grp
     WHERE g.mode = 'joined' AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
     UNION ALL
     SELECT g.run, g.op, g.bytes, 'host',
-      c.h_blk_sub + c.h_blk_cpl, c.h_drv_sub + ifnull(c.h_r2t, 0) + c.h_drv_cpl + c.h_handoff,
-      c.h_rx_path, c.h_wait, NULL, NULL, NULL, c.e2e,
-      c.h_blk_sub, c.h_drv_sub, c.h_r2t, c.h_wait, NULL, NULL, NULL, NULL, NULL,
-      c.h_rx_path, c.h_drv_cpl, c.h_blk_cpl, c.h_handoff
+--@ SELECT wrap(ifnull(replace(host_expr, '$', 'c.'), 'NULL'), -92, '      ', ', ') || ', c.e2e,'
+--@ FROM gen_stage
+      -- the components
+--@ SELECT wrap(CASE WHEN n.in_host THEN 'c.' || l.name ELSE 'NULL' END, -92, '      ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
     FROM _ntp_compare_group AS g
     JOIN ntp_host_cmd AS c ON +c.db = g.hdb AND +c.grp = g.grp
     WHERE g.mode = 'host')
   GROUP BY g_run, g_op, g_bytes
 ), k(stage, idx, item) AS (
-  VALUES (1, 0, 'host_block'), (1, 1, 'host_driver'), (1, 2, 'host_rx'),
-    (1, 3, 'net_target'), (1, 4, 'network'), (1, 5, 'target_driver'), (1, 6, 'storage'),
-    (1, 7, 'e2e'),
-    (0, 0, 'h_blk_sub'), (0, 1, 'h_drv_sub'), (0, 2, 'h_r2t'), (0, 3, 'h_wait'),
-    (0, 4, 'wire'), (0, 5, 't_rx_path'), (0, 6, 't_drv_sub'), (0, 7, 't_storage'),
-    (0, 8, 't_drv_cpl'), (0, 9, 'h_rx_path'), (0, 10, 'h_drv_cpl'), (0, 11, 'h_blk_cpl'),
-    (0, 12, 'h_handoff')
+  -- where each is in ds and qs (stage 1), dc and qc (0)
+  VALUES
+--@ SELECT wrap(item, -92, '    ', ', ') || ','
+--@ FROM (SELECT '(1, ' || (i - 1) || ', ''' || name || ''')' AS item
+--@       FROM gen_list WHERE list = 'stage'
+--@       UNION ALL
+--@       SELECT '(1, ' || count(*) || ', ''e2e'')' FROM gen_list WHERE list = 'stage')
+    -- the components
+--@ SELECT wrap('(0, ' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
+--@ FROM gen_list WHERE list = 'sum'
 ), v AS (
   SELECT m.*,
     json_extract(CASE k.stage WHEN 1 THEN d.ds ELSE d.dc END, '$[' || k.idx || ']') AS a,
@@ -195,23 +204,24 @@ WITH d AS MATERIALIZED (
   SELECT g.hdb, g.grp,
     CASE g.mode
     WHEN 'joined' THEN (
-      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
-        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, NULL, NULL,
-        wire + t_rx_path + h_rx_path, t_drv_sub + t_drv_cpl, t_storage)
+      SELECT ntp_dist(
+--@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '        ', ', ') || ')'
+--@ FROM gen_stage
       FROM ntp_joined AS j
       WHERE +j.hdb = g.hdb AND +j.grp = g.grp
         AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
-      SELECT ntp_dist(h_blk_sub + h_blk_cpl,
-        h_drv_sub + ifnull(h_r2t, 0) + h_drv_cpl + h_handoff, h_rx_path, h_wait, NULL, NULL,
-        NULL)
+      SELECT ntp_dist(
+--@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '        ', ', ') || ')'
+--@ FROM gen_stage
       FROM ntp_host_cmd AS c
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS dist
   FROM ntp_report_group AS g
 ), k(idx, stage) AS (
-  VALUES (0, 'host_block'), (1, 'host_driver'), (2, 'host_rx'), (3, 'net_target'),
-    (4, 'network'), (5, 'target_driver'), (6, 'storage')
+  VALUES
+--@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
+--@ FROM gen_list WHERE list = 'stage'
 ), v AS (
   SELECT d.hdb, d.grp, k.stage, json_extract(d.dist, '$[' || k.idx || ']') AS a
   FROM d
@@ -269,16 +279,18 @@ WITH p AS MATERIALIZED (
   SELECT k.hdb, k.grp,
     CASE k.mode
     WHEN 'joined' THEN (
-      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, j.e2e, j.ht, j.h_blk_sub,
-        j.h_drv_sub, j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, j.t_storage,
-        j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff)
+      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, j.e2e, j.ht,
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
+--@   || ')'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
       FROM ntp_joined AS j
       WHERE +j.hdb = k.hdb AND +j.grp = k.grp
         AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
-      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, c.e2e, c.t, c.h_blk_sub,
-        c.h_drv_sub, c.h_r2t, c.h_wait, NULL, NULL, NULL, NULL, NULL, c.h_rx_path,
-        c.h_drv_cpl, c.h_blk_cpl, c.h_handoff)
+      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, c.e2e, c.t,
+--@ SELECT wrap(CASE WHEN n.in_host THEN 'c.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
+--@   || ')'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
       FROM ntp_host_cmd AS c
       WHERE +c.db = k.hdb AND +c.grp = k.grp)
     END AS bands
@@ -291,19 +303,8 @@ SELECT b.hdb AS hdb, b.grp AS grp,
   json_extract(e.value, '$[2]') AS e2e_min_ns,
   json_extract(e.value, '$[3]') AS e2e_max_ns,
   json_extract(e.value, '$[4]') AS sum_e2e,
-  json_extract(e.value, '$[5]') AS s_h_blk_sub,
-  json_extract(e.value, '$[6]') AS s_h_drv_sub,
-  json_extract(e.value, '$[7]') AS s_h_r2t,
-  json_extract(e.value, '$[8]') AS s_h_wait,
-  json_extract(e.value, '$[9]') AS s_wire,
-  json_extract(e.value, '$[10]') AS s_t_rx_path,
-  json_extract(e.value, '$[11]') AS s_t_drv_sub,
-  json_extract(e.value, '$[12]') AS s_t_storage,
-  json_extract(e.value, '$[13]') AS s_t_drv_cpl,
-  json_extract(e.value, '$[14]') AS s_h_rx_path,
-  json_extract(e.value, '$[15]') AS s_h_drv_cpl,
-  json_extract(e.value, '$[16]') AS s_h_blk_cpl,
-  json_extract(e.value, '$[17]') AS s_h_handoff
+--@ SELECT wrap('json_extract(e.value, ''$[' || (i + 4) || ']'') AS s_' || name, 1, '  ', ', ')
+--@ FROM gen_list WHERE list = 'sum'
 FROM b
 CROSS JOIN json_each(b.bands) AS e;
 
@@ -318,13 +319,15 @@ WITH d AS MATERIALIZED (
   SELECT g.n, g.hdb, g.grp, g.mode,
     CASE g.mode
     WHEN 'joined' THEN (
-      SELECT ntp_cdf(h_blk_sub, h_drv_sub, h_r2t, wire, t_rx_path, t_drv_sub, t_storage, t_drv_cpl, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      SELECT ntp_cdf(
+--@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'joined'
       FROM ntp_joined AS j
       -- unary +: scan, do not build an automatic index per group
       WHERE +j.hdb = g.hdb AND +j.grp = g.grp
         AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
     ELSE (
-      SELECT ntp_cdf(h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff, e2e)
+      SELECT ntp_cdf(
+--@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
       FROM ntp_host_cmd AS c
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS cdf
@@ -363,9 +366,10 @@ CREATE TEMP VIEW _ntp_series_agg AS
 WITH a AS (
   -- per form, recording and group: [[bucket, n, e2e sum, p99, sums...], ...]
   SELECT 'host' AS form, o.db AS db, o.grp AS grp,
-    (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e, h.h_blk_sub, h.h_drv_sub,
-       h.h_r2t, h.h_wait, NULL, NULL, NULL, NULL, NULL, NULL, h.h_rx_path, h.h_drv_cpl,
-       h.h_blk_cpl, h.h_handoff)
+    (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e,
+--@ SELECT wrap(CASE WHEN n.in_host THEN 'h.' || l.name ELSE 'NULL' END, -92, '       ', ', ')
+--@   || ')'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
      FROM ntp_host_cmd AS h
      -- unary +: scan, do not build an automatic index per group
      WHERE +h.db = o.db AND +h.grp = o.grp) AS j
@@ -374,9 +378,10 @@ WITH a AS (
   WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'host')
   UNION ALL
   SELECT 'target', o.db, o.grp,
-    (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.t_e2e, NULL, NULL, NULL, NULL,
-       NULL, x.t_rx_path, x.t_drv_sub, x.t_data_wait, x.t_storage, x.t_drv_cpl, NULL, NULL,
-       NULL, NULL)
+    (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.t_e2e,
+--@ SELECT wrap(CASE WHEN n.in_target THEN 'x.' || l.name ELSE 'NULL' END, -92, '       ', ', ')
+--@   || ')'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
      FROM ntp_target_cmd AS x
      WHERE +x.db = o.db AND +x.grp = o.grp)
   FROM _ntp_series_grp AS o
@@ -384,9 +389,10 @@ WITH a AS (
   WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'target')
   UNION ALL
   SELECT 'joined', o.db, o.grp,
-    (SELECT ntp_series((j.ht - o.first_t) / w.width_ns, j.e2e, j.h_blk_sub, j.h_drv_sub,
-       j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, NULL, j.t_storage, j.t_drv_cpl,
-       j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff)
+    (SELECT ntp_series((j.ht - o.first_t) / w.width_ns, j.e2e,
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END, -92, '       ', ', ')
+--@   || ')'
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
      FROM ntp_joined AS j
      WHERE +j.hdb = o.db AND +j.grp = o.grp
        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
@@ -400,19 +406,7 @@ SELECT
   json_extract(e.value, '$[1]') AS n,
   json_extract(e.value, '$[2]') AS sum_e2e,
   json_extract(e.value, '$[3]') AS p99_ns,
-  json_extract(e.value, '$[4]') AS s_h_blk_sub,
-  json_extract(e.value, '$[5]') AS s_h_drv_sub,
-  json_extract(e.value, '$[6]') AS s_h_r2t,
-  json_extract(e.value, '$[7]') AS s_h_wait,
-  json_extract(e.value, '$[8]') AS s_wire,
-  json_extract(e.value, '$[9]') AS s_t_rx_path,
-  json_extract(e.value, '$[10]') AS s_t_drv_sub,
-  json_extract(e.value, '$[11]') AS s_t_data_wait,
-  json_extract(e.value, '$[12]') AS s_t_storage,
-  json_extract(e.value, '$[13]') AS s_t_drv_cpl,
-  json_extract(e.value, '$[14]') AS s_h_rx_path,
-  json_extract(e.value, '$[15]') AS s_h_drv_cpl,
-  json_extract(e.value, '$[16]') AS s_h_blk_cpl,
-  json_extract(e.value, '$[17]') AS s_h_handoff
+--@ SELECT wrap('json_extract(e.value, ''$[' || (i + 3) || ']'') AS s_' || name, 1, '  ', ', ')
+--@ FROM gen_list WHERE list = 'part'
 FROM a
 JOIN json_each(a.j) AS e;

@@ -160,9 +160,7 @@ SELECT
   -- middle of the host's wait, on an approximate wall clock (ns)
   s.sent_ns + s.wait_ns / 2 + (m.wall_start - m.mono_start) AS mid,
   s.wait_ns AS wait_ns,
-  s.h_blk_sub AS h_blk_sub, s.h_drv_sub AS h_drv_sub, s.h_r2t AS h_r2t,
-  s.h_wait AS h_wait, s.h_rx_path AS h_rx_path, s.h_drv_cpl AS h_drv_cpl,
-  s.h_blk_cpl AS h_blk_cpl, s.h_handoff AS h_handoff, s.e2e AS e2e
+--@ SELECT wrap('s.' || name || ' AS ' || name, 3, '  ', ', ') FROM gen_list WHERE list = 'host'
 FROM "@db@".ntp_cmd_span AS s
 -- unary +: the commands scanned, each one's group looked up (never an automatic
 -- index of the commands by group)
@@ -174,8 +172,7 @@ SELECT
   s.qid AS qid, s.cid AS cid, s.slba AS slba,
   -- middle of the target's residence, on an approximate wall clock (ns)
   s.rx_ns + s.t_e2e / 2 + (m.wall_start - m.mono_start) AS mid,
-  s.t_rx_path AS t_rx_path, s.t_drv_sub AS t_drv_sub, s.t_data_wait AS t_data_wait,
-  s.t_storage AS t_storage, s.t_drv_cpl AS t_drv_cpl, s.t_e2e AS t_e2e
+--@ SELECT wrap('s.' || name || ' AS ' || name, 3, '  ', ', ') FROM gen_list WHERE list = 'target'
 FROM "@db@".ntp_cmd_span AS s
 -- unary +: the commands scanned, each one's group looked up (never an automatic
 -- index of the commands by group)
@@ -184,8 +181,7 @@ JOIN "@db@".ntp_grp_info AS g ON g.grp = +s.grp, "@db@".meta AS m
 SELECT
   NULL AS db, NULL AS t, NULL AS grp, NULL AS nqn, NULL AS cntlid, NULL AS nsid,
   NULL AS opcode, NULL AS nlb, NULL AS qid, NULL AS cid, NULL AS slba, NULL AS mid,
-  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_data_wait, NULL AS t_storage,
-  NULL AS t_drv_cpl, NULL AS t_e2e
+--@ SELECT wrap('NULL AS ' || name, 4, '  ', ', ') FROM gen_list WHERE list = 'target'
 WHERE 0
 -- @_ntp_component_stats host
 SELECT
@@ -277,10 +273,8 @@ WHERE 0
 -- @_ntp_command_target_none
 SELECT
   NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
-  NULL AS h_blk_sub, NULL AS h_drv_sub, NULL AS h_r2t, NULL AS wire,
-  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_storage, NULL AS t_drv_cpl,
-  NULL AS h_rx_path, NULL AS h_drv_cpl, NULL AS h_blk_cpl, NULL AS h_handoff,
-  NULL AS e2e, NULL AS t_data_wait, NULL AS t_e2e
+--@ SELECT wrap('NULL AS ' || name, 4, '  ', ', ') || ', NULL AS t_data_wait, NULL AS t_e2e'
+--@ FROM gen_list WHERE list = 'joined'
 WHERE 0
 -- @_ntp_unmatched_pair pair
 SELECT * FROM (
@@ -313,9 +307,6 @@ WHERE 0
 -- @ntp_joined_none
 SELECT
   NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
-  NULL AS h_blk_sub, NULL AS h_drv_sub, NULL AS h_r2t, NULL AS wire,
-  NULL AS t_rx_path, NULL AS t_drv_sub, NULL AS t_storage, NULL AS t_drv_cpl,
-  NULL AS h_rx_path, NULL AS h_drv_cpl, NULL AS h_blk_cpl, NULL AS h_handoff,
-  NULL AS e2e
+--@ SELECT wrap('NULL AS ' || name, 4, '  ', ', ') FROM gen_list WHERE list = 'joined'
 WHERE 0
 -- @end

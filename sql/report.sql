@@ -132,18 +132,14 @@ SELECT
   j.grp AS grp,                -- grp.id there
   k.component AS component,    -- component.name
   CASE k.component
-    WHEN 'h_blk_sub' THEN j.h_blk_sub WHEN 'h_drv_sub' THEN j.h_drv_sub
-    WHEN 'h_r2t' THEN j.h_r2t WHEN 'wire' THEN j.wire WHEN 't_rx_path' THEN j.t_rx_path
-    WHEN 't_drv_sub' THEN j.t_drv_sub WHEN 't_storage' THEN j.t_storage
-    WHEN 't_drv_cpl' THEN j.t_drv_cpl WHEN 'h_rx_path' THEN j.h_rx_path
-    WHEN 'h_drv_cpl' THEN j.h_drv_cpl WHEN 'h_blk_cpl' THEN j.h_blk_cpl
-    WHEN 'h_handoff' THEN j.h_handoff WHEN 'e2e' THEN j.e2e END AS ns -- its value
+--@ SELECT wrap('WHEN ''' || name || ''' THEN j.' || name, -92, '    ', ' ')
+--@   || ' END AS ns -- its value'
+--@ FROM gen_list WHERE list = 'joined'
 -- one scan of the join (a CTE read once per component would expand the
--- join check's views thirteen times)
+-- join check's views once per component)
 FROM ntp_joined AS j
-CROSS JOIN (SELECT column1 AS component FROM (VALUES ('h_blk_sub'), ('h_drv_sub'), ('h_r2t'),
-  ('wire'), ('t_rx_path'), ('t_drv_sub'), ('t_storage'), ('t_drv_cpl'), ('h_rx_path'),
-  ('h_drv_cpl'), ('h_blk_cpl'), ('h_handoff'), ('e2e'))) AS k
+CROSS JOIN (SELECT column1 AS component FROM (VALUES
+--@ SELECT wrap('(''' || name || ''')', -92, '  ', ', ') || ')) AS k' FROM gen_list WHERE list = 'joined'
 WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 
 -- Per group and component: n, sum, mean and exact nearest-rank percentiles

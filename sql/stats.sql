@@ -61,27 +61,17 @@ SELECT
   c.slba AS slba,                -- starting LBA
   (c.t - o.first_t) / 1e9 AS t_s, -- s since the host's first command
   CASE WHEN c.matched THEN 'joined' ELSE 'host' END AS mode, -- which stages
-  -- the components (docs/stages.md), ns; the target's NULL when not matched
-  c.h_blk_sub AS h_blk_sub, c.h_drv_sub AS h_drv_sub,
-  c.h_r2t AS h_r2t,              -- NULL: no R2T
-  c.h_wait AS h_wait, c.wire AS wire, c.t_rx_path AS t_rx_path,
-  c.t_drv_sub AS t_drv_sub,
-  c.t_data_wait AS t_data_wait,  -- NULL: no R2T (in no stage of the joined path)
-  c.t_storage AS t_storage, c.t_drv_cpl AS t_drv_cpl, c.h_rx_path AS h_rx_path,
-  c.h_drv_cpl AS h_drv_cpl, c.h_blk_cpl AS h_blk_cpl, c.h_handoff AS h_handoff,
-  c.e2e AS e2e,                  -- end to end on the host
+  -- the components (docs/stages.md), ns; the target's NULL when not matched,
+  -- h_r2t and t_data_wait where there was no R2T (t_data_wait is in no
+  -- stage of the joined path); e2e end to end on the host
+--@ SELECT wrap('c.' || name || ' AS ' || name, -92, '  ', ', ') || ','
+--@ FROM gen_list WHERE list = 'all' AND NOT (role = 'target' AND total)
   -- residence on the target, from the one look-up: ntp_joined's wire is
   -- h_wait - (t_e2e - t_data_wait), in whole ns
   c.h_wait - c.wire + ifnull(c.t_data_wait, 0) AS t_e2e,
   -- the stages, ns: the sums component.stage_joined and stage_local name
-  -- (tests/test_stats.c checks them against vocab.sql)
-  c.h_blk_sub + c.h_blk_cpl AS host_block,
-  c.h_drv_sub + ifnull(c.h_r2t, 0) + c.h_drv_cpl + c.h_handoff AS host_driver,
-  CASE WHEN NOT c.matched THEN c.h_rx_path END AS host_rx,
-  CASE WHEN NOT c.matched THEN c.h_wait END AS net_target,
-  c.wire + c.t_rx_path + c.h_rx_path AS network,
-  c.t_drv_sub + c.t_drv_cpl AS target_driver,
-  c.t_storage AS storage
+--@ SELECT wrap(replace(command_expr, '$', 'c.') || ' AS ' || name, 1, '  ', ', ')
+--@ FROM gen_stage
 FROM c
 -- unary +: the commands scanned once, each group looked up (no automatic
 -- index of every command by its group)
@@ -113,18 +103,8 @@ SELECT * FROM (
     k.name AS name,            -- component.name or stage.name
     k.ord AS ord,              -- its report order
     CASE k.name
-      WHEN 'e2e' THEN c.e2e
-      WHEN 'host_block' THEN c.host_block WHEN 'host_driver' THEN c.host_driver
-      WHEN 'host_rx' THEN c.host_rx WHEN 'net_target' THEN c.net_target
-      WHEN 'network' THEN c.network WHEN 'target_driver' THEN c.target_driver
-      WHEN 'storage' THEN c.storage
-      WHEN 'h_blk_sub' THEN c.h_blk_sub WHEN 'h_drv_sub' THEN c.h_drv_sub
-      WHEN 'h_r2t' THEN c.h_r2t WHEN 'h_wait' THEN c.h_wait WHEN 'wire' THEN c.wire
-      WHEN 't_rx_path' THEN c.t_rx_path WHEN 't_drv_sub' THEN c.t_drv_sub
-      WHEN 't_data_wait' THEN c.t_data_wait WHEN 't_storage' THEN c.t_storage
-      WHEN 't_drv_cpl' THEN c.t_drv_cpl WHEN 'h_rx_path' THEN c.h_rx_path
-      WHEN 'h_drv_cpl' THEN c.h_drv_cpl WHEN 'h_blk_cpl' THEN c.h_blk_cpl
-      WHEN 'h_handoff' THEN c.h_handoff WHEN 't_e2e' THEN c.t_e2e
+--@ SELECT wrap('WHEN ''' || name || ''' THEN c.' || name, -92, '      ', ' ')
+--@ FROM (SELECT name FROM gen_list WHERE list IN ('stage', 'all') ORDER BY list = 'all', i)
     END AS ns                  -- the value, ns
   -- each command once, outside; its group's names from the small k
   FROM c
@@ -213,15 +193,17 @@ DROP TABLE _ntp_stage_sorted;');
 -- _ntp_series_row has them (NULL: none there).
 CREATE TEMP VIEW _ntp_tail_band AS
 WITH c AS (
-  SELECT j.hdb, j.grp, j.ht, j.e2e, j.h_blk_sub, j.h_drv_sub, j.h_r2t, NULL AS h_wait,
-    j.wire, j.t_rx_path, j.t_drv_sub, j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl,
-    j.h_blk_cpl, j.h_handoff
+  SELECT j.hdb, j.grp, j.ht, j.e2e,
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL AS ' || l.name END,
+--@   -92, '    ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
   FROM ntp_joined AS j
   JOIN ntp_report_group AS g ON g.hdb = j.hdb AND g.grp = j.grp AND g.mode = 'joined'
   WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
   UNION ALL
-  SELECT h.db, h.grp, h.t, h.e2e, h.h_blk_sub, h.h_drv_sub, h.h_r2t, h.h_wait, NULL, NULL,
-    NULL, NULL, NULL, h.h_rx_path, h.h_drv_cpl, h.h_blk_cpl, h.h_handoff
+  SELECT h.db, h.grp, h.t, h.e2e,
+--@ SELECT wrap(CASE WHEN n.in_host THEN 'h.' || l.name ELSE 'NULL' END, -92, '    ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
   FROM ntp_host_cmd AS h
   JOIN ntp_report_group AS g ON g.hdb = h.db AND g.grp = h.grp AND g.mode = 'host'
 ), r AS (
@@ -240,12 +222,7 @@ WITH c AS (
 )
 SELECT hdb, grp, band_ord,
   count(*) AS n, min(e2e) AS e2e_min_ns, max(e2e) AS e2e_max_ns, sum(e2e) AS sum_e2e,
-  sum(h_blk_sub) AS s_h_blk_sub, sum(h_drv_sub) AS s_h_drv_sub, sum(h_r2t) AS s_h_r2t,
-  sum(h_wait) AS s_h_wait, sum(wire) AS s_wire, sum(t_rx_path) AS s_t_rx_path,
-  sum(t_drv_sub) AS s_t_drv_sub, sum(t_storage) AS s_t_storage,
-  sum(t_drv_cpl) AS s_t_drv_cpl, sum(h_rx_path) AS s_h_rx_path,
-  sum(h_drv_cpl) AS s_h_drv_cpl, sum(h_blk_cpl) AS s_h_blk_cpl,
-  sum(h_handoff) AS s_h_handoff
+--@ SELECT wrap('sum(' || name || ') AS s_' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'sum'
 FROM b
 GROUP BY hdb, grp, band_ord;
 
@@ -263,12 +240,8 @@ CREATE TEMP VIEW ntp_report_tail AS
 WITH x AS (
   SELECT b.*, g.mode AS mode, s.ord AS ord, s.stage AS stage, s.label AS label,
     (SELECT total(CASE k.name
-       WHEN 'h_blk_sub' THEN b.s_h_blk_sub WHEN 'h_drv_sub' THEN b.s_h_drv_sub
-       WHEN 'h_r2t' THEN b.s_h_r2t WHEN 'h_wait' THEN b.s_h_wait WHEN 'wire' THEN b.s_wire
-       WHEN 't_rx_path' THEN b.s_t_rx_path WHEN 't_drv_sub' THEN b.s_t_drv_sub
-       WHEN 't_storage' THEN b.s_t_storage WHEN 't_drv_cpl' THEN b.s_t_drv_cpl
-       WHEN 'h_rx_path' THEN b.s_h_rx_path WHEN 'h_drv_cpl' THEN b.s_h_drv_cpl
-       WHEN 'h_blk_cpl' THEN b.s_h_blk_cpl WHEN 'h_handoff' THEN b.s_h_handoff END)
+--@ SELECT wrap('WHEN ''' || name || ''' THEN b.s_' || name, -92, '       ', ' ') || ' END)'
+--@ FROM gen_list WHERE list = 'sum'
      FROM component AS k
      WHERE s.stage = CASE g.mode WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END)
       AS stage_ns
@@ -453,24 +426,23 @@ SELECT
   'host' AS form, h.db AS db, h.grp AS grp,
   (h.t - o.first_t) / w.width_ns AS bucket,
   h.e2e AS e2e,                -- end to end (target: residence)
-  h.h_blk_sub AS h_blk_sub, h.h_drv_sub AS h_drv_sub, h.h_r2t AS h_r2t,
-  h.h_wait AS h_wait, NULL AS wire, NULL AS t_rx_path, NULL AS t_drv_sub,
-  NULL AS t_data_wait, NULL AS t_storage, NULL AS t_drv_cpl, h.h_rx_path AS h_rx_path,
-  h.h_drv_cpl AS h_drv_cpl, h.h_blk_cpl AS h_blk_cpl, h.h_handoff AS h_handoff
+--@ SELECT wrap(CASE WHEN n.in_host THEN 'h.' || l.name ELSE 'NULL' END || ' AS ' || l.name,
+--@   -92, '  ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
 FROM ntp_host_cmd AS h
 JOIN _ntp_series_grp AS o ON o.db = h.db AND o.grp = h.grp
 CROSS JOIN ntp_bucket AS w
 UNION ALL
 SELECT 'target', x.db, x.grp, (x.t - o.first_t) / w.width_ns, x.t_e2e,
-  NULL, NULL, NULL, NULL, NULL, x.t_rx_path, x.t_drv_sub, x.t_data_wait, x.t_storage,
-  x.t_drv_cpl, NULL, NULL, NULL, NULL
+--@ SELECT wrap(CASE WHEN n.in_target THEN 'x.' || l.name ELSE 'NULL' END, -92, '  ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
 FROM ntp_target_cmd AS x
 JOIN _ntp_series_grp AS o ON o.db = x.db AND o.grp = x.grp
 CROSS JOIN ntp_bucket AS w
 UNION ALL
 SELECT 'joined', j.hdb, j.grp, (j.ht - o.first_t) / w.width_ns, j.e2e,
-  j.h_blk_sub, j.h_drv_sub, j.h_r2t, NULL, j.wire, j.t_rx_path, j.t_drv_sub, NULL,
-  j.t_storage, j.t_drv_cpl, j.h_rx_path, j.h_drv_cpl, j.h_blk_cpl, j.h_handoff
+--@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END, -92, '  ', ', ')
+--@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
 FROM ntp_joined AS j
 JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
 CROSS JOIN ntp_bucket AS w
@@ -483,12 +455,8 @@ WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok);
 CREATE TEMP VIEW _ntp_series_agg AS
 WITH s AS (
   SELECT form, db, grp, bucket, count(*) AS n, sum(e2e) AS sum_e2e,
-    sum(h_blk_sub) AS s_h_blk_sub, sum(h_drv_sub) AS s_h_drv_sub, sum(h_r2t) AS s_h_r2t,
-    sum(h_wait) AS s_h_wait, sum(wire) AS s_wire, sum(t_rx_path) AS s_t_rx_path,
-    sum(t_drv_sub) AS s_t_drv_sub, sum(t_data_wait) AS s_t_data_wait,
-    sum(t_storage) AS s_t_storage, sum(t_drv_cpl) AS s_t_drv_cpl,
-    sum(h_rx_path) AS s_h_rx_path, sum(h_drv_cpl) AS s_h_drv_cpl,
-    sum(h_blk_cpl) AS s_h_blk_cpl, sum(h_handoff) AS s_h_handoff
+--@ SELECT wrap('sum(' || name || ') AS s_' || name, -92, '    ', ', ')
+--@ FROM gen_list WHERE list = 'part'
   FROM _ntp_series_cmd
   GROUP BY form, db, grp, bucket
 ), p AS (
@@ -510,9 +478,7 @@ SELECT
   s.sum_e2e,                   -- the sum of their end to end, ns
   p.e2e AS p99_ns,             -- its 99th percentile, ns
   -- the sums of the components, ns (NULL: none there)
-  s.s_h_blk_sub, s.s_h_drv_sub, s.s_h_r2t, s.s_h_wait, s.s_wire, s.s_t_rx_path,
-  s.s_t_drv_sub, s.s_t_data_wait, s.s_t_storage, s.s_t_drv_cpl, s.s_h_rx_path,
-  s.s_h_drv_cpl, s.s_h_blk_cpl, s.s_h_handoff
+--@ SELECT wrap('s.s_' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'part'
 FROM s
 JOIN p ON p.form = s.form AND p.db = s.db AND p.grp = s.grp AND p.bucket = s.bucket;
 
@@ -538,9 +504,8 @@ SELECT
   1e9 * n * sample_rate / len_ns AS rate,
   sum_e2e * 1.0 / n AS mean_ns,
   p99_ns,
-  sum_e2e, s_h_blk_sub, s_h_drv_sub, s_h_r2t, s_h_wait, s_wire, s_t_rx_path,
-  s_t_drv_sub, s_t_data_wait, s_t_storage, s_t_drv_cpl, s_h_rx_path, s_h_drv_cpl,
-  s_h_blk_cpl, s_h_handoff
+  sum_e2e,
+--@ SELECT wrap('s_' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'part'
 FROM b;
 
 -- The time series: per form, recording, group and bucket of ntp_bucket's
@@ -635,13 +600,8 @@ WITH f AS (
     -- per bucket and stage, not a GROUP BY: a query for some forms then
     -- reads only theirs)
     (SELECT sum(CASE k.name
-       WHEN 'h_blk_sub' THEN s.s_h_blk_sub WHEN 'h_drv_sub' THEN s.s_h_drv_sub
-       WHEN 'h_r2t' THEN s.s_h_r2t WHEN 'h_wait' THEN s.s_h_wait WHEN 'wire' THEN s.s_wire
-       WHEN 't_rx_path' THEN s.s_t_rx_path WHEN 't_drv_sub' THEN s.s_t_drv_sub
-       WHEN 't_data_wait' THEN s.s_t_data_wait WHEN 't_storage' THEN s.s_t_storage
-       WHEN 't_drv_cpl' THEN s.s_t_drv_cpl WHEN 'h_rx_path' THEN s.s_h_rx_path
-       WHEN 'h_drv_cpl' THEN s.s_h_drv_cpl WHEN 'h_blk_cpl' THEN s.s_h_blk_cpl
-       WHEN 'h_handoff' THEN s.s_h_handoff END)
+--@ SELECT wrap('WHEN ''' || name || ''' THEN s.s_' || name, -92, '       ', ' ') || ' END)'
+--@ FROM gen_list WHERE list = 'part'
      FROM component AS k
      WHERE st.name = CASE s.form WHEN 'joined' THEN k.stage_joined ELSE k.stage_local END)
       AS stage_ns

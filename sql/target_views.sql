@@ -52,17 +52,7 @@ FROM cmd AS c, meta AS m;
 -- ntp_cmd_span in long form: one row per command and target component.
 -- Columns: t, grp, component (component.name), ns.
 CREATE VIEW ntp_cmd_component AS
-SELECT t, grp, 't_rx_path' AS component, t_rx_path AS ns FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 't_drv_sub', t_drv_sub FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 't_data_wait', t_data_wait FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 't_storage', t_storage FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 't_drv_cpl', t_drv_cpl FROM ntp_cmd_span
-UNION ALL
-SELECT t, grp, 't_e2e', t_e2e FROM ntp_cmd_span;
+--@ SELECT line FROM gen_cmd_component WHERE role = 'target' ORDER BY i
 
 -- The latency of each command on this machine (end to end). Columns: t, grp,
 -- ns.

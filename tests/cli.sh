@@ -458,7 +458,7 @@ grep -q 'test_native' quick.n && ! grep -Eq 'target bpf|bpftool' quick.n && ok |
 # refuses a database whose stored SQL differs from its own, so changing any
 # of it (even a comment) needs a new version, or old files stop opening.
 ver=$(sed -n 's/^PRAGMA user_version = \([0-9]*\);.*/\1/p' "$top/sql/schema.sql")
-{ echo "version $ver"; (cd "$top" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
+{ echo "version $ver"; (cd "$top/.output" && sha256sum sql/schema.sql sql/vocab.sql sql/host.sql \
 	sql/host_views.sql sql/target.sql sql/target_views.sql sql/views.sql); } > pin.txt
 if cmp -s pin.txt "$top/tests/schema.sha256"; then ok; else
 	bad "stored SQL changed without a new schema version: bump PRAGMA user_version in sql/schema.sql, then regenerate tests/schema.sha256"
@@ -635,7 +635,7 @@ assert abs(g["rate"] - float(sys.argv[2])) <= 1e-9 * g["rate"], (g["rate"], sys.
 PY
 # the collector's live line (sql/live.sql, run on the file being written)
 # counts an interval's lost records too
-live() { printf '%s\n' ".param set :interval 1" ".mode list" ".read $top/sql/live.sql" |
+live() { printf '%s\n' ".param set :interval 1" ".mode list" ".read $top/.output/sql/live.sql" |
 	sqlite3 "$1" | cut -d'|' -f4 | tr -d k; }
 awk -v a="$(live l99.db)" -v b="$(live l0.db)" 'BEGIN { exit !(a > 15 && a / b > 0.95 && a / b < 1.05) }' &&
 	ok || bad "99 % lost: the live line's rate $(live l99.db)k, without the loss $(live l0.db)k"

@@ -427,7 +427,7 @@ fi
 # sqlite3), over stand-ins for the commands' times, each value its rank.
 # The set-up's cache of the statistics goes, and the portable view (from
 # sql/compare.sql) is back.
-awk '/^CREATE TEMP VIEW ntp_compare_stage AS/,/;$/' "$top/sql/compare.sql" > stage-view.sql
+awk '/^CREATE TEMP VIEW ntp_compare_stage AS/,/;$/' "$top/.output/sql/compare.sql" > stage-view.sql
 cat > ranks.sql <<'EOF'
 DROP VIEW ntp_compare_stage;
 DROP TABLE _ntp_compare_stage_cache;
