@@ -175,20 +175,15 @@ SELECT
   slba AS slba,                               -- starting LBA
   mode AS mode,                               -- joined or host
   round(e2e / 1000.0, 2) AS e2e_us,           -- end to end, us
-  round(host_block / 1000.0, 2) AS host_block_us,
-  round(host_driver / 1000.0, 2) AS host_driver_us,
-  round(host_rx / 1000.0, 2) AS host_rx_us,
-  round(net_target / 1000.0, 2) AS net_target_us,
-  round(network / 1000.0, 2) AS network_us,
-  round(target_driver / 1000.0, 2) AS target_driver_us,
-  round(storage / 1000.0, 2) AS storage_us
+--@ SELECT wrap('round(' || name || ' / 1000.0, 2) AS ' || name || '_us', 1, '  ', ', ')
+--@ FROM gen_list WHERE list = 'stage'
 FROM ntp_command
 WHERE queue = 'io';
 
 -- .slowest: those rows, slowest end to end first.
 CREATE TEMP VIEW ntp_shell_slowest AS
-SELECT "group", t_s, qid, cid, slba, mode, e2e_us, host_block_us, host_driver_us, host_rx_us,
-  net_target_us, network_us, target_driver_us, storage_us
+SELECT "group", t_s, qid, cid, slba, mode, e2e_us,
+--@ SELECT wrap(name || '_us', -92, '  ', ', ') FROM gen_list WHERE list = 'stage'
 FROM _ntp_shell_slowest_row
 ORDER BY e2e DESC, hdb, ht;
 
