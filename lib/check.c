@@ -408,8 +408,8 @@ static int is_merged_index(const char *sql)
  * that is not one of sql/merged_index.sql's, whole (an expression or a
  * WHERE of an index is evaluated by the integrity check), or SQLite's own
  * for a UNIQUE of those tables; a table this
- * ntprof's prelude has and the file lacks (merged by an older ntprof) is
- * named. The columns the views need are checked when the views are built
+ * ntprof's prelude has and the file lacks, or one of ntprof's names it does
+ * not have (merged by another version), is named. The columns the views need are checked when the views are built
  * over them.
  */
 static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, size_t errlen)
@@ -428,10 +428,17 @@ static int check_merged_schema(sqlite3 *db, struct ntp_dbinfo *d, char *err, siz
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *sql = (const char *)sqlite3_column_text(st, 2);
 
-		if (!(!strcmp(type, "table") && is_merged_table(name)) &&
-		    !(!strcmp(type, "index") &&
-		      (is_merged_index(sql) ||
-		       (!sql && !strncmp(name, "sqlite_autoindex_ntp_merged_", 28)))))
+		if (!strcmp(type, "table") && !is_merged_table(name) &&
+		    (!strncmp(name, "ntp_", 4) || !strncmp(name, "_ntp_", 5)))
+			/* a table of ntprof's names that this prelude does not have:
+			 * an older ntprof's, refused all the same */
+			rc = ntp_fail(err, errlen, "%s: a merged file with table %s, which this "
+				      "ntprof does not write (merged by another version of "
+				      "ntprof: merge the recordings again)", d->path, name);
+		else if (!(!strcmp(type, "table") && is_merged_table(name)) &&
+			 !(!strcmp(type, "index") &&
+			   (is_merged_index(sql) ||
+			    (!sql && !strncmp(name, "sqlite_autoindex_ntp_merged_", 28)))))
 			rc = ntp_fail(err, errlen, "%s: not ntprof's merged schema: %s %s differs "
 				      "(refusing a changed file)", d->path, type, name);
 	}

@@ -29,9 +29,6 @@
 -- _ntp_unmatched_pair: the host commands of groups the target could pair
 --                 that found no pair, with how many target records of
 --                 their identity lay in the window
--- _ntp_command_target: ntp_joined's rows with the target's t_data_wait and
---                 t_e2e (a table of merged files; ntp_command looks the
---                 two up in ntp_target_cmd instead)
 -- _ntp_pair_offset: ntp_offset's row of each host and target pair (the
 --                 join check's: a session without a pair compiles none of
 --                 the offset's SQL)
@@ -254,27 +251,12 @@ SELECT * FROM (
   FROM hm AS h
   CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = h.tt
 )
--- @_ntp_command_target pair
-SELECT
-  j.*,                       -- the matched command, as ntp_joined has it
-  x.t_data_wait AS t_data_wait, -- from the target: not in ntp_joined
-  x.t_e2e AS t_e2e
-FROM ntp_joined AS j
--- the target record by its rowid
-CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = j.tt
-WHERE j.hdb = '@h@' AND j.tdb = '@t@'
 -- @_ntp_pair_offset pair
 SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
 WHERE hdb = '@h@' AND tdb = '@t@'
 -- @_ntp_pair_offset_none
 SELECT NULL AS hdb, NULL AS tdb, NULL AS pairs, NULL AS window_ns, NULL AS offset_ns,
   NULL AS drift
-WHERE 0
--- @_ntp_command_target_none
-SELECT
-  NULL AS hdb, NULL AS ht, NULL AS tdb, NULL AS tt, NULL AS grp, NULL AS skew_ns,
---@ SELECT wrap('NULL AS ' || name, 4, '  ', ', ') || ', NULL AS t_data_wait, NULL AS t_e2e'
---@ FROM gen_list WHERE list = 'joined'
 WHERE 0
 -- @_ntp_unmatched_pair pair
 SELECT * FROM (

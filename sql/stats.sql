@@ -10,7 +10,6 @@
 -- --detail, .percentiles --stages and .tail read them); those that read
 -- the report's cached views prepare the session.
 INSERT INTO _ntp_view_plan VALUES
-  ('_ntp_command_target', NULL, 0, 1),
   ('ntp_command', NULL, 0, 1),
   ('_ntp_report_cmd_value', NULL, 0, 1),
   ('ntp_report_stage_stats', 7, 0, 1),

@@ -229,6 +229,15 @@ changed idx2 "$d/good.ntp" "DROP INDEX ntp_merged_joined;
 	CREATE INDEX ntp_merged_joined ON ntp_joined (hdb, ht) WHERE ht > 0"
 refused "ntprof's index made partial" \
 	"idx2.db: not ntprof's merged schema: index ntp_merged_joined differs" "$d/idx2.db"
+# a table an older ntprof wrote, which this one does not (ntp_joined with
+# each target's t_data_wait and t_e2e): merged by another version
+changed old "$d/good.ntp" "CREATE TABLE _ntp_command_target AS SELECT * FROM ntp_joined"
+refused "an older ntprof's table" \
+	"old.db: a merged file with table _ntp_command_target, which this ntprof does not write (merged by another version of ntprof: merge the recordings again)" \
+	"$d/old.db"
+changed other "$d/good.ntp" "CREATE TABLE notes AS SELECT 1 AS x"
+refused "a table not of ntprof's names" \
+	"other.db: not ntprof's merged schema: table notes differs" "$d/other.db"
 changed idx3 "$d/good.ntp" "DROP INDEX ntp_merged_joined"
 "$NTPROF" report "$d/idx3.db" >/dev/null 2>"$d/err"
 expect "a merged file without one of its indexes is read: exit status" $? 0
