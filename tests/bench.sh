@@ -1,7 +1,9 @@
 #!/bin/sh
 # make bench: the report and the join on 10 M sampled commands against a bare
 # scan of the same table, and the bytes each command takes on disk; then
-# plain sqlite3's canned questions (tests/bench_sqlite3.sh), the collector's
+# each question first and later at 1 M and 10 M commands a side
+# (tests/bench_scale.sh), plain sqlite3's canned questions
+# (tests/bench_sqlite3.sh), the collector's
 # figures (tests/bench_collect.sh, root), the cost model (tests/bench_cost.sh:
 # ns per event from CPU accounting) and the kernel path's in two qemu
 # guests (tests/vm/bench_kernel.sh). Writes
@@ -169,6 +171,7 @@ to temporary files.
 
 EOF
 cat "$dir/prepared.md" >> "$out"
+sh "$top/tests/bench_scale.sh" >> "$out"
 sh "$top/tests/bench_sqlite3.sh" >> "$out"
 sh "$top/tests/bench_collect.sh" >> "$out"
 sh "$top/tests/bench_cost.sh" >> "$out"

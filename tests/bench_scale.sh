@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# An analyst's questions at scale: on runs of 1 M and 10 M commands a side
+# (tests/ntprof-gen, kernel NVMe/TCP reads at qd 4 on host and target, 20,000
+# IOPS, -s 1; a second run of the same size and another seed for compare),
+# each question as a fresh process, first (no prepared run: it prepares
+# one and keeps it) and later (the same question again, the run prepared),
+# in seconds, in B and with its peak RSS. B is a bare scan of the host
+# recording, SELECT count(*) and sum() of every point column, timed the
+# same way right before the size's questions. Goals: a first report at
+# most 6 B, every later question at most 2 B, peak RSS at most 256 MB.
+#
+# Method: every process pinned to CPU 1, the recordings in the page cache,
+# prepared runs in a scratch cache directory, wall time and peak RSS from
+# /usr/bin/time; one pass per size (the later questions' spread over 7
+# rounds at 1 M is in "How a run is prepared"). Prints a markdown section
+# for docs/performance.md; tests/bench.sh appends it. BENCH_SCALE overrides
+# the sizes (default "1000000 10000000"). Not a test: no goal fails.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+sizes=${BENCH_SCALE:-1000000 10000000}
+dir=$(mktemp -d /var/tmp/ntprof-bench-scale-XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+export NTPROF_CACHE_DIR="$dir/cache"
+N=$top/ntprof S=$top/ntprof-shell
+iops=20000
+
+# timed NAME CMD...: run CMD pinned, its output thrown away; appends
+# "NAME seconds KiB" to $dir/times (a failure stops the bench: no figure is
+# made of an error)
+timed() {
+	name=$1
+	shift
+	if ! /usr/bin/time -f '%e %M' -o "$dir/rt" taskset -c 1 "$@" > /dev/null 2> "$dir/err"
+	then
+		echo "bench_scale: $name failed: $(tail -3 "$dir/err")" >&2
+		exit 1
+	fi
+	echo "$name $(cat "$dir/rt")" >> "$dir/times"
+}
+
+# question Q N H T H2 T2: question Q of the list below
+question() {
+	case $1 in
+	report) timed "$1" "$N" report --detail "$3" "$4" ;;
+	percentiles) timed "$1" "$S" -c '.percentiles --stages' "$3" "$4" ;;
+	timeline) timed "$1" "$S" -c '.timeline 100ms' "$3" "$4" ;;
+	slowest) timed "$1" "$S" -c '.slowest 10' "$3" "$4" ;;
+	compare) timed "$1" "$N" compare "$3,$4" "$5,$6" ;;
+	plot) rm -rf "$dir/plot"; timed "$1" "$N" plot -o "$dir/plot" "$3,$4" ;;
+	esac
+}
+questions="report percentiles timeline slowest compare plot"
+label() {
+	case $1 in
+	report) echo '`ntprof report --detail H T`' ;;
+	percentiles) echo "\`ntprof-shell -c '.percentiles --stages'\`" ;;
+	timeline) echo "\`ntprof-shell -c '.timeline 100ms'\`" ;;
+	slowest) echo "\`ntprof-shell -c '.slowest 10'\`" ;;
+	compare) echo '`ntprof compare` of two runs' ;;
+	plot) echo '`ntprof plot` of one run' ;;
+	esac
+}
+
+bare_sql='SELECT count(*), sum(h_start), sum(h_queue), sum(h_sent), sum(h_r2t_rx),
+ sum(h_data_sent), sum(h_rx), sum(h_rx_drv), sum(h_cqe), sum(h_complete), sum(h_end) FROM cmd'
+
+: > "$dir/rows"
+for n in $sizes; do
+	secs=$((n / iops))
+	echo "bench_scale: generating 2 runs of $n commands a side" >&2
+	for x in 1 2; do
+		"$top/tests/ntprof-gen" -o "$dir/h$x.db" -t "$dir/t$x.db" -s 1 -n "$secs" \
+			-r "$iops" -q 4 -Q 4 -x "$x" > /dev/null
+	done
+	rows=$(sqlite3 "$dir/h1.db" 'SELECT count(*) FROM cmd')
+	cat "$dir"/h?.db "$dir"/t?.db > /dev/null
+	: > "$dir/times"
+	timed bare sqlite3 "$dir/h1.db" "$bare_sql"
+	bare=$(awk '$1 == "bare" { print $2 }' "$dir/times")
+	for q in $questions; do
+		rm -rf "$dir/cache"
+		if [ "$q" = compare ]; then
+			# "first": neither run prepared, nor the pair
+			question "$q" "$n" "$dir/h1.db" "$dir/t1.db" "$dir/h2.db" "$dir/t2.db"
+		else
+			question "$q" "$n" "$dir/h1.db" "$dir/t1.db"
+		fi
+		echo "bench_scale: $n $q first: $(tail -1 "$dir/times")" >&2
+		question "$q" "$n" "$dir/h1.db" "$dir/t1.db" "$dir/h2.db" "$dir/t2.db"
+		echo "bench_scale: $n $q later: $(tail -1 "$dir/times")" >&2
+	done
+	# rows: size question first_s first_kib later_s later_kib
+	awk -v n="$rows" -v bare="$bare" '$1 != "bare" {
+		if (!($1 in f)) { f[$1] = $2 " " $3; order[++k] = $1 } else l[$1] = $2 " " $3 }
+		END { for (i = 1; i <= k; i++) print n, bare, order[i], f[order[i]], l[order[i]] }' \
+		"$dir/times" >> "$dir/rows"
+	rm -f "$dir"/h?.db "$dir"/t?.db
+	rm -rf "$dir/cache"
+done
+
+cat <<EOF2
+## At scale: each question first and later
+
+Written by tests/bench_scale.sh ($(date -u '+%Y-%m-%d %H:%M UTC'), ntprof
+$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown), the machine above).
+Runs of N commands a side (tests/ntprof-gen, kernel NVMe/TCP reads at qd 4,
+$iops IOPS, \`-s 1\`), each question a fresh process pinned to one CPU:
+**first** with no prepared run (it prepares the run and keeps it), **later**
+the same question again. B is a bare scan of the host recording timed the
+same way (\`SELECT count(*), sum(...)\` of every point column). Peak RSS
+from \`/usr/bin/time\`. One pass per size: on this machine a figure varies
+by about 15 % from one run to the next. Goals: a first report at most 6 B,
+every later question at most 2 B, peak RSS at most 256 MB.
+
+| commands a side | B | question | first | first, in B | first RSS | later | later, in B | later RSS |
+|---:|---:|---|---:|---:|---:|---:|---:|---:|
+EOF2
+while read -r n bare q fs fk ls lk; do
+	printf '| %s | %.2f s | %s | %.2f s | %.1f | %d MB | %.2f s | %.1f | %d MB |\n' \
+		"$n" "$bare" "$(label "$q")" "$fs" "$(echo "$fs / $bare" | bc -l)" "$((fk / 1024))" \
+		"$ls" "$(echo "$ls / $bare" | bc -l)" "$((lk / 1024))"
+done < "$dir/rows"
+echo
