@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ntp_err.h"
@@ -155,16 +156,6 @@ static int of_file(const struct map_line *m, const struct object *o)
 	       !strcmp(m->path, o->real);
 }
 
-/* Does PID's executable file have O's identity? */
-static int runs(pid_t pid, const struct object *o)
-{
-	char exe[64];
-	struct stat st;
-
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-	return !stat(exe, &st) && st.st_dev == o->st.st_dev && st.st_ino == o->st.st_ino;
-}
-
 /* Read LEN bytes at ADDR of PID. */
 static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
@@ -230,9 +221,64 @@ static int maps_code(pid_t pid, const struct object *o)
 	return found;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static int seen_cmp(const void *a, const void *b)
+{
+	pid_t x = ((const struct ntp_proc_seen *)a)->pid, y = ((const struct ntp_proc_seen *)b)->pid;
+
+	return (x > y) - (x < y);
+}
+
+/* PID's entry in the last scan's list, or NULL. */
+static const struct ntp_proc_seen *seen_find(const struct ntp_proc_memo *m, pid_t pid)
+{
+	struct ntp_proc_seen key = { .pid = pid };
+
+	return m->n ? bsearch(&key, m->seen, (size_t)m->n, sizeof(key), seen_cmp) : NULL;
+}
+
+/* Append S to the list being built in *V (*N of *CAP). */
+static int seen_add(struct ntp_proc_seen **v, int *n, int *cap, const struct ntp_proc_seen *s)
+{
+	if (*n == *cap) {
+		int c = *cap ? *cap * 2 : 256;
+		struct ntp_proc_seen *p = realloc(*v, (size_t)c * sizeof(*p));
+
+		if (!p)
+			return -1;
+		*v = p;
+		*cap = c;
+	}
+	(*v)[(*n)++] = *s;
+	return 0;
+}
+
+void ntp_proc_memo_free(struct ntp_proc_memo *memo)
+{
+	free(memo->seen);
+	memo->seen = NULL;
+	memo->n = memo->cap = 0;
+}
+
 int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen)
 {
-	char why[NTP_ERR_MAX];
+	return ntp_proc_scan(NULL, path, pids, max, err, errlen);
+}
+
+int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
+		  char *err, size_t errlen)
+{
+	char why[NTP_ERR_MAX], exe[64];
+	struct ntp_proc_seen *next = NULL;
+	int nnext = 0, capnext = 0, full;
+	uint64_t now = mono_ns();
 	struct object o;
 	struct dirent *e;
 	uint64_t bias;
@@ -246,20 +292,73 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
 		obj_close(&o);
 		return ntp_fail(err, errlen, "/proc: %s", strerror(errno));
 	}
+	full = !memo || !memo->full_ns || now - memo->full_ns >= memo->full_every_ns;
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
+		struct ntp_proc_seen s = { .pid = pid, .dir_ino = e->d_ino, .first_ns = now };
+		const struct ntp_proc_seen *old;
+		struct stat st;
 
 		if (pid <= 0)
 			continue;
-		if (runs(pid, &o) ||
-		    (maps_code(pid, &o) && !obj_bias(pid, &o, &bias, why, sizeof(why)))) {
+		old = memo ? seen_find(memo, pid) : NULL;
+		if (old && !full && old->dir_ino == s.dir_ino && !old->ino &&
+		    old->read_ns - old->first_ns >= memo->young_ns) {
+			/* a kernel thread, the same one: it never runs exec */
+			if (seen_add(&next, &nnext, &capnext, old))
+				break;
+			continue;
+		}
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
+		if (!stat(exe, &st)) {
+			s.dev = st.st_dev;
+			s.ino = st.st_ino;
+		}
+		if (s.ino && s.dev == o.st.st_dev && s.ino == o.st.st_ino) {
+			if (n < max) /* it runs the file */
+				pids[n] = pid;
+			n++;
+			continue;
+		}
+		if (old && old->dir_ino == s.dir_ino && old->dev == s.dev && old->ino == s.ino) {
+			s.first_ns = old->first_ns;
+			s.read_ns = old->read_ns;
+			/* the same program, its maps read when it was no longer young */
+			if (!full && old->read_ns - old->first_ns >= memo->young_ns) {
+				if (seen_add(&next, &nnext, &capnext, &s))
+					break;
+				continue;
+			}
+		}
+		s.read_ns = now;
+		if (memo)
+			memo->maps_read++;
+		if (maps_code(pid, &o) && !obj_bias(pid, &o, &bias, why, sizeof(why))) {
 			if (n < max)
 				pids[n] = pid;
 			n++;
+			continue;
 		}
+		if (memo && seen_add(&next, &nnext, &capnext, &s))
+			break;
 	}
 	closedir(d);
 	obj_close(&o);
+	if (memo) {
+		if (e) { /* out of memory: remember nothing, look at all next time */
+			free(next);
+			ntp_proc_memo_free(memo);
+			memo->full_ns = 0;
+			return n;
+		}
+		qsort(next, (size_t)nnext, sizeof(*next), seen_cmp);
+		free(memo->seen);
+		memo->seen = next;
+		memo->n = nnext;
+		memo->cap = capnext;
+		if (full)
+			memo->full_ns = now;
+	}
 	return n;
 }
 

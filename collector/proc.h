@@ -32,6 +32,45 @@
 int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen);
 
 /*
+ * What repeated scans of /proc remember (ntp_proc_scan): each process found
+ * not to be the program's, with its executable's identity then, so that a
+ * later scan reads no /proc/PID/maps of it. A process is looked at again
+ * when its executable changes (it ran exec), while it is young (it may
+ * still be loading its libraries), and when a full scan is due (a library
+ * loaded later, by dlopen). One without an executable (a kernel thread)
+ * is not even asked for it again while its pid is not used again. Zero it,
+ * set the two periods, and free it with ntp_proc_memo_free.
+ */
+struct ntp_proc_seen {
+	pid_t pid;
+	ino_t dir_ino;      /* /proc/PID's inode: another for a pid used again */
+	dev_t dev;          /* its /proc/PID/exe when looked at; 0: none */
+	ino_t ino;
+	uint64_t first_ns;  /* when it was first seen with that executable */
+	uint64_t read_ns;   /* when its maps were last read */
+};
+
+struct ntp_proc_memo {
+	uint64_t young_ns;       /* looked at again until it is this old */
+	uint64_t full_every_ns;  /* every process looked at again this often */
+	uint64_t full_ns;        /* when the last full scan was (0: none yet) */
+	struct ntp_proc_seen *seen; /* by pid */
+	int n, cap;
+	unsigned long maps_read; /* /proc/PID/maps files read, all scans */
+};
+
+/* How often a collector looks at every process again, and for how long at
+ * a new one (docs/collector.md, "Finding the probes and the variable"). */
+#define NTP_PROC_YOUNG_NS 3000000000ULL
+#define NTP_PROC_FULL_EVERY_NS 60000000000ULL
+
+/* ntp_proc_find with MEMO (NULL: every process looked at, as ntp_proc_find). */
+int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
+		  char *err, size_t errlen);
+
+void ntp_proc_memo_free(struct ntp_proc_memo *memo);
+
+/*
  * The address of symbol NAME of file PATH in process PID: the load bias of
  * the file's executable mapping (checked as ntp_proc_find checks it) plus
  * the symbol's value. Returns 0, or -1 with ERR set.

@@ -186,6 +186,8 @@ int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errl
 	int n;
 
 	memset(s, 0, sizeof(*s));
+	s->memo.young_ns = NTP_PROC_YOUNG_NS;
+	s->memo.full_every_ns = NTP_PROC_FULL_EVERY_NS;
 	snprintf(s->binary, sizeof(s->binary), "%s", binary);
 	n = ntp_usdt_read(binary, &sites, err, errlen); /* says why it cannot be read */
 	if (n < 0)
@@ -207,6 +209,7 @@ void ntp_spdk_close(struct ntp_spdk *s)
 	for (int i = 0; i < s->nobjs; i++)
 		free(s->objs[i].sites);
 	s->nobjs = 0;
+	ntp_proc_memo_free(&s->memo);
 }
 
 int ntp_spdk_sites(const struct ntp_spdk *s, const char *name)
@@ -220,7 +223,7 @@ int ntp_spdk_sites(const struct ntp_spdk *s, const char *name)
 
 int ntp_spdk_find_procs(struct ntp_spdk *s, char *err, size_t errlen)
 {
-	int n = ntp_proc_find(s->binary, s->pids, NTP_SPDK_MAX_PIDS, err, errlen);
+	int n = ntp_proc_scan(&s->memo, s->binary, s->pids, NTP_SPDK_MAX_PIDS, err, errlen);
 
 	if (n < 0)
 		return -1;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proc.h"
 #include "usdt.h"
 
 #define NTP_SPDK_MAX_OBJS 8
@@ -31,6 +32,7 @@ struct ntp_spdk {
 	int nobjs;
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes running it (ntp_spdk_find_procs) */
 	int npids;
+	struct ntp_proc_memo memo;  /* what the scans for them remember */
 };
 
 /* The sampling variables of one process: one per object of the program

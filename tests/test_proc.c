@@ -20,7 +20,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <dlfcn.h>
 #include <elf.h>
+#include <time.h>
 
 #include "lock.h"
 #include "proc.h"
@@ -434,6 +436,177 @@ static void test_lock_dir_checked(void **state)
 	rm_lock_dir(dir);
 }
 
+/* ---- repeated scans (ntp_proc_scan's memory) ---- */
+
+/* A child of this program that waits on a pipe: 'x' makes it exec PROG,
+ * 'd' dlopen LIBRARY (then it writes 'l' back); it exits when the pipe
+ * closes. *TO and *FROM are the pipe's ends. */
+static pid_t start_waiter(const char *prog, int *to, int *from)
+{
+	int p[2], q[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(q), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		close(q[0]);
+		while (read(p[0], &c, 1) == 1) {
+			if (c == 'x') {
+				dup2(q[1], 1);
+				execl(prog, prog, (char *)NULL);
+				_exit(127);
+			}
+			if (c == 'd' && dlopen(LIBRARY, RTLD_NOW) && write(q[1], "l", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	close(q[1]);
+	*to = p[1];
+	*from = q[0];
+	return pid;
+}
+
+/* Is PID among the N of PIDS (at most MAX of them kept)? */
+static int among(pid_t pid, const pid_t *pids, int n, int max)
+{
+	for (int i = 0; i < n && i < max; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Scan for FILE with MEMO: *FOUND whether PID is one of the program's, and
+ * how many maps files the scan read. */
+static unsigned long scan(struct ntp_proc_memo *memo, const char *file, pid_t pid, int *found)
+{
+	unsigned long before = memo->maps_read;
+	pid_t pids[64];
+	char err[512];
+	int n = ntp_proc_scan(memo, file, pids, 64, err, sizeof(err));
+
+	if (n < 0)
+		fail_msg("%s", err);
+	*found = among(pid, pids, n, 64);
+	return memo->maps_read - before;
+}
+
+/* The scan after the first reads the maps only of the processes that are
+ * new, or run another executable than when they were looked at: MEMO's
+ * entries read after T (ns) are exactly those of PREV (N of them) that
+ * changed, and there are READ of them. */
+static void only_changed_read(const struct ntp_proc_memo *memo, const struct ntp_proc_seen *prev,
+			      int n, uint64_t t, unsigned long read)
+{
+	unsigned long changed = 0;
+
+	for (int i = 0; i < memo->n; i++) {
+		const struct ntp_proc_seen *s = &memo->seen[i], *o = NULL;
+
+		for (int j = 0; j < n && !o; j++)
+			if (prev[j].pid == s->pid)
+				o = &prev[j];
+		if (s->read_ns >= t) {
+			assert_true(!o || o->dev != s->dev || o->ino != s->ino);
+			changed++;
+		}
+	}
+	assert_int_equal(changed, read);
+}
+
+static uint64_t mono(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* A process is looked at again when it runs exec, not before: the second
+ * of two scans reads no maps of a process it knows, and a process that
+ * then runs the program that loads the library is found at once. */
+static void test_scan_memo_exec(void **state)
+{
+	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
+	struct ntp_proc_seen *prev;
+	int to, from, found, n;
+	unsigned long r1, r2;
+	char line[64];
+	uint64_t t;
+	FILE *out;
+	pid_t pid = start_waiter(LIB_PROGRAM, &to, &from);
+
+	r1 = scan(&memo, LIBRARY, pid, &found);
+	assert_false(found);
+	assert_true(r1 > 0);
+	n = memo.n;
+	prev = malloc((size_t)n * sizeof(*prev));
+	assert_non_null(prev);
+	memcpy(prev, memo.seen, (size_t)n * sizeof(*prev));
+	t = mono();
+	r2 = scan(&memo, LIBRARY, pid, &found);
+	assert_false(found);
+	only_changed_read(&memo, prev, n, t, r2);
+	assert_true(r2 < r1);
+	/* exec: the program linked with the library */
+	out = fdopen(from, "r");
+	assert_non_null(out);
+	assert_int_equal(write(to, "x", 1), 1);
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_string_equal(line, "ready\n");
+	scan(&memo, LIBRARY, pid, &found);
+	assert_true(found);
+	if (ntp_proc_write_var(pid, LIBRARY, NTP_SAMPLE_VAR, 0, 7, line, sizeof(line)))
+		fail_msg("%s", line);
+	close(to);
+	expect_exit(pid, out, "7\n");
+	free(prev);
+	ntp_proc_memo_free(&memo);
+}
+
+/* A library loaded later (dlopen), by a process whose executable stays the
+ * same, is found by the next full scan, and not before it. */
+static void test_scan_memo_dlopen(void **state)
+{
+	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
+	int to, from, found;
+	pid_t pid = start_waiter(LIB_PROGRAM, &to, &from);
+	char c;
+
+	scan(&memo, LIBRARY, pid, &found);
+	assert_false(found);
+	assert_int_equal(write(to, "d", 1), 1);
+	assert_int_equal(read(from, &c, 1), 1);
+	assert_int_equal(c, 'l');
+	assert_true(scan(&memo, LIBRARY, pid, &found) < (unsigned long)memo.n);
+	assert_false(found); /* known, and no full scan due */
+	memo.full_every_ns = 0;
+	assert_true(scan(&memo, LIBRARY, pid, &found) >= (unsigned long)memo.n);
+	assert_true(found);
+	close(to);
+	close(from);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	ntp_proc_memo_free(&memo);
+}
+
+/* A new process is looked at on every scan while it is young. */
+static void test_scan_memo_young(void **state)
+{
+	struct ntp_proc_memo memo = { .young_ns = 3600000000000ULL,
+				       .full_every_ns = 3600000000000ULL };
+	int found;
+
+	assert_true(scan(&memo, LIBRARY, 0, &found) > 0);
+	assert_true(scan(&memo, LIBRARY, 0, &found) >= (unsigned long)memo.n);
+	ntp_proc_memo_free(&memo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +622,9 @@ int main(void)
 		cmocka_unit_test(test_lock_killed_holder),
 		cmocka_unit_test(test_lock_stale_swept),
 		cmocka_unit_test(test_lock_dir_checked),
+		cmocka_unit_test(test_scan_memo_exec),
+		cmocka_unit_test(test_scan_memo_dlopen),
+		cmocka_unit_test(test_scan_memo_young),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
