@@ -167,7 +167,8 @@ cat <<EOF
 
 ## The cost model
 
-From \`make bench\` (tests/bench_cost.sh), $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n),
+From \`make bench\` (tests/bench_cost.sh), $(date -u '+%Y-%m-%d %H:%M UTC'), ntprof
+$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown), on $(uname -n),
 $(nproc) cores, kernel $(uname -r): ns of CPU per event, each from CPU
 accounting over at least 1 M events (never from throughput), and what they
 predict.
