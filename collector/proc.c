@@ -277,7 +277,7 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 {
 	char why[NTP_ERR_MAX], exe[64];
 	struct ntp_proc_seen *next = NULL;
-	int nnext = 0, capnext = 0, full;
+	int nnext = 0, capnext = 0, full, forgot = 0;
 	uint64_t now = mono_ns();
 	struct object o;
 	struct dirent *e;
@@ -305,8 +305,7 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 		if (old && !full && old->dir_ino == s.dir_ino && !old->ino &&
 		    old->read_ns - old->first_ns >= memo->young_ns) {
 			/* a kernel thread, the same one: it never runs exec */
-			if (seen_add(&next, &nnext, &capnext, old))
-				break;
+			forgot |= seen_add(&next, &nnext, &capnext, old);
 			continue;
 		}
 		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
@@ -325,8 +324,7 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 			s.read_ns = old->read_ns;
 			/* the same program, its maps read when it was no longer young */
 			if (!full && old->read_ns - old->first_ns >= memo->young_ns) {
-				if (seen_add(&next, &nnext, &capnext, &s))
-					break;
+				forgot |= seen_add(&next, &nnext, &capnext, &s);
 				continue;
 			}
 		}
@@ -339,13 +337,13 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 			n++;
 			continue;
 		}
-		if (memo && seen_add(&next, &nnext, &capnext, &s))
-			break;
+		if (memo)
+			forgot |= seen_add(&next, &nnext, &capnext, &s);
 	}
 	closedir(d);
 	obj_close(&o);
 	if (memo) {
-		if (e) { /* out of memory: remember nothing, look at all next time */
+		if (forgot) { /* out of memory: remember nothing, look at all next time */
 			free(next);
 			ntp_proc_memo_free(memo);
 			memo->full_ns = 0;
