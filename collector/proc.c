@@ -11,6 +11,10 @@
  * copy) is not a load, and the process is not the program's.
  */
 #include <dirent.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
+#include <poll.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -20,8 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -265,6 +271,99 @@ void ntp_proc_memo_free(struct ntp_proc_memo *memo)
 	free(memo->seen);
 	memo->seen = NULL;
 	memo->n = memo->cap = 0;
+	free(memo->found);
+	memo->found = NULL;
+	memo->nfound = 0;
+}
+
+/* The events of one datagram in BUF (LEN bytes): 1 if one is a fork or an
+ * exec, else 0; CHILD, if not 0, must be the forked child (the probe's). */
+static int proc_events_in(const char *buf, ssize_t len, pid_t child)
+{
+	int any = 0;
+
+	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, (size_t)len);
+	     h = NLMSG_NEXT(h, len)) {
+		const struct cn_msg *c = NLMSG_DATA(h);
+		const struct proc_event *e = (const void *)c->data;
+
+		if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_OVERRUN)
+			return 1;
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*c) + sizeof(*e)) ||
+		    c->id.idx != CN_IDX_PROC || c->id.val != CN_VAL_PROC)
+			continue;
+		if (e->what == PROC_EVENT_EXEC && !child)
+			any = 1;
+		if (e->what == PROC_EVENT_FORK && (!child || e->event_data.fork.child_tgid == child))
+			any = 1;
+	}
+	return any;
+}
+
+int ntp_proc_events_any(int fd)
+{
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	int any = 0;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		any |= proc_events_in(buf, n, 0);
+	/* ENOBUFS: events were lost, so one may have been a fork or an exec */
+	return any || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
+}
+
+int ntp_proc_events_open(char *why, size_t whylen)
+{
+	struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	struct {
+		struct nlmsghdr h;
+		struct cn_msg c;
+		enum proc_cn_mcast_op op;
+	} __attribute__((packed)) m = {
+		.h = { .nlmsg_len = sizeof(m), .nlmsg_type = NLMSG_DONE },
+		.c = { .id = { .idx = CN_IDX_PROC, .val = CN_VAL_PROC }, .len = sizeof(m.op) },
+		.op = PROC_CN_MCAST_LISTEN,
+	};
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	uint64_t until;
+	int fd, heard = 0;
+	pid_t child;
+
+	fd = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+	if (fd < 0)
+		return ntp_fail(why, whylen, "no process events: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || send(fd, &m, sizeof(m), 0) < 0) {
+		ntp_fail(why, whylen, "no process events: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* heard of a child of ours within a second: the kernel delivers them */
+	child = fork();
+	if (child == 0)
+		_exit(0);
+	if (child < 0) {
+		ntp_fail(why, whylen, "no process events: fork: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	waitpid(child, NULL, 0);
+	until = mono_ns() + 1000000000ULL;
+	while (!heard && mono_ns() < until) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0)
+			heard = proc_events_in(buf, n, child);
+	}
+	if (!heard) {
+		ntp_fail(why, whylen, "no process events: the kernel did not tell of a fork");
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errlen)
@@ -272,8 +371,37 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
 	return ntp_proc_scan(NULL, path, pids, max, err, errlen);
 }
 
+static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
+		     char *err, size_t errlen);
+
+/* Whether MEMO's last answer still holds at NOW: no fork or exec since,
+ * no young process to look at again, no full scan due. */
+static int answer_holds(struct ntp_proc_memo *m, uint64_t now)
+{
+	if (m->events < 0 || !m->full_ns || now - m->full_ns >= m->full_every_ns)
+		return 0;
+	if (ntp_proc_events_any(m->events))
+		return 0;
+	for (int i = 0; i < m->n; i++)
+		if (m->seen[i].read_ns - m->seen[i].first_ns < m->young_ns)
+			return 0;
+	return 1;
+}
+
 int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
 		  char *err, size_t errlen)
+{
+	if (memo && answer_holds(memo, mono_ns())) {
+		for (int i = 0; i < memo->nfound && i < max; i++)
+			pids[i] = memo->found[i];
+		memo->skipped++;
+		return memo->nfound;
+	}
+	return scan_proc(memo, path, pids, max, err, errlen);
+}
+
+static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
+		     char *err, size_t errlen)
 {
 	char why[NTP_ERR_MAX], exe[64];
 	struct ntp_proc_seen *next = NULL;
@@ -343,12 +471,22 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 	closedir(d);
 	obj_close(&o);
 	if (memo) {
-		if (forgot) { /* out of memory: remember nothing, look at all next time */
+		pid_t *found = n ? malloc((size_t)n * sizeof(*found)) : NULL;
+
+		memo->scans++;
+		if (forgot || (n && !found) || n > max) {
+			/* out of memory, or more than PIDS holds: remember nothing,
+			 * look at all next time */
 			free(next);
+			free(found);
 			ntp_proc_memo_free(memo);
 			memo->full_ns = 0;
 			return n;
 		}
+		memcpy(found, pids, (size_t)n * sizeof(*found));
+		free(memo->found);
+		memo->found = found;
+		memo->nfound = n;
 		qsort(next, (size_t)nnext, sizeof(*next), seen_cmp);
 		free(memo->seen);
 		memo->seen = next;

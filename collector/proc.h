@@ -39,7 +39,8 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
  * still be loading its libraries), and when a full scan is due (a library
  * loaded later, by dlopen). One without an executable (a kernel thread)
  * is not even asked for it again while its pid is not used again. Zero it,
- * set the two periods, and free it with ntp_proc_memo_free.
+ * set the two periods and events (-1: none), and free it with
+ * ntp_proc_memo_free (which leaves events open).
  */
 struct ntp_proc_seen {
 	pid_t pid;
@@ -56,7 +57,15 @@ struct ntp_proc_memo {
 	uint64_t full_ns;        /* when the last full scan was (0: none yet) */
 	struct ntp_proc_seen *seen; /* by pid */
 	int n, cap;
+	/* The kernel's process events (ntp_proc_events_open), or -1: with
+	 * them, a scan is made only after a process forked or ran exec, while
+	 * one is young, or when a full scan is due; else the last answer. */
+	int events;
+	pid_t *found;            /* the last scan's answer */
+	int nfound;
 	unsigned long maps_read; /* /proc/PID/maps files read, all scans */
+	unsigned long scans;     /* scans of /proc made */
+	unsigned long skipped;   /* scans not needed: the last answer given */
 };
 
 /* How often a collector looks at every process again, and for how long at
@@ -69,6 +78,19 @@ int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int
 		  char *err, size_t errlen);
 
 void ntp_proc_memo_free(struct ntp_proc_memo *memo);
+
+/*
+ * The kernel's process events (the proc connector, CONFIG_PROC_EVENTS): a
+ * socket told of every fork and exec on the machine. Returns it, or -1
+ * with WHY set where the kernel does not deliver them to this process (no
+ * connector, another network namespace, not privileged on an older
+ * kernel): the feature is probed by forking a child and hearing of it.
+ */
+int ntp_proc_events_open(char *why, size_t whylen);
+
+/* 1 if a process forked or ran exec since the last call, or events were
+ * lost or cannot be read; 0 if none. Never blocks. */
+int ntp_proc_events_any(int fd);
 
 /*
  * The address of symbol NAME of file PATH in process PID: the load bias of

@@ -188,6 +188,7 @@ int ntp_spdk_open(struct ntp_spdk *s, const char *binary, char *err, size_t errl
 	memset(s, 0, sizeof(*s));
 	s->memo.young_ns = NTP_PROC_YOUNG_NS;
 	s->memo.full_every_ns = NTP_PROC_FULL_EVERY_NS;
+	s->memo.events = ntp_proc_events_open(s->no_events, sizeof(s->no_events));
 	snprintf(s->binary, sizeof(s->binary), "%s", binary);
 	n = ntp_usdt_read(binary, &sites, err, errlen); /* says why it cannot be read */
 	if (n < 0)
@@ -210,6 +211,9 @@ void ntp_spdk_close(struct ntp_spdk *s)
 		free(s->objs[i].sites);
 	s->nobjs = 0;
 	ntp_proc_memo_free(&s->memo);
+	if (s->memo.events >= 0)
+		close(s->memo.events);
+	s->memo.events = -1;
 }
 
 int ntp_spdk_sites(const struct ntp_spdk *s, const char *name)

@@ -33,6 +33,7 @@ struct ntp_spdk {
 	pid_t pids[NTP_SPDK_MAX_PIDS]; /* processes running it (ntp_spdk_find_procs) */
 	int npids;
 	struct ntp_proc_memo memo;  /* what the scans for them remember */
+	char no_events[128];        /* why memo.events is -1 */
 };
 
 /* The sampling variables of one process: one per object of the program

@@ -585,6 +585,15 @@ static int print_processes(struct ntp_json *w, struct spdk *s, char *why, size_t
 		ntp_json_end_array(w);
 	else
 		printf("%s\n", s->prog.npids ? "" : " none");
+	/* how processes that start later are found */
+	if (w)
+		ntp_json_string_field(w, "processes_found_by",
+				      s->prog.memo.events >= 0 ? "process events" : "scanning /proc");
+	else if (s->prog.memo.events >= 0)
+		printf("processes that start later: found by the kernel's process events\n");
+	else
+		printf("processes that start later: found by scanning /proc every interval (%s)\n",
+		       s->prog.no_events);
 	return rc;
 }
 

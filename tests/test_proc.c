@@ -533,7 +533,8 @@ static uint64_t mono(void)
  * then runs the program that loads the library is found at once. */
 static void test_scan_memo_exec(void **state)
 {
-	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
+	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL,
+				       .events = -1 };
 	struct ntp_proc_seen *prev;
 	int to, from, found, n;
 	unsigned long r1, r2;
@@ -574,7 +575,8 @@ static void test_scan_memo_exec(void **state)
  * same, is found by the next full scan, and not before it. */
 static void test_scan_memo_dlopen(void **state)
 {
-	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
+	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL,
+				       .events = -1 };
 	int to, from, found;
 	pid_t pid = start_waiter(LIB_PROGRAM, &to, &from);
 	char c;
@@ -599,11 +601,59 @@ static void test_scan_memo_dlopen(void **state)
 static void test_scan_memo_young(void **state)
 {
 	struct ntp_proc_memo memo = { .young_ns = 3600000000000ULL,
-				       .full_every_ns = 3600000000000ULL };
+				       .full_every_ns = 3600000000000ULL, .events = -1 };
 	int found;
 
 	assert_true(scan(&memo, LIBRARY, 0, &found) > 0);
 	assert_true(scan(&memo, LIBRARY, 0, &found) >= (unsigned long)memo.n);
+	ntp_proc_memo_free(&memo);
+}
+
+/* With the kernel's process events, a scan is made only after a fork or
+ * an exec: in a quiet millisecond the last answer is given again, and a
+ * process that starts and runs the program is found at once. Without them
+ * (not root on a kernel that tells only root) every call scans. As root
+ * the events must be there: the kernels ntprof supports have them. */
+static void test_scan_events(void **state)
+{
+	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
+	char why[256], line[64];
+	int to, from, found;
+	FILE *out;
+	pid_t pid;
+
+	memo.events = ntp_proc_events_open(why, sizeof(why));
+	if (memo.events < 0) {
+		if (geteuid() == 0)
+			fail_msg("as root: %s", why);
+		scan(&memo, LIBRARY, 0, &found);
+		scan(&memo, LIBRARY, 0, &found);
+		assert_int_equal(memo.scans, 2);
+		assert_int_equal(memo.skipped, 0);
+		ntp_proc_memo_free(&memo);
+		return;
+	}
+	scan(&memo, LIBRARY, 0, &found);
+	assert_int_equal(memo.scans, 1);
+	/* other processes of the machine may fork: a quiet millisecond will do */
+	for (int i = 0; i < 500 && !memo.skipped; i++) {
+		usleep(1000);
+		assert_int_equal(scan(&memo, LIBRARY, 0, &found), 0);
+	}
+	assert_true(memo.skipped > 0);
+	pid = start_waiter(LIB_PROGRAM, &to, &from);
+	out = fdopen(from, "r");
+	assert_non_null(out);
+	assert_int_equal(write(to, "x", 1), 1);
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_string_equal(line, "ready\n");
+	scan(&memo, LIBRARY, pid, &found);
+	assert_true(found);
+	if (ntp_proc_write_var(pid, LIBRARY, NTP_SAMPLE_VAR, 0, 7, why, sizeof(why)))
+		fail_msg("%s", why);
+	close(to);
+	expect_exit(pid, out, "7\n");
+	close(memo.events);
 	ntp_proc_memo_free(&memo);
 }
 
@@ -625,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_scan_memo_exec),
 		cmocka_unit_test(test_scan_memo_dlopen),
 		cmocka_unit_test(test_scan_memo_young),
+		cmocka_unit_test(test_scan_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
