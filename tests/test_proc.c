@@ -528,6 +528,27 @@ static uint64_t mono(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* Make the waiter PID (pipe ends TO and FROM, as start_waiter gives them)
+ * run the program linked with the library; the next scan with MEMO must
+ * find it, and its variable be written. Waits for it to exit. */
+static void exec_and_find(struct ntp_proc_memo *memo, pid_t pid, int to, int from)
+{
+	char line[256];
+	FILE *out = fdopen(from, "r");
+	int found;
+
+	assert_non_null(out);
+	assert_int_equal(write(to, "x", 1), 1);
+	assert_non_null(fgets(line, sizeof(line), out));
+	assert_string_equal(line, "ready\n");
+	scan(memo, LIBRARY, pid, &found);
+	assert_true(found);
+	if (ntp_proc_write_var(pid, LIBRARY, NTP_SAMPLE_VAR, 0, 7, line, sizeof(line)))
+		fail_msg("%s", line);
+	close(to);
+	expect_exit(pid, out, "7\n");
+}
+
 /* A process is looked at again when it runs exec, not before: the second
  * of two scans reads no maps of a process it knows, and a process that
  * then runs the program that loads the library is found at once. */
@@ -538,9 +559,7 @@ static void test_scan_memo_exec(void **state)
 	struct ntp_proc_seen *prev;
 	int to, from, found, n;
 	unsigned long r1, r2;
-	char line[64];
 	uint64_t t;
-	FILE *out;
 	pid_t pid = start_waiter(LIB_PROGRAM, &to, &from);
 
 	r1 = scan(&memo, LIBRARY, pid, &found);
@@ -555,18 +574,7 @@ static void test_scan_memo_exec(void **state)
 	assert_false(found);
 	only_changed_read(&memo, prev, n, t, r2);
 	assert_true(r2 < r1);
-	/* exec: the program linked with the library */
-	out = fdopen(from, "r");
-	assert_non_null(out);
-	assert_int_equal(write(to, "x", 1), 1);
-	assert_non_null(fgets(line, sizeof(line), out));
-	assert_string_equal(line, "ready\n");
-	scan(&memo, LIBRARY, pid, &found);
-	assert_true(found);
-	if (ntp_proc_write_var(pid, LIBRARY, NTP_SAMPLE_VAR, 0, 7, line, sizeof(line)))
-		fail_msg("%s", line);
-	close(to);
-	expect_exit(pid, out, "7\n");
+	exec_and_find(&memo, pid, to, from);
 	free(prev);
 	ntp_proc_memo_free(&memo);
 }
@@ -617,9 +625,8 @@ static void test_scan_memo_young(void **state)
 static void test_scan_events(void **state)
 {
 	struct ntp_proc_memo memo = { .young_ns = 0, .full_every_ns = 3600000000000ULL };
-	char why[256], line[64];
+	char why[256];
 	int to, from, found;
-	FILE *out;
 	pid_t pid;
 
 	memo.events = ntp_proc_events_open(why, sizeof(why));
@@ -642,17 +649,7 @@ static void test_scan_events(void **state)
 	}
 	assert_true(memo.skipped > 0);
 	pid = start_waiter(LIB_PROGRAM, &to, &from);
-	out = fdopen(from, "r");
-	assert_non_null(out);
-	assert_int_equal(write(to, "x", 1), 1);
-	assert_non_null(fgets(line, sizeof(line), out));
-	assert_string_equal(line, "ready\n");
-	scan(&memo, LIBRARY, pid, &found);
-	assert_true(found);
-	if (ntp_proc_write_var(pid, LIBRARY, NTP_SAMPLE_VAR, 0, 7, why, sizeof(why)))
-		fail_msg("%s", why);
-	close(to);
-	expect_exit(pid, out, "7\n");
+	exec_and_find(&memo, pid, to, from);
 	close(memo.events);
 	ntp_proc_memo_free(&memo);
 }
