@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,16 +286,23 @@ static int proc_events_in(const char *buf, ssize_t len, pid_t child)
 	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, (size_t)len);
 	     h = NLMSG_NEXT(h, len)) {
 		const struct cn_msg *c = NLMSG_DATA(h);
-		const struct proc_event *e = (const void *)c->data;
+		/* the fields read: through event_data.fork (an exec's are fewer) */
+		size_t need = offsetof(struct proc_event, event_data) +
+			      sizeof(((struct proc_event *)0)->event_data.fork);
+		struct proc_event e;
 
 		if (h->nlmsg_type == NLMSG_ERROR || h->nlmsg_type == NLMSG_OVERRUN)
 			return 1;
-		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*c) + sizeof(*e)) ||
-		    c->id.idx != CN_IDX_PROC || c->id.val != CN_VAL_PROC)
+		if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*c)) || c->id.idx != CN_IDX_PROC ||
+		    c->id.val != CN_VAL_PROC || c->len < need ||
+		    h->nlmsg_len < NLMSG_LENGTH(sizeof(*c) + need))
 			continue;
-		if (e->what == PROC_EVENT_EXEC && !child)
+		/* copied out: the event sits at no 8-byte boundary in the datagram */
+		memset(&e, 0, sizeof(e));
+		memcpy(&e, c->data, need);
+		if (e.what == PROC_EVENT_EXEC && !child)
 			any = 1;
-		if (e->what == PROC_EVENT_FORK && (!child || e->event_data.fork.child_tgid == child))
+		if (e.what == PROC_EVENT_FORK && (!child || e.event_data.fork.child_tgid == child))
 			any = 1;
 	}
 	return any;
@@ -483,11 +491,13 @@ static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, 
 			memo->full_ns = 0;
 			return n;
 		}
-		memcpy(found, pids, (size_t)n * sizeof(*found));
+		if (n) /* none: found and next may be NULL, which memcpy and qsort refuse */
+			memcpy(found, pids, (size_t)n * sizeof(*found));
 		free(memo->found);
 		memo->found = found;
 		memo->nfound = n;
-		qsort(next, (size_t)nnext, sizeof(*next), seen_cmp);
+		if (nnext)
+			qsort(next, (size_t)nnext, sizeof(*next), seen_cmp);
 		free(memo->seen);
 		memo->seen = next;
 		memo->n = nnext;
