@@ -29,9 +29,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "ntp_err.h"
 #include "proc.h"
 
@@ -228,14 +228,6 @@ static int maps_code(pid_t pid, const struct object *o)
 	return found;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 static int seen_cmp(const void *a, const void *b)
 {
 	pid_t x = ((const struct ntp_proc_seen *)a)->pid, y = ((const struct ntp_proc_seen *)b)->pid;
@@ -355,8 +347,8 @@ int ntp_proc_events_open(char *why, size_t whylen)
 		return -1;
 	}
 	waitpid(child, NULL, 0);
-	until = mono_ns() + 1000000000ULL;
-	while (!heard && mono_ns() < until) {
+	until = (uint64_t)ntp_now_ns(CLOCK_MONOTONIC) + 1000000000ULL;
+	while (!heard && (uint64_t)ntp_now_ns(CLOCK_MONOTONIC) < until) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
@@ -382,11 +374,17 @@ int ntp_proc_find(const char *path, pid_t *pids, int max, char *err, size_t errl
 static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
 		     char *err, size_t errlen);
 
+/* Is a full scan due at NOW (none yet, or the last one full_every_ns ago)? */
+static int full_due(const struct ntp_proc_memo *m, uint64_t now)
+{
+	return !m || !m->full_ns || now - m->full_ns >= m->full_every_ns;
+}
+
 /* Whether MEMO's last answer still holds at NOW: no fork or exec since,
  * no young process to look at again, no full scan due. */
 static int answer_holds(struct ntp_proc_memo *m, uint64_t now)
 {
-	if (m->events < 0 || !m->full_ns || now - m->full_ns >= m->full_every_ns)
+	if (m->events < 0 || full_due(m, now))
 		return 0;
 	if (ntp_proc_events_any(m->events))
 		return 0;
@@ -399,7 +397,7 @@ static int answer_holds(struct ntp_proc_memo *m, uint64_t now)
 int ntp_proc_scan(struct ntp_proc_memo *memo, const char *path, pid_t *pids, int max,
 		  char *err, size_t errlen)
 {
-	if (memo && answer_holds(memo, mono_ns())) {
+	if (memo && answer_holds(memo, (uint64_t)ntp_now_ns(CLOCK_MONOTONIC))) {
 		for (int i = 0; i < memo->nfound && i < max; i++)
 			pids[i] = memo->found[i];
 		memo->skipped++;
@@ -414,7 +412,7 @@ static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, 
 	char why[NTP_ERR_MAX], exe[64];
 	struct ntp_proc_seen *next = NULL;
 	int nnext = 0, capnext = 0, full, forgot = 0;
-	uint64_t now = mono_ns();
+	uint64_t now = (uint64_t)ntp_now_ns(CLOCK_MONOTONIC);
 	struct object o;
 	struct dirent *e;
 	uint64_t bias;
@@ -428,7 +426,7 @@ static int scan_proc(struct ntp_proc_memo *memo, const char *path, pid_t *pids, 
 		obj_close(&o);
 		return ntp_fail(err, errlen, "/proc: %s", strerror(errno));
 	}
-	full = !memo || !memo->full_ns || now - memo->full_ns >= memo->full_every_ns;
+	full = full_due(memo, now);
 	while ((e = readdir(d))) {
 		pid_t pid = (pid_t)strtol(e->d_name, NULL, 10);
 		struct ntp_proc_seen s = { .pid = pid, .dir_ino = e->d_ino, .first_ns = now };

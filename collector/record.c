@@ -23,13 +23,14 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "collect.h"
 #include "fsid.h"
 #include "ntp_err.h"
 #include "priv.h"
 #include "writer.h"
 
-#define NS 1000000000LL
+#define NS NTP_NS_PER_S
 
 static volatile sig_atomic_t stop;
 
@@ -61,14 +62,6 @@ static void catch_signals(void (*handler)(int))
 	 * ends the recording as a full disk does */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-}
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
 /* Open, check, load and attach what O records: 0, or -1 with ERR set. */
@@ -124,7 +117,7 @@ static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int
 
 	while (!stop) {
 		struct pollfd p = { .fd = chan, .events = POLLIN };
-		int64_t now = now_ns(CLOCK_MONOTONIC), until = end && end < next ? end : next;
+		int64_t now = ntp_now_ns(CLOCK_MONOTONIC), until = end && end < next ? end : next;
 		int wait = soon || !began ? 20 : (int)((until - now + 999999) / 1000000);
 		char c;
 
@@ -137,7 +130,7 @@ static int follow_until_stopped(struct ntp_bpf *b, const struct ntp_opts *o, int
 			fflush(stdout);
 			began = 1;
 		}
-		now = now_ns(CLOCK_MONOTONIC);
+		now = ntp_now_ns(CLOCK_MONOTONIC);
 		if (end && now >= end)
 			break;
 		soon = ntp_bpf_follow(b, o, now >= next);
@@ -189,8 +182,8 @@ int ntp_record(const struct ntp_opts *o)
 		fprintf(stderr, "ntprof: stopped before sampling began: nothing recorded\n");
 		goto cleanup;
 	}
-	wall_start = now_ns(CLOCK_REALTIME);
-	mono_start = now_ns(CLOCK_MONOTONIC);
+	wall_start = ntp_now_ns(CLOCK_REALTIME);
+	mono_start = ntp_now_ns(CLOCK_MONOTONIC);
 	if (ntp_bpf_sample(&b, o, o->rate) <= 0) {
 		fprintf(stderr, "ntprof: nothing could be sampled: nothing recorded\n");
 		goto off;

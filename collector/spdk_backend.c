@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "json_writer.h"
 #include "lock.h"
 #include "ntp_err.h"
@@ -37,7 +38,7 @@
 
 #define H NTP_ROLE_HOST
 #define T NTP_ROLE_TARGET
-#define NS 1000000000LL
+#define NS NTP_NS_PER_S
 
 /* The points the patch's batches carry, per role (docs/stages.md). */
 #define T_POINTS "t_cmd t_r2t t_data_rx t_exec t_stor t_resp t_sent t_free"
@@ -89,14 +90,6 @@ struct spdk {
 static struct spdk *state(const struct ntp_bpf *b)
 {
 	return b->state;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
 }
 
 static int takes(const struct ntp_opts *o)
@@ -349,7 +342,7 @@ static void started(struct spdk *s, const struct ntp_opts *o, pid_t pid, int fir
  * sampling starts as soon as the variable is there. */
 static void retry_pending(struct spdk *s, const struct ntp_opts *o)
 {
-	int64_t now = now_ns();
+	int64_t now = ntp_now_ns(CLOCK_MONOTONIC);
 	int n = 0;
 
 	for (int i = 0; i < s->npending; i++) {
@@ -403,7 +396,7 @@ static void follow_processes(struct spdk *s, const struct ntp_opts *o, int first
 		if (rc == 1)
 			started(s, o, pid, first);
 		else if (rc == 0 && s->npending < NTP_SPDK_MAX_PIDS) {
-			s->pending_since[s->npending] = now_ns();
+			s->pending_since[s->npending] = ntp_now_ns(CLOCK_MONOTONIC);
 			s->pending[s->npending++] = pid;
 		}
 	}

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "clock.h"
 #include "fsid.h"
 #include "ntp_db.h"
 #include "ntp_err.h"
@@ -37,7 +38,7 @@
 #include "ntprof_abi.h"
 #include "writer.h"
 
-#define NS 1000000000LL
+#define NS NTP_NS_PER_S
 /* How often the open transaction is committed: a kill -9 loses less than
  * this (and the time one commit takes). */
 #define NTP_COMMIT_NS (NS / 4)
@@ -60,14 +61,6 @@ struct rec {
 	int live_header;              /* printed the live header */
 	char err[NTP_ERR_MAX];
 };
-
-static int64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (int64_t)ts.tv_sec * NS + ts.tv_nsec;
-}
 
 /* N records counted as lost, with their cause. */
 static void add_lost(struct rec *r, int cause, uint64_t n)
@@ -307,7 +300,7 @@ static void sleep_until(struct rec *r, int64_t deadline)
 		{ .fd = r->chan, .events = POLLIN },
 		{ .fd = ring_buffer__epoll_fd(r->rec_rb), .events = POLLIN },
 	};
-	int64_t wait = deadline - now_ns(CLOCK_MONOTONIC);
+	int64_t wait = deadline - ntp_now_ns(CLOCK_MONOTONIC);
 	char c;
 
 	if (r->off)
@@ -344,7 +337,7 @@ static void poll_until_off(struct rec *r)
 			tell(r, 'S');
 			asked = 1;
 		}
-		now = now_ns(CLOCK_MONOTONIC);
+		now = ntp_now_ns(CLOCK_MONOTONIC);
 		if (!ntp_db_failed(r->db) && now >= next) {
 			end_interval(r, now, 1); /* commits */
 			while (next <= now)
@@ -417,7 +410,7 @@ static int finish(struct rec *r)
 	int closed;
 
 	if (!ntp_db_failed(r->db))
-		end_interval(r, now_ns(CLOCK_MONOTONIC), 0);
+		end_interval(r, ntp_now_ns(CLOCK_MONOTONIC), 0);
 	why = ntp_db_failed(r->db);
 	if (!why)
 		ntp_db_commit(r->db);
@@ -428,7 +421,7 @@ static int finish(struct rec *r)
 	if (why) /* no stop time: the file reads as cut short */
 		closed = ntp_db_close(r->db, 0, 0);
 	else
-		closed = ntp_db_close(r->db, now_ns(CLOCK_REALTIME), now_ns(CLOCK_MONOTONIC));
+		closed = ntp_db_close(r->db, ntp_now_ns(CLOCK_REALTIME), ntp_now_ns(CLOCK_MONOTONIC));
 	ntp_fsid_root();
 	r->db = NULL;
 	if (why) {
