@@ -263,13 +263,14 @@ start_target || bad "probe: target did not start"
 expect "probe: exit status" $? 0
 for want in "^kernel BTF: yes" "^spdk_tcp_target " "^ok nvmf_tcp_done 1 site" \
 	"^running processes: $tgt (sampling variable at 0x[0-9a-f]*)" \
+	"^processes that start later: found by the kernel's process events$" \
 	"^ok SO_TIMESTAMPING sockopt the patch's socket reads (receive timestamps) (t_rx t_data_rx)$" \
 	"^ok ntp_u_nvmf_tcp_done usdt ntprof:nvmf_tcp_done (t_cmd t_r2t t_data_rx t_exec t_stor t_resp t_sent t_free)$" \
 	"^load: ok"; do
 	grep -q "$want" "$d/probe.out" && ok || bad "probe: no line '$want'"
 done
 "$COLLECT" probe -j -r target -t tcp --spdk-target "$TGT" >"$d/probe.json" 2>>"$d/probe.err"
-python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2]) and [(h["prog"], h["kind"], h["ok"]) for h in j["hooks"]] == [("ntp_u_nvmf_tcp_done", "usdt", True), ("SO_TIMESTAMPING", "sockopt", True)]))' \
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); sys.exit(not (j["ok"] and j["usdt"]["nvmf_tcp_done"] == 1 and j["processes"][0]["pid"] == int(sys.argv[2]) and j["processes_found_by"] == "process events" and [(h["prog"], h["kind"], h["ok"]) for h in j["hooks"]] == [("ntp_u_nvmf_tcp_done", "usdt", True), ("SO_TIMESTAMPING", "sockopt", True)]))' \
 	"$d/probe.json" "$tgt" && ok || bad "probe -j: not the JSON expected"
 # without arrivals, and over RDMA (whose arrivals are the patch's polls):
 # the hook rows of the configuration
