@@ -9,12 +9,19 @@
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifdef NTP_EXTENSION
 #include <sqlite3ext.h>
@@ -249,22 +256,186 @@ int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u)
  * bounds it like any other query memory. SQLite refuses single allocations
  * of 2 GiB, so a group holds at most ~536 million narrow or ~268 million
  * wide values.
+ *
+ * Memory is bounded: the arrays of all aggregates of the process together
+ * hold at most ntp_budget bytes (NTPROF_SELECT_MEMORY MiB, default 64). An
+ * aggregate that would grow past it writes its values to an unnamed
+ * temporary file instead (in $TMPDIR, else /tmp), and from then on holds a
+ * buffer of at most QAGG_SPILL_BUF values, written out whenever it is full.
+ * Its ranks are then selected from the file, exactly (spill_select).
  */
+struct qchunk {
+	off_t off;      /* where its values start in the file */
+	size_t n;       /* values */
+	int wide;       /* written as int64_t, else as int32_t */
+};
+
 struct qagg {
 	void *v;        /* int32_t[cap], or int64_t[cap] once wide */
-	size_t n;       /* values collected */
+	size_t n;       /* values collected in v */
 	size_t cap;     /* values v has room for */
 	int wide;       /* v is int64_t[] */
 	int failed;     /* an error was reported; xFinal only frees */
+	int spilled;    /* values are in the file fd too */
+	int fd;
+	struct qchunk *chunk;
+	size_t nchunk, capchunk;
+	off_t end;      /* bytes written */
+	size_t total;   /* values written */
+	int64_t min, max; /* of the values written */
 };
 
 #define QAGG_MIN_CAP 64
 /* Just under what sqlite3_realloc64 refuses (0x7fffff00 bytes and up). */
 #define QAGG_MAX_BYTES 0x7fff0000u
+/* Fewer values than this are never written out; more stay in the buffer. */
+#define QAGG_SPILL_MIN 256
+#define QAGG_SPILL_BUF 65536
+
+#define NTP_BUDGET_MIB 64
+static size_t ntp_budget = (size_t)NTP_BUDGET_MIB << 20;
+static size_t ntp_held; /* bytes of all qaggs' arrays */
+static size_t ntp_spills; /* qaggs that wrote their values out */
+
+size_t ntp_native_spills(void)
+{
+	return __atomic_load_n(&ntp_spills, __ATOMIC_RELAXED);
+}
+
+/* NTPROF_SELECT_MEMORY, MiB; a value that is not a number keeps the default. */
+static void budget_from_env(void)
+{
+	const char *v = getenv("NTPROF_SELECT_MEMORY");
+	char *end;
+	unsigned long long mib;
+
+	ntp_budget = (size_t)NTP_BUDGET_MIB << 20;
+	if (!v || !*v || *v == '-')
+		return;
+	errno = 0;
+	mib = strtoull(v, &end, 10);
+	if (!*end && !errno && mib <= (SIZE_MAX >> 21))
+		ntp_budget = (size_t)mib << 20;
+}
+
+static void held_add(size_t bytes)
+{
+	__atomic_fetch_add(&ntp_held, bytes, __ATOMIC_RELAXED);
+}
+
+static void held_sub(size_t bytes)
+{
+	__atomic_fetch_sub(&ntp_held, bytes, __ATOMIC_RELAXED);
+}
+
+static size_t qagg_size(const struct qagg *a)
+{
+	return a->wide ? sizeof(int64_t) : sizeof(int32_t);
+}
+
+/* Values collected, in memory and written. */
+static size_t qagg_count(const struct qagg *a)
+{
+	return a->total + a->n;
+}
+
+/* An unnamed file of the caller's alone: O_TMPFILE, else one unlinked at once. */
+static int spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/ntprof-values-XXXXXX", dir) >= sizeof(path))
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static int write_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w, len -= (size_t)w, off += w;
+	}
+	return 0;
+}
+
+/* Write the buffer's values out as one chunk; on the first write, open the
+ * file and shrink the buffer. Returns 0, -1 out of memory, -2 a file error. */
+static int qagg_spill(struct qagg *a)
+{
+	size_t size = qagg_size(a), len = a->n * size;
+
+	if (!a->spilled) {
+		a->fd = spill_open();
+		if (a->fd < 0)
+			return -2;
+		a->spilled = 1;
+		__atomic_fetch_add(&ntp_spills, 1, __ATOMIC_RELAXED);
+	}
+	if (a->nchunk == a->capchunk) {
+		size_t cap = a->capchunk ? 2 * a->capchunk : 16;
+		struct qchunk *c = sqlite3_realloc64(a->chunk, (sqlite3_uint64)cap * sizeof(*c));
+
+		if (!c)
+			return -1;
+		a->chunk = c, a->capchunk = cap;
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		int64_t x = a->wide ? ((int64_t *)a->v)[i] : ((int32_t *)a->v)[i];
+
+		if (!a->total && !i)
+			a->min = a->max = x;
+		else if (x < a->min)
+			a->min = x;
+		else if (x > a->max)
+			a->max = x;
+	}
+	if (write_all(a->fd, a->v, len, a->end))
+		return -2;
+	a->chunk[a->nchunk++] = (struct qchunk){ .off = a->end, .n = a->n, .wide = a->wide };
+	a->end += (off_t)len, a->total += a->n, a->n = 0;
+	if (a->cap > QAGG_SPILL_BUF) {
+		void *v = sqlite3_realloc64(a->v, (sqlite3_uint64)QAGG_SPILL_BUF * size);
+
+		if (v) {
+			held_sub((a->cap - QAGG_SPILL_BUF) * size);
+			a->v = v, a->cap = QAGG_SPILL_BUF;
+		}
+	}
+	return 0;
+}
+
+static void qagg_free(struct qagg *a)
+{
+	held_sub(a->cap * qagg_size(a));
+	sqlite3_free(a->v);
+	sqlite3_free(a->chunk);
+	if (a->spilled)
+		close(a->fd);
+	a->v = NULL, a->chunk = NULL;
+	a->cap = a->n = a->nchunk = a->capchunk = 0;
+	a->spilled = 0;
+}
 
 static int qagg_grow(struct qagg *a)
 {
-	size_t size = a->wide ? sizeof(int64_t) : sizeof(int32_t);
+	size_t size = qagg_size(a);
 	size_t cap = a->cap ? 2 * a->cap : QAGG_MIN_CAP;
 	void *v;
 
@@ -276,9 +447,23 @@ static int qagg_grow(struct qagg *a)
 	v = sqlite3_realloc64(a->v, (sqlite3_uint64)cap * size);
 	if (!v)
 		return -1;
+	held_add((cap - a->cap) * size);
 	a->v = v;
 	a->cap = cap;
 	return 0;
+}
+
+/* Room for one more value: grow the buffer, or write it out when all the
+ * buffers together would hold more than the budget (or it was written out
+ * before). */
+static int qagg_room(struct qagg *a)
+{
+	size_t size = qagg_size(a);
+	size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
+
+	if (a->spilled || (a->n >= QAGG_SPILL_MIN && held + a->cap * size > ntp_budget))
+		return qagg_spill(a);
+	return qagg_grow(a);
 }
 
 /*
@@ -299,6 +484,7 @@ static int qagg_widen(struct qagg *a)
 		w = sqlite3_realloc64(a->v, (sqlite3_uint64)cap * sizeof(*w));
 		if (!w)
 			return -1;
+		held_add(cap * sizeof(*w) - a->cap * sizeof(int32_t));
 		s = (const int32_t *)w;
 		for (size_t i = a->n; i-- > 0;)
 			w[i] = s[i];
@@ -309,12 +495,15 @@ static int qagg_widen(struct qagg *a)
 	return 0;
 }
 
+/* Returns 0, -1 out of memory, -2 a file error. */
 static int qagg_add(struct qagg *a, int64_t x)
 {
+	int rc;
+
 	if (!a->wide && (x < INT32_MIN || x > INT32_MAX) && qagg_widen(a))
 		return -1;
-	if (a->n == a->cap && qagg_grow(a))
-		return -1;
+	if (a->n == a->cap && (rc = qagg_room(a)))
+		return rc;
 	if (a->wide)
 		((int64_t *)a->v)[a->n++] = x;
 	else
@@ -322,9 +511,277 @@ static int qagg_add(struct qagg *a, int64_t x)
 	return 0;
 }
 
+/* The error of qagg_add's or spill_select's RC (not 0), named for FN. */
+static void qagg_error(sqlite3_context *ctx, const char *fn, int rc)
+{
+	if (rc == -2) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "%s: cannot keep the values in a temporary file: %s",
+			 fn, strerror(errno ? errno : EIO));
+		sqlite3_result_error(ctx, msg, -1);
+	} else {
+		sqlite3_result_error_nomem(ctx);
+	}
+}
+
+/*
+ * Reading a written qagg back: its chunks in order, each value as int64_t.
+ */
+#define QREAD_BUF 16384
+
+struct qread {
+	const struct qagg *a;
+	size_t c, pos;  /* chunk, values of it read */
+	int64_t buf[QREAD_BUF];
+};
+
+/* Up to QREAD_BUF values into r->buf; their count, 0 at the end, -1 on error. */
+static ssize_t qread_next(struct qread *r)
+{
+	const struct qchunk *c;
+	size_t m, size, len, got = 0;
+	char *p = (char *)r->buf;
+
+	while (r->c < r->a->nchunk && r->pos == r->a->chunk[r->c].n)
+		r->c++, r->pos = 0;
+	if (r->c == r->a->nchunk)
+		return 0;
+	c = &r->a->chunk[r->c];
+	m = c->n - r->pos < QREAD_BUF ? c->n - r->pos : QREAD_BUF;
+	size = c->wide ? sizeof(int64_t) : sizeof(int32_t);
+	len = m * size;
+	while (got < len) {
+		ssize_t n = pread(r->a->fd, p + got, len - got,
+				  c->off + (off_t)((r->pos * size) + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	if (!c->wide) /* widen in place from the end down, as qagg_widen */
+		for (size_t i = m; i-- > 0;)
+			r->buf[i] = ((const int32_t *)r->buf)[i];
+	r->pos += m;
+	return (ssize_t)m;
+}
+
+/*
+ * The values at the 0-based ranks K[0..NK) (ascending, each < the count)
+ * of a written qagg, into OUT, exactly: passes over the file that count
+ * the values in each range known to hold a wanted rank into SEL_BINS bins,
+ * so that the next range is the bin holding it, until the range's values
+ * fit in memory (collected, then selected) or it holds one value. A range
+ * starts as [min, max] and each pass divides its width by SEL_BINS, so no
+ * rank takes more than ceil(64 / 12) + 1 passes; in practice the second
+ * pass collects. Returns 0, -1 out of memory, -2 a file error.
+ */
+#define SEL_BINS 4096
+
+struct srange {
+	int64_t lo, hi;   /* inclusive */
+	size_t below;     /* values < lo */
+	size_t cnt;       /* values in [lo, hi] */
+	uint32_t *hist;   /* SEL_BINS counts; NULL while collecting */
+	int64_t *got;     /* the values in the range, when collecting */
+	size_t ngot;
+};
+
+struct srank {
+	size_t k;
+	int64_t lo, hi;
+	size_t below, cnt;
+	int done;
+	int64_t v;
+	int range;
+};
+
+/* The offset in [lo, hi] where bin B of SEL_BINS starts: ceil(B W / SEL_BINS). */
+static uint64_t bin_start(const struct srange *r, unsigned int b)
+{
+	unsigned __int128 w = (unsigned __int128)((uint64_t)r->hi - (uint64_t)r->lo) + 1;
+
+	return (uint64_t)(((unsigned __int128)b * w + SEL_BINS - 1) / SEL_BINS);
+}
+
+static unsigned int bin_of(const struct srange *r, int64_t x)
+{
+	unsigned __int128 w = (unsigned __int128)((uint64_t)r->hi - (uint64_t)r->lo) + 1;
+
+	return (unsigned int)((unsigned __int128)((uint64_t)x - (uint64_t)r->lo) * SEL_BINS / w);
+}
+
+/* The range holding X, or NULL: ranges are ascending and disjoint. */
+static struct srange *range_of(struct srange *r, int nr, int64_t x)
+{
+	int lo = 0, hi = nr;
+
+	while (lo < hi) { /* the first range with hi >= x */
+		int mid = (lo + hi) / 2;
+
+		if (r[mid].hi < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nr && r[lo].lo <= x ? &r[lo] : NULL;
+}
+
+static int sel_pass(struct qagg *a, struct srange *r, int nr, struct qread *rd)
+{
+	ssize_t m;
+
+	rd->a = a, rd->c = 0, rd->pos = 0;
+	while ((m = qread_next(rd)) > 0) {
+		for (ssize_t i = 0; i < m; i++) {
+			int64_t x = rd->buf[i];
+			struct srange *s = range_of(r, nr, x);
+
+			if (!s)
+				continue;
+			if (s->hist) {
+				s->hist[bin_of(s, x)]++;
+			} else {
+				if (s->ngot == s->cnt) { /* the file changed under us */
+					errno = EIO;
+					return -2;
+				}
+				s->got[s->ngot++] = x;
+			}
+		}
+	}
+	return m < 0 ? -2 : 0;
+}
+
+static int sel_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Settle the ranks of range R (index RI) after a pass. A collected range
+ * with a few ranks is searched for each; with more, it is sorted once. */
+static void sel_settle(struct srange *r, struct srank *k, int nk, int ri)
+{
+	int many = 0;
+
+	for (int i = 0; i < nk; i++)
+		many += !k[i].done && k[i].range == ri;
+	many = many > 8;
+	if (many && !r->hist)
+		qsort(r->got, r->ngot, sizeof(*r->got), sel_cmp);
+	for (int i = 0; i < nk; i++) {
+		size_t c;
+
+		if (k[i].done || k[i].range != ri)
+			continue;
+		if (!r->hist) {
+			if (!many)
+				ntp_nth64(r->got, r->ngot, k[i].k - r->below, 2 * ilog2(r->ngot));
+			k[i].v = r->got[k[i].k - r->below];
+			k[i].done = 1;
+			continue;
+		}
+		c = r->below;
+		for (unsigned int b = 0; b < SEL_BINS; b++) {
+			if (k[i].k < c + r->hist[b]) {
+				k[i].lo = (int64_t)((uint64_t)r->lo + bin_start(r, b));
+				k[i].hi = (int64_t)((uint64_t)r->lo + bin_start(r, b + 1) - 1);
+				k[i].below = c;
+				k[i].cnt = r->hist[b];
+				k[i].done = k[i].lo == k[i].hi;
+				k[i].v = k[i].lo;
+				break;
+			}
+			c += r->hist[b];
+		}
+	}
+}
+
+static int spill_select(struct qagg *a, const size_t *kk, int nk, int64_t *out)
+{
+	size_t collect = ntp_budget / (2 * sizeof(int64_t));
+	struct srank *k = sqlite3_malloc64((sqlite3_uint64)nk * sizeof(*k));
+	struct srange *r = sqlite3_malloc64((sqlite3_uint64)nk * sizeof(*r));
+	struct qread *rd = sqlite3_malloc64(sizeof(*rd));
+	int rc = k && r && rd ? 0 : -1;
+
+	if (collect < 64)
+		collect = 64;
+	for (int i = 0; !rc && i < nk; i++)
+		k[i] = (struct srank){ .k = kk[i], .lo = a->min, .hi = a->max,
+				       .cnt = a->total, .done = a->min == a->max,
+				       .v = a->min };
+	while (!rc) {
+		size_t left = collect;
+		int nr = 0;
+
+		for (int i = 0; i < nk; i++) {
+			if (k[i].done)
+				continue;
+			if (!nr || r[nr - 1].lo != k[i].lo)
+				r[nr++] = (struct srange){ .lo = k[i].lo, .hi = k[i].hi,
+							   .below = k[i].below, .cnt = k[i].cnt };
+			k[i].range = nr - 1;
+		}
+		if (!nr)
+			break;
+		for (int i = 0; !rc && i < nr; i++) {
+			if (r[i].cnt <= left) {
+				left -= r[i].cnt;
+				r[i].got = sqlite3_malloc64((sqlite3_uint64)(r[i].cnt ? r[i].cnt : 1) *
+							    sizeof(int64_t));
+				rc = r[i].got ? 0 : -1;
+			} else {
+				r[i].hist = sqlite3_malloc64(SEL_BINS * sizeof(uint32_t));
+				rc = r[i].hist ? 0 : -1;
+				if (r[i].hist)
+					memset(r[i].hist, 0, SEL_BINS * sizeof(uint32_t));
+			}
+		}
+		if (!rc)
+			rc = sel_pass(a, r, nr, rd);
+		for (int i = 0; !rc && i < nr; i++)
+			sel_settle(&r[i], k, nk, i);
+		for (int i = 0; i < nr; i++) {
+			sqlite3_free(r[i].hist);
+			sqlite3_free(r[i].got);
+		}
+	}
+	for (int i = 0; !rc && i < nk; i++)
+		out[i] = k[i].v;
+	sqlite3_free(k);
+	sqlite3_free(r);
+	sqlite3_free(rd);
+	return rc;
+}
+
+/* Ranks K[0..NK) (ascending) of A's values into OUT, in memory or from its
+ * file. Returns 0, -1 out of memory, -2 a file error. */
+static int qagg_select(struct qagg *a, const size_t *k, int nk, int64_t *out)
+{
+	if (a->spilled) {
+		int rc = a->n ? qagg_spill(a) : 0;
+
+		return rc ? rc : spill_select(a, k, nk, out);
+	}
+	if (a->wide)
+		select_64(a->v, a->n, k, nk, out);
+	else
+		select_32(a->v, a->n, k, nk, out);
+	return 0;
+}
+
 static void quantiles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct qagg *a;
+	int rc;
 
 	(void)argc;
 	switch (sqlite3_value_type(argv[0])) {
@@ -346,21 +803,26 @@ static void quantiles_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	/* For a REAL this is CAST(x AS INTEGER): truncated, clamped to int64. */
-	if (qagg_add(a, sqlite3_value_int64(argv[0]))) {
+	if (!a->failed && (rc = qagg_add(a, sqlite3_value_int64(argv[0])))) {
 		a->failed = 1;
-		sqlite3_result_error_nomem(ctx);
+		qagg_error(ctx, "ntp_quantiles", rc);
 	}
 }
 
 static void result_quantiles(sqlite3_context *ctx, struct qagg *a)
 {
+	size_t k[NTP_NQ], n = qagg_count(a);
 	int64_t q[NTP_NQ];
 	char buf[3 * 21 + 4];
+	int rc;
 
-	if (a->wide)
-		quantiles_64(a->v, a->n, q);
-	else
-		quantiles_32(a->v, a->n, q);
+	for (int i = 0; i < NTP_NQ; i++)
+		k[i] = rank_index(n, ntp_q[i]);
+	rc = qagg_select(a, k, NTP_NQ, q);
+	if (rc) {
+		qagg_error(ctx, "ntp_quantiles", rc);
+		return;
+	}
 	snprintf(buf, sizeof(buf), "[%" PRId64 ",%" PRId64 ",%" PRId64 "]", q[0], q[2], q[3]);
 	sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
@@ -370,14 +832,12 @@ static void quantiles_final(sqlite3_context *ctx)
 {
 	struct qagg *a = sqlite3_aggregate_context(ctx, 0);
 
-	if (!a || !a->n)
+	if (!a || !qagg_count(a))
 		sqlite3_result_null(ctx);
 	else if (!a->failed)
 		result_quantiles(ctx, a);
-	if (a) {
-		sqlite3_free(a->v);
-		a->v = NULL;
-	}
+	if (a)
+		qagg_free(a);
 }
 
 /*
@@ -408,6 +868,7 @@ struct dagg {
 static int dist_add(sqlite3_context *ctx, struct dagg *d, int i, sqlite3_value *v)
 {
 	int64_t x;
+	int rc;
 
 	switch (sqlite3_value_type(v)) {
 	case SQLITE_NULL:
@@ -425,8 +886,8 @@ static int dist_add(sqlite3_context *ctx, struct dagg *d, int i, sqlite3_value *
 		sqlite3_result_error(ctx, "integer overflow", -1);
 		return -1;
 	}
-	if (qagg_add(&d->q[i], x)) {
-		sqlite3_result_error_nomem(ctx);
+	if ((rc = qagg_add(&d->q[i], x))) {
+		qagg_error(ctx, sqlite3_user_data(ctx) ? "ntp_dist_ci" : "ntp_dist", rc);
 		return -1;
 	}
 	return 0;
@@ -452,30 +913,32 @@ static void dist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* Append argument A's entry to OUT: n, sum, p50, p99, p999 and then p90,
- * or with CI the intervals of p50 and p99 instead of p90. */
-static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+ * or with CI the intervals of p50 and p99 instead of p90. Returns 0, or
+ * qagg_select's error. */
+static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 {
+	size_t n = qagg_count(a);
 	/* the entry's place of each of ntp_q's quantiles: p50, p90, p99, p999 */
 	static const int place[NTP_NQ] = { 0, 3, 1, 2 };
 	size_t k[NTP_NQ + 2 * NTP_CI_DIST];
 	int64_t v[NTP_NQ + 2 * NTP_CI_DIST];
 	int slot[NTP_NQ + 2 * NTP_CI_DIST], nk = 0, has[NTP_CI_DIST] = { 0 };
 
-	if (!a->n) {
+	if (!n) {
 		sqlite3_str_appendall(out, ci ? "[0,null,null,null,null,null,null,null,null]" :
 				      "[0,null,null,null,null,null]");
-		return;
+		return 0;
 	}
 	for (int i = 0; i < NTP_NQ; i++) {
 		if (ci && place[i] == 3) /* no p90 beside the intervals */
 			continue;
-		k[nk] = rank_index(a->n, ntp_q[i]);
+		k[nk] = rank_index(n, ntp_q[i]);
 		slot[nk++] = place[i];
 	}
 	for (int i = 0; ci && i < NTP_CI_DIST; i++) {
 		size_t l, u;
 
-		if (ntp_ci_ranks(a->n, i, &l, &u))
+		if (ntp_ci_ranks(n, i, &l, &u))
 			continue;
 		has[i] = 1;
 		k[nk] = l - 1, slot[nk] = 3 + 2 * i, nk++;
@@ -492,15 +955,14 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 		}
 	{
 		int64_t got[NTP_NQ + 2 * NTP_CI_DIST];
+		int rc = qagg_select(a, k, nk, got);
 
-		if (a->wide)
-			select_64(a->v, a->n, k, nk, got);
-		else
-			select_32(a->v, a->n, k, nk, got);
+		if (rc)
+			return rc;
 		for (int i = 0; i < nk; i++)
 			v[slot[i]] = got[i];
 	}
-	sqlite3_str_appendf(out, "[%lld,%lld,%lld,%lld,%lld", (long long)a->n, (long long)sum,
+	sqlite3_str_appendf(out, "[%lld,%lld,%lld,%lld,%lld", (long long)n, (long long)sum,
 			    (long long)v[0], (long long)v[1], (long long)v[2]);
 	if (!ci)
 		sqlite3_str_appendf(out, ",%lld", (long long)v[3]);
@@ -512,6 +974,7 @@ static void dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 			sqlite3_str_appendall(out, ",null,null");
 	}
 	sqlite3_str_appendchar(out, 1, ']');
+	return 0;
 }
 
 /* OUT, built, as the function's text result (out of memory if building it
@@ -527,17 +990,19 @@ static void result_str(sqlite3_context *ctx, sqlite3_str *out)
 
 /* The aggregate's result: ENTRY of each argument, in a JSON array. */
 static void dagg_final(sqlite3_context *ctx,
-		       void (*entry)(sqlite3_str *, struct qagg *, int64_t, int))
+		       int (*entry)(sqlite3_str *, struct qagg *, int64_t, int))
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
-	int ci = sqlite3_user_data(ctx) != NULL;
+	int ci = sqlite3_user_data(ctx) != NULL, rc = 0;
 	sqlite3_str *out;
 
-	if (!d || d->failed) {
-		if (!d)
-			sqlite3_result_null(ctx);
-		for (int i = 0; d && i < NTP_DIST_MAX; i++)
-			sqlite3_free(d->q[i].v);
+	if (!d) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (d->failed) {
+		for (int i = 0; i < NTP_DIST_MAX; i++)
+			qagg_free(&d->q[i]);
 		return;
 	}
 	out = sqlite3_str_new(NULL);
@@ -545,11 +1010,17 @@ static void dagg_final(sqlite3_context *ctx,
 	for (int i = 0; i < d->nargs; i++) {
 		if (i)
 			sqlite3_str_appendchar(out, 1, ',');
-		entry(out, &d->q[i], d->sum[i], ci);
-		sqlite3_free(d->q[i].v);
-		d->q[i].v = NULL;
+		if (!rc)
+			rc = entry(out, &d->q[i], d->sum[i], ci);
+		qagg_free(&d->q[i]);
 	}
 	sqlite3_str_appendchar(out, 1, ']');
+	if (rc) {
+		qagg_error(ctx, entry == dist_entry ? (ci ? "ntp_dist_ci" : "ntp_dist") : "ntp_cdf",
+			   rc);
+		sqlite3_free(sqlite3_str_finish(out));
+		return;
+	}
 	result_str(ctx, out);
 }
 
@@ -819,31 +1290,108 @@ static int cmp_64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+/* Emit the point of value X if the view keeps it (see above). */
+static void cdf_point(sqlite3_str *out, int64_t x, int64_t eq, int64_t cum, int64_t total)
 {
-	size_t n = a->n;
+	/* cum x 200 fits: cum is under 2^55 */
+	if (cum == total || cum == eq || cum * 200 / total > (cum - eq) * 200 / total)
+		sqlite3_str_appendf(out, ",[%lld,%lld,%lld]", (long long)x, (long long)eq,
+				    (long long)cum);
+}
+
+/* The first of the N ascending values V that is >= X (N if none). */
+static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * cdf_entry of a written qagg, without sorting it: the points kept are the
+ * values at rank 1 and at ranks ceil(s T / 200), s = 1 .. 200 (a value's
+ * cum x 200 / T steps past (cum - n) x 200 / T exactly when it holds one of
+ * those ranks, and rank T is the last). They are selected, then one more
+ * pass counts each one's n and cum.
+ */
+#define CDF_RANKS 201
+
+static int cdf_spilled(sqlite3_str *out, struct qagg *a, int64_t total)
+{
+	size_t k[CDF_RANKS], m = 0;
+	int64_t v[CDF_RANKS], eq[CDF_RANKS] = { 0 }, lt[CDF_RANKS] = { 0 }, cum = 0;
+	struct qread *rd;
+	ssize_t got;
+	int rc;
+
+	k[0] = 0;
+	for (int s = 1; s <= 200; s++)
+		k[s] = (size_t)(((uint64_t)s * (uint64_t)total + 199) / 200) - 1;
+	rc = qagg_select(a, k, CDF_RANKS, v);
+	if (rc)
+		return rc;
+	for (int i = 0; i < CDF_RANKS; i++) /* distinct values, ascending */
+		if (!m || v[m - 1] != v[i])
+			v[m++] = v[i];
+	rd = sqlite3_malloc64(sizeof(*rd));
+	if (!rd)
+		return -1;
+	rd->a = a, rd->c = 0, rd->pos = 0;
+	while ((got = qread_next(rd)) > 0)
+		for (ssize_t i = 0; i < got; i++) {
+			size_t j = lower_bound(v, m, rd->buf[i]);
+
+			/* j < m: the last point is the largest value */
+			if (v[j] == rd->buf[i])
+				eq[j]++;
+			else
+				lt[j]++;
+		}
+	sqlite3_free(rd);
+	if (got < 0)
+		return -2;
+	for (size_t j = 0; j < m; j++) {
+		cum += lt[j] + eq[j];
+		cdf_point(out, v[j], eq[j], cum, total);
+	}
+	return 0;
+}
+
+static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+{
+	size_t n = qagg_count(a);
 	int64_t total = (int64_t)n;
+	int rc = 0;
 
 	(void)sum, (void)ci;
 	sqlite3_str_appendf(out, "[%lld", (long long)total);
+	if (a->spilled) {
+		rc = cdf_spilled(out, a, total);
+		sqlite3_str_appendchar(out, 1, ']');
+		return rc;
+	}
 	if (n)
 		qsort(a->v, n, a->wide ? sizeof(int64_t) : sizeof(int32_t), a->wide ? cmp_64 :
 		      cmp_32);
 	for (size_t i = 0; i < n;) {
 		int64_t x = a->wide ? ((int64_t *)a->v)[i] : ((int32_t *)a->v)[i];
 		size_t j = i + 1;
-		int64_t cum, eq;
 
 		while (j < n && (a->wide ? ((int64_t *)a->v)[j] : ((int32_t *)a->v)[j]) == x)
 			j++;
-		cum = (int64_t)j, eq = (int64_t)(j - i);
-		/* cum x 200 fits: a group holds under 2^31 values */
-		if (cum == total || cum == eq || cum * 200 / total > (cum - eq) * 200 / total)
-			sqlite3_str_appendf(out, ",[%lld,%lld,%lld]", (long long)x, (long long)eq,
-					    (long long)cum);
+		cdf_point(out, x, (int64_t)(j - i), (int64_t)j, total);
 		i = j;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
+	return 0;
 }
 
 static void cdf_final(sqlite3_context *ctx)
@@ -1141,8 +1689,11 @@ int ntp_native_register(sqlite3 *db)
 	/* INNOCUOUS: the shell runs with trusted_schema off, and the report
 	 * views call this. */
 	const int flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
-	int rc = sqlite3_create_function_v2(db, "ntp_quantiles", 1, flags, NULL, NULL,
-					    quantiles_step, quantiles_final, NULL);
+	int rc;
+
+	budget_from_env();
+	rc = sqlite3_create_function_v2(db, "ntp_quantiles", 1, flags, NULL, NULL, quantiles_step,
+					quantiles_final, NULL);
 
 	static int ci = 1; /* ntp_dist_ci's user data: not NULL */
 

@@ -48,4 +48,12 @@ int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u);
 void ntp_nth64(int64_t *v, size_t n, size_t k, unsigned int depth);
 void ntp_nth32(int32_t *v, size_t n, size_t k, unsigned int depth);
 
+/*
+ * How many aggregates of this process have written their values to a
+ * temporary file, because all of them together would have held more than
+ * NTPROF_SELECT_MEMORY MiB (read when the functions are registered). For
+ * the tests: a spilled aggregate's answers are the in-memory ones.
+ */
+size_t ntp_native_spills(void);
+
 #endif

@@ -77,6 +77,33 @@ for o in want first again; do rm -rf "plot-$o"; done
 diff -r plot-want plot-first > /dev/null && diff -r plot-want plot-again > /dev/null &&
 	[ ! -s again.err ] && ok || bad "plot: the files differ, or the second run prepared again"
 
+# With no memory for the percentiles' values (NTPROF_SELECT_MEMORY=0) each
+# group's values are written to a temporary file and selected from it: the
+# same answers. That they are written is shown by a TMPDIR that cannot hold
+# them: then the report fails, saying so.
+spilled() {
+	name=$1
+	shift
+	"$@" --no-cache > want.txt 2> want.err
+	NTPROF_SELECT_MEMORY=0 "$@" --no-cache > got.txt 2> got.err
+	if cmp -s want.txt got.txt && [ -s want.txt ]; then ok
+	else bad "$name: the answers differ when the values are kept in a file"; cat got.err >&2; fi
+}
+spilled "spilled report -d -a --json" "$NTPROF" report -d -a --json host.db target.db
+spilled "spilled report -d" "$NTPROF" report -d host.db target.db
+spilled "spilled compare" "$NTPROF" compare -d base.db,base-t.db host.db,target.db
+spilled "spilled shell" "$SHELL_BIN" -c '.percentiles --stages' -c .hist -c .cdf host.db target.db
+rm -rf plot-want plot-got
+"$NTPROF" plot --no-cache -o plot-want host.db,target.db > /dev/null 2>&1
+NTPROF_SELECT_MEMORY=0 "$NTPROF" plot --no-cache -o plot-got host.db,target.db > /dev/null 2>&1
+diff -r plot-want plot-got > /dev/null && ok || bad "spilled plot: the files differ"
+TMPDIR=$dir/none NTPROF_SELECT_MEMORY=0 "$NTPROF" report --no-cache host.db target.db \
+	> got.txt 2> got.err
+rc=$?
+expect "spilled into a TMPDIR that does not exist: exit" "$rc" 1
+grep -q 'cannot keep the values in a temporary file: No such file or directory' got.err &&
+	ok || { bad "spilled into a TMPDIR that does not exist: not said"; cat got.err >&2; }
+
 # Plain sqlite3: ntprof-shell --sql prepares the run (or reads it) and the
 # set-up attaches that cache file instead of preparing the run again; every
 # canned question's rows are those of the set-up that prepares it itself

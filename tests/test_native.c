@@ -798,10 +798,20 @@ static void test_sql_trusted_schema_off(void **state)
  * makes it fail cleanly: SQLITE_NOMEM, nothing leaked (ASan, valgrind). With
  * 900 KiB to spare, 100000 narrow values (512 KiB) fit but not widened.
  */
+/* Open a database whose functions hold at most MIB MiB of values. */
+static sqlite3 *open_db_budget(const char *mib)
+{
+	assert_int_equal(setenv("NTPROF_SELECT_MEMORY", mib, 1), 0);
+	return open_db();
+}
+
 static void test_sql_nomem(void **state)
 {
-	sqlite3 *db = open_db();
+	const char *was = getenv("NTPROF_SELECT_MEMORY");
+	char *saved = was ? strdup(was) : NULL;
+	sqlite3 *db = open_db_budget("64");
 	sqlite3_int64 old;
+	size_t spills = ntp_native_spills();
 
 	exec(db, "CREATE TABLE t(x INTEGER);"
 		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)"
@@ -816,7 +826,126 @@ static void test_sql_nomem(void **state)
 	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[500000,990000,999000]");
 	assert_query(db, "SELECT ntp_quantiles(CASE WHEN x = 100000 THEN x << 32 ELSE x END)"
 		     " FROM t WHERE x <= 100000", "[50000,99000,99900]");
+	assert_int_equal(ntp_native_spills(), spills);
 	sqlite3_close(db);
+
+	/* With no budget the values go to a file: the same answers, and in
+	 * memory only the buffers, under the limit that refused them above. */
+	db = open_db_budget("0");
+	exec(db, "CREATE TABLE t(x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)"
+		 " INSERT INTO t SELECT i FROM c");
+	old = sqlite3_hard_heap_limit64(sqlite3_memory_used() + 900 * 1024);
+	assert_query(db, "SELECT ntp_quantiles(x) FROM t", "[500000,990000,999000]");
+	assert_query(db, "SELECT ntp_quantiles(CASE WHEN x = 100000 THEN x << 32 ELSE x END)"
+		     " FROM t WHERE x <= 100000", "[50000,99000,99900]");
+	assert_query(db, "SELECT ntp_dist(x, x + 1, x % 1000) FROM t",
+		     "[[1000000,500000500000,500000,990000,999000,900000],"
+		     "[1000000,500001500000,500001,990001,999001,900001],"
+		     "[1000000,499500000,499,989,998,899]]");
+	sqlite3_hard_heap_limit64(old);
+	assert_true(ntp_native_spills() >= spills + 5);
+	sqlite3_close(db);
+	if (saved)
+		setenv("NTPROF_SELECT_MEMORY", saved, 1);
+	else
+		unsetenv("NTPROF_SELECT_MEMORY");
+	free(saved);
+}
+
+/* The answers of Q[0..NQ) over the N values V cut into NGROUPS groups, in a
+ * database whose functions hold at most MIB MiB of values. */
+static void spill_answers(const char *mib, const char *const *q, size_t nq, char **out,
+			  const int64_t *v, size_t n, int ngroups)
+{
+	sqlite3 *db = open_db_budget(mib);
+
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	for (int g = 0; g < ngroups; g++)
+		insert(db, g, v + n * g / ngroups, n * (g + 1) / ngroups - n * g / ngroups);
+	for (size_t i = 0; i < nq; i++)
+		out[i] = query1(db, q[i]);
+	sqlite3_close(db);
+}
+
+/*
+ * The same aggregates over the same rows, in a database that keeps every
+ * value in memory and in one that writes them out: the answers must be
+ * byte-identical. The values are chosen against the file's selection:
+ * heavy ties, one value, the extremes of int64 (the range's width is
+ * 2^64), a narrow range far from zero, a few values and many groups. The
+ * budget is the process's, read when the functions are registered: the
+ * two databases are used one after the other.
+ */
+static void check_spill_same(const int64_t *v, size_t n, int ngroups, int sums)
+{
+	static const char *const q[] = {
+		"SELECT group_concat(r, ' ') FROM (SELECT ntp_dist(x, x / 3, -x) AS r FROM t"
+		" GROUP BY g ORDER BY g)",
+		"SELECT group_concat(r, ' ') FROM (SELECT ntp_dist_ci(x, x % 7) AS r FROM t"
+		" GROUP BY g ORDER BY g)",
+		"SELECT group_concat(r, ' ') FROM (SELECT ntp_cdf(x, x % 1000) AS r FROM t"
+		" GROUP BY g ORDER BY g)",
+		"SELECT group_concat(r, ' ') FROM (SELECT ntp_quantiles(x) AS r FROM t"
+		" GROUP BY g ORDER BY g)",
+	};
+	enum { NQ = sizeof(q) / sizeof(*q) };
+	char *mem[NQ], *file[NQ];
+	size_t spills = ntp_native_spills();
+
+	spill_answers("64", q, NQ, mem, v, n, ngroups);
+	assert_int_equal(ntp_native_spills(), spills);
+	spill_answers("0", q, NQ, file, v, n, ngroups);
+	for (size_t i = 0; i < NQ; i++) {
+		if (strcmp(mem[i], file[i]))
+			fail_msg("%s: in memory %.300s, from the file %.300s", q[i], mem[i], file[i]);
+		/* sums of int64's extremes overflow: then only ntp_quantiles answers */
+		if ((sums || i == 3) && strstr(mem[i], "ERROR"))
+			fail_msg("%s: %s", q[i], mem[i]);
+		free(mem[i]);
+		free(file[i]);
+	}
+	/* every group of more than QAGG_SPILL_MIN values was written out */
+	if (n / (size_t)ngroups > 256)
+		assert_true(ntp_native_spills() > spills);
+}
+
+static void test_sql_spill_same(void **state)
+{
+	const size_t n = 60000;
+	int64_t *v = malloc(n * sizeof(*v));
+	const char *was = getenv("NTPROF_SELECT_MEMORY");
+	char *saved = was ? strdup(was) : NULL;
+
+	assert_non_null(v);
+	rng_seed(11);
+	for (size_t i = 0; i < n; i++) /* latency-like: a body and a long tail */
+		v[i] = 20000 + (int64_t)(rng() % 5000) + (rng() % 100 ? 0 : (int64_t)(rng() % 20000000));
+	check_spill_same(v, n, 1, 1);
+	check_spill_same(v, n, 7, 1);
+	for (size_t i = 0; i < n; i++) /* heavy ties */
+		v[i] = (int64_t)(rng() % 5) * 1000;
+	check_spill_same(v, n, 2, 1);
+	for (size_t i = 0; i < n; i++) /* one value */
+		v[i] = 123456789;
+	check_spill_same(v, n, 1, 1);
+	for (size_t i = 0; i < n; i++) /* the whole int64 range, and its ends */
+		v[i] = (int64_t)rng();
+	v[0] = INT64_MIN, v[1] = INT64_MAX, v[2] = INT64_MIN, v[n - 1] = INT64_MAX;
+	check_spill_same(v, n, 1, 0);
+	for (size_t i = 0; i < n; i++) /* narrow, far from zero, wide values */
+		v[i] = ((int64_t)1 << 40) + (int64_t)(rng() % 300);
+	check_spill_same(v, n, 3, 1);
+	for (size_t i = 0; i < 1000; i++) /* few values a group */
+		v[i] = (int64_t)(rng() % 100000);
+	check_spill_same(v, 1000, 40, 1);
+	free(v);
+	if (saved)
+		setenv("NTPROF_SELECT_MEMORY", saved, 1);
+	else
+		unsetenv("NTPROF_SELECT_MEMORY");
+	free(saved);
+	(void)state;
 }
 
 /* The built .so, loaded into a connection that does not have it. */
@@ -1146,6 +1275,7 @@ int main(void)
 		cmocka_unit_test(test_sql_group_by),
 		cmocka_unit_test(test_sql_trusted_schema_off),
 		cmocka_unit_test(test_sql_nomem),
+		cmocka_unit_test(test_sql_spill_same),
 		cmocka_unit_test(test_ci_ranks),
 		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_sql_bands),
@@ -1153,7 +1283,33 @@ int main(void)
 		cmocka_unit_test(test_extension),
 	};
 
+	/* The aggregates' tests again, with every group of more than a few
+	 * hundred values written to a file and selected from it. */
+	const struct CMUnitTest spilled[] = {
+		cmocka_unit_test(test_sql_basic),
+		cmocka_unit_test(test_sql_nulls_and_empty),
+		cmocka_unit_test(test_sql_real),
+		cmocka_unit_test(test_sql_wide_switch),
+		cmocka_unit_test(test_sql_many_aggregates),
+		cmocka_unit_test(test_sql_group_by),
+		cmocka_unit_test(test_sql_dist_ci),
+		cmocka_unit_test(test_sql_bands),
+		cmocka_unit_test(test_extension),
+	};
+	int rc;
+	size_t spills;
+
 	/* The heap limit (test_sql_nomem) needs SQLite's memory statistics. */
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	unsetenv("NTPROF_SELECT_MEMORY");
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	setenv("NTPROF_SELECT_MEMORY", "0", 1);
+	spills = ntp_native_spills();
+	rc |= _cmocka_run_group_tests("spilled", spilled, sizeof(spilled) / sizeof(*spilled), NULL,
+				      NULL);
+	if (ntp_native_spills() == spills) {
+		fprintf(stderr, "test_native: the spilled tests wrote no values out\n");
+		rc |= 1;
+	}
+	return rc;
 }
