@@ -301,13 +301,13 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	for (int r = 0; r < nruns; r++)
 		if (!(s->run_label[r] = strdup(labels[r])))
 			return ntp_session_close(s), ntp_fail(err, errlen, "out of memory");
-	/* 128 MiB of page cache for the TEMP tables and sorts of a big join;
-	 * beyond it they spill to temporary files, so that a run of 10 M
-	 * commands a side is prepared in bounded memory. Up to 1 M it is
-	 * as fast as 512 MiB was (docs/performance.md, "Memory"). */
+	/* 64 MiB of page cache for the TEMP tables and sorts of a big join;
+	 * beyond it they spill to temporary files, so that runs of 10 M
+	 * commands a side are prepared and compared in bounded memory
+	 * (docs/performance.md, "At scale"). */
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI,
 			    NULL) != SQLITE_OK || ntp_harden(s->db) ||
-	    ntp_exec(s->db, "PRAGMA cache_size = -131072; PRAGMA temp.cache_size = -131072")) {
+	    ntp_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp.cache_size = -65536")) {
 		ntp_session_close(s);
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}
