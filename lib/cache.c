@@ -636,8 +636,10 @@ int ntp_cache_load(struct ntp_session *s)
 		goto refuse;
 	/* read where it was checked: the same file, unchanged, still open */
 	uri = read_uri(path, 1);
-	sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB "; PRAGMA " CACHE_DB ".mmap_size = %lld",
-			      uri, (long long)st.st_size);
+	/* read(2), not mapped: a mapped file's pages count in the reader's
+	 * RSS, and a question that scans the joined commands of 10 M a side
+	 * would touch a gigabyte of them */
+	sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB, uri);
 	if (!uri || !sql || exec_own(s, sql))
 		goto out; /* SQLite's attachments all taken: prepare instead */
 	attached = 1;
