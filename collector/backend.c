@@ -60,12 +60,18 @@ struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b)
 	return b->be->records(b);
 }
 
+struct bpf_map *ntp_bpf_idle(const struct ntp_bpf *b)
+{
+	return b->be->idle(b);
+}
+
 int ntp_bpf_writer_fds(const struct ntp_bpf *b, int *fds)
 {
 	int n = 0;
 
 	fds[n++] = bpf_map__fd(b->be->records(b));
 	fds[n++] = bpf_map__fd(b->be->lost(b));
+	fds[n++] = bpf_map__fd(b->be->idle(b));
 	if (b->be->count_map)
 		fds[n++] = bpf_map__fd(b->be->count_map(b));
 	return n;

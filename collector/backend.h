@@ -43,9 +43,11 @@ struct ntp_backend {
 	int (*load)(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
 	/* attach, with a link and a hook note each (b->links) */
 	int (*attach)(struct ntp_bpf *b, const struct ntp_opts *o, char *err, size_t errlen);
-	/* the ring of records, the per-CPU lost counts per enum ntp_cause */
+	/* the ring of records, the per-CPU lost counts per enum ntp_cause,
+	 * the writer's idle flag (bpf/ntprof_common.bpf.h) */
 	struct bpf_map *(*records)(const struct ntp_bpf *b);
 	struct bpf_map *(*lost)(const struct ntp_bpf *b);
+	struct bpf_map *(*idle)(const struct ntp_bpf *b);
 	/* --wait: until there is something to record (0), or *STOP is set
 	 * (-1). NULL: there always is */
 	int (*wait)(struct ntp_bpf *b, const struct ntp_opts *o, volatile sig_atomic_t *stop);
@@ -103,10 +105,15 @@ void ntp_bpf_close(struct ntp_bpf *b);
 
 struct bpf_map *ntp_bpf_records(const struct ntp_bpf *b);
 
+/* The writer's idle flag: 1 while it sleeps with nothing to commit, until
+ * the next record wakes it. */
+struct bpf_map *ntp_bpf_idle(const struct ntp_bpf *b);
+
 /* The descriptors the writer reads through (priv.h), into FDS: the records
- * ring, the lost counts (always second), the exact counts' map if the
- * backend has one. Returns how many, at most NTP_BPF_WRITER_FDS. */
-#define NTP_BPF_WRITER_FDS 3
+ * ring, the lost counts (always second), its idle flag, the exact counts'
+ * map if the backend has one. Returns how many, at most
+ * NTP_BPF_WRITER_FDS. */
+#define NTP_BPF_WRITER_FDS 4
 int ntp_bpf_writer_fds(const struct ntp_bpf *b, int *fds);
 
 /* The records the BPF programs could not hand over so far, per enum

@@ -87,7 +87,7 @@ struct kern {
 	const struct kern_object *ko;
 	void *skel;                   /* its skeleton */
 	struct bpf_object *obj;
-	struct bpf_map *records, *lost, *counts;
+	struct bpf_map *records, *lost, *idle, *counts;
 	volatile __u32 *sample_n;     /* in the loaded object's .bss */
 	__u64 *uncounted;
 	uint64_t said;                /* uncounted, as last said */
@@ -117,6 +117,7 @@ struct kern_object {
 		k->obj = s->obj;                                                        \
 		k->records = s->maps.records;                                           \
 		k->lost = s->maps.lost;                                                 \
+		k->idle = s->maps.writer_idle;                                          \
 		k->counts = s->maps.counts;                                             \
 		return 0;                                                               \
 	}                                                                               \
@@ -295,6 +296,11 @@ static struct bpf_map *lost(const struct ntp_bpf *b)
 	return ((const struct kern *)b->state)->lost;
 }
 
+static struct bpf_map *idle(const struct ntp_bpf *b)
+{
+	return ((const struct kern *)b->state)->idle;
+}
+
 static struct bpf_map *count_map(const struct ntp_bpf *b)
 {
 	return ((const struct kern *)b->state)->counts;
@@ -317,6 +323,7 @@ const struct ntp_backend ntp_kern_backend = {
 	.attach = attach,
 	.records = records,
 	.lost = lost,
+	.idle = idle,
 	.sample = sample,
 	.counts = counts,
 	.count_map = count_map,

@@ -228,6 +228,11 @@ static struct bpf_map *lost(const struct ntp_bpf *b)
 	return state(b)->skel->maps.lost;
 }
 
+static struct bpf_map *idle(const struct ntp_bpf *b)
+{
+	return state(b)->skel->maps.writer_idle;
+}
+
 /* --wait: everything is loaded and attached (to the file: pid -1), so look
  * for a process every 20 ms (an SPDK program needs far longer than that to
  * start its first I/O). */
@@ -609,6 +614,7 @@ const struct ntp_backend ntp_spdk_backend = {
 	.attach = attach,
 	.records = records,
 	.lost = lost,
+	.idle = idle,
 	.wait = wait_process,
 	.sample = sample,
 	.follow = follow,

@@ -7,14 +7,17 @@
  *
  * Nothing that reached user space is dropped: records go into the
  * database's open transaction, which is committed by the clock, four
- * times a second and at each interval's end (so `kill -9` loses at most
- * the last quarter second, and what the ring held), and the ring is
- * drained after sampling is off. In between the writer sleeps, until the
- * next commit or a ring a quarter full wakes it. What BPF could not hand over
- * is counted per interval and cause as lost, the points stored records
- * lack as gaps, and both are printed. The live lines come from sums kept
+ * times a second while records come and at each interval's end (so
+ * `kill -9` loses at most the last quarter second, and what the ring
+ * held), and the ring is drained after sampling is off. In between the
+ * writer sleeps, until the next commit or a ring a quarter full wakes it;
+ * after a quarter second in which none came, until the interval ends or
+ * the first record wakes it (the idle flag, bpf/ntprof_common.bpf.h).
+ * What BPF could not hand over is counted per interval and cause as lost,
+ * the points stored records lack as gaps, and both are printed. The live lines come from sums kept
  * in memory as the records are stored (ntp_live.h), not from queries.
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <poll.h>
@@ -52,6 +55,7 @@ struct rec {
 	int gone;                     /* it is gone without a word: killed */
 	struct ntp_db *db;
 	struct ring_buffer *rec_rb;   /* command and device records */
+	int idle_fd;                  /* the idle flag's map */
 	uint64_t records;             /* commands in the file when it was closed */
 	uint64_t unstored;            /* commands that came after a write error */
 	uint64_t bad_version;         /* records of another ABI version */
@@ -271,6 +275,7 @@ static int create_db(struct rec *r, int64_t wall_start, int64_t mono_start)
 
 static int open_ring(struct rec *r)
 {
+	r->idle_fd = bpf_map__fd(ntp_bpf_idle(r->bpf));
 	r->rec_rb = ring_buffer__new(bpf_map__fd(ntp_bpf_records(r->bpf)), on_record, r, NULL);
 	if (!r->rec_rb) {
 		snprintf(r->err, sizeof(r->err), "failed to open the ring buffer: %s",
@@ -314,19 +319,31 @@ static void sleep_until(struct rec *r, int64_t deadline)
 		r->off = 1;
 }
 
+/* Set the idle flag to V; 0, or -1 if the map cannot be written. */
+static int set_idle(struct rec *r, uint32_t v)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_update_elem(r->idle_fd, &zero, &v, BPF_ANY) ? -1 : 0;
+}
+
 /*
  * Until the sampler switches sampling off: read the ring, end an interval
  * every -i seconds, commit every NTP_COMMIT_NS, and sleep in between.
  * Commits go by the clock, not by how much came: a kill -9 loses what
- * came since the last one, however busy the machine. A write error or a
- * ring that cannot be read ends it sooner: the sampler is asked to stop,
- * and what comes until then is counted as not stored.
+ * came since the last one, however busy the machine. After a commit
+ * period in which no record came the writer goes idle: it sets the idle
+ * flag, reads the ring once more (a record that came before the flag was
+ * set did not wake it), and sleeps until the interval ends; the first
+ * record after that wakes it, and it commits by the clock again. A write
+ * error or a ring that cannot be read ends it sooner: the sampler is
+ * asked to stop, and what comes until then is counted as not stored.
  */
 static void poll_until_off(struct rec *r)
 {
 	int64_t start = r->interval_start, next = start + (int64_t)(r->o->interval * NS);
 	int64_t commit = start + NTP_COMMIT_NS;
-	int asked = 0;
+	int asked = 0, came = 1, idle = 0;
 
 	while (!r->off) {
 		int64_t now;
@@ -338,21 +355,38 @@ static void poll_until_off(struct rec *r)
 			asked = 1;
 		}
 		now = ntp_now_ns(CLOCK_MONOTONIC);
+		if (rc > 0) {
+			came = 1;
+			if (idle) { /* the first record woke it: commit by the clock */
+				idle = 0;
+				commit = now + NTP_COMMIT_NS;
+			}
+		}
 		if (!ntp_db_failed(r->db) && now >= next) {
 			end_interval(r, now, 1); /* commits */
 			while (next <= now)
 				next += (int64_t)(r->o->interval * NS);
 			commit = now + NTP_COMMIT_NS;
 		}
-		if (!ntp_db_failed(r->db) && now >= commit) {
+		if (!idle && !ntp_db_failed(r->db) && now >= commit) {
 			ntp_db_commit(r->db);
 			commit = now + NTP_COMMIT_NS;
+			/* a period without records: sleep until a record or the interval's end */
+			if (came || set_idle(r, 1)) {
+				came = 0;
+			} else if (ring_buffer__consume(r->rec_rb) > 0) {
+				/* it came before the flag was set, and woke no one */
+				set_idle(r, 0);
+				came = 1;
+			} else {
+				idle = 1;
+			}
 		}
 		if (ntp_db_failed(r->db) && !asked) {
 			tell(r, 'S');
 			asked = 1;
 		}
-		sleep_until(r, next < commit ? next : commit);
+		sleep_until(r, idle || next < commit ? next : commit);
 	}
 }
 

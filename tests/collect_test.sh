@@ -641,6 +641,45 @@ echo "== kill -9 beside a busy loop on every CPU"
 kill9 k9-hog "$(nproc)" collector
 kill9 k9-both-hog "$(nproc)" both
 
+# The writer at rest: after a commit period without a record it sleeps
+# until the interval ends (the idle flag, bpf/ntprof_common.bpf.h), not
+# four times a second; and the first record after that wakes it, so a
+# kill -9 of the writer and the sampler still loses at most the last
+# commit period. -i 10 and -s 100
+# (a few hundred records, far from a quarter of the ring): without that
+# wake-up the records would wait in the ring for the interval's end and
+# die with it.
+echo "== the writer at rest, then woken"
+start_perf "$d/idle-perf.log" -q 1 -o 4096 -w randread -t 1
+record idle host -s 100 -q -i 10
+sleep 1
+writer=
+for p in $(cat "/proc/$col/task/$col/children"); do
+	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = ntprof-writer ] && writer=$p
+done
+sw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$writer/status"; }
+sw0=$(sw)
+sleep 4
+sw1=$(sw)
+if [ -z "$writer" ] || [ -z "$sw0" ] || [ -z "$sw1" ]; then
+	bad "the writer at rest: no process ntprof-writer under the collector $col"
+elif [ $((sw1 - sw0)) -le 4 ]; then ok
+else bad "the writer at rest woke $((sw1 - sw0)) times in 4 s (at most 4: no interval ended)"
+fi
+kill -USR1 "$perf"
+wait_exit "$perf" 30
+sleep 0.6
+# the writer first: a writer that outlives its sampler drains the ring
+killed=$(python3 -c 'import os, sys, time
+for p in sys.argv[1:]: os.kill(int(p), 9)
+print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))' "$writer" "$col")
+wait "$col" 2>/dev/null
+n=$(sqlite3 "$d/idle.db" 'SELECT count(*) FROM cmd')
+last=$(sqlite3 "$d/idle.db" 'SELECT max(c.t) + m.mono_start FROM cmd AS c, meta AS m')
+gap=$(awk -v k="$killed" -v l="${last:-0}" 'BEGIN { printf "%d", (k - l) / 1e6 }')
+[ "$n" -gt 0 ] && [ "$gap" -lt 1000 ] && ok ||
+	bad "woken from rest: $n records stored, the last $gap ms before the kill"
+
 # A tiny ring buffer: records are lost, counted, printed, never silent.
 echo "== tiny ring buffer"
 start_perf "$d/ring-perf.log" -q 8 -o 4096 -w randread -t 3
