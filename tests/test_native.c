@@ -798,6 +798,23 @@ static void test_sql_trusted_schema_off(void **state)
  * makes it fail cleanly: SQLITE_NOMEM, nothing leaked (ASan, valgrind). With
  * 900 KiB to spare, 100000 narrow values (512 KiB) fit but not widened.
  */
+/* NTPROF_SELECT_MEMORY as it is (a copy, or NULL), and as it was again. */
+static char *budget_save(void)
+{
+	const char *was = getenv("NTPROF_SELECT_MEMORY");
+
+	return was ? strdup(was) : NULL;
+}
+
+static void budget_restore(char *saved)
+{
+	if (saved)
+		setenv("NTPROF_SELECT_MEMORY", saved, 1);
+	else
+		unsetenv("NTPROF_SELECT_MEMORY");
+	free(saved);
+}
+
 /* Open a database whose functions hold at most MIB MiB of values. */
 static sqlite3 *open_db_budget(const char *mib)
 {
@@ -807,8 +824,7 @@ static sqlite3 *open_db_budget(const char *mib)
 
 static void test_sql_nomem(void **state)
 {
-	const char *was = getenv("NTPROF_SELECT_MEMORY");
-	char *saved = was ? strdup(was) : NULL;
+	char *saved = budget_save();
 	sqlite3 *db = open_db_budget("64");
 	sqlite3_int64 old;
 	size_t spills = ntp_native_spills();
@@ -846,11 +862,7 @@ static void test_sql_nomem(void **state)
 	sqlite3_hard_heap_limit64(old);
 	assert_true(ntp_native_spills() >= spills + 5);
 	sqlite3_close(db);
-	if (saved)
-		setenv("NTPROF_SELECT_MEMORY", saved, 1);
-	else
-		unsetenv("NTPROF_SELECT_MEMORY");
-	free(saved);
+	budget_restore(saved);
 }
 
 /* The answers of Q[0..NQ) over the N values V cut into NGROUPS groups, in a
@@ -914,8 +926,7 @@ static void test_sql_spill_same(void **state)
 {
 	const size_t n = 60000;
 	int64_t *v = malloc(n * sizeof(*v));
-	const char *was = getenv("NTPROF_SELECT_MEMORY");
-	char *saved = was ? strdup(was) : NULL;
+	char *saved = budget_save();
 
 	assert_non_null(v);
 	rng_seed(11);
@@ -940,11 +951,7 @@ static void test_sql_spill_same(void **state)
 		v[i] = (int64_t)(rng() % 100000);
 	check_spill_same(v, 1000, 40, 1);
 	free(v);
-	if (saved)
-		setenv("NTPROF_SELECT_MEMORY", saved, 1);
-	else
-		unsetenv("NTPROF_SELECT_MEMORY");
-	free(saved);
+	budget_restore(saved);
 	(void)state;
 }
 
