@@ -302,6 +302,11 @@ size_t ntp_native_spills(void)
 	return __atomic_load_n(&ntp_spills, __ATOMIC_RELAXED);
 }
 
+size_t ntp_native_held(void)
+{
+	return __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
+}
+
 /* NTPROF_SELECT_MEMORY, MiB; a value that is not a number keeps the default. */
 static void budget_from_env(void)
 {

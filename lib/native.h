@@ -56,4 +56,8 @@ void ntp_nth32(int32_t *v, size_t n, size_t k, unsigned int depth);
  */
 size_t ntp_native_spills(void);
 
+/* The bytes the aggregates of this process hold in values now: 0 when no
+ * query is running (for the tests: the budget's accounting). */
+size_t ntp_native_held(void);
+
 #endif

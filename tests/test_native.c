@@ -862,6 +862,23 @@ static void test_sql_nomem(void **state)
 	sqlite3_hard_heap_limit64(old);
 	assert_true(ntp_native_spills() >= spills + 5);
 	sqlite3_close(db);
+	assert_int_equal(ntp_native_held(), 0);
+
+	/* With 1 MiB the arrays grow first, and one that would pass the
+	 * budget is written out and shrunk to a buffer: the same answer, and
+	 * every byte accounted for. */
+	db = open_db_budget("1");
+	exec(db, "CREATE TABLE t(x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1000000)"
+		 " INSERT INTO t SELECT i FROM c");
+	spills = ntp_native_spills();
+	assert_query(db, "SELECT ntp_dist(x, x + 1, x % 1000) FROM t",
+		     "[[1000000,500000500000,500000,990000,999000,900000],"
+		     "[1000000,500001500000,500001,990001,999001,900001],"
+		     "[1000000,499500000,499,989,998,899]]");
+	assert_int_equal(ntp_native_spills(), spills + 3);
+	sqlite3_close(db);
+	assert_int_equal(ntp_native_held(), 0);
 	budget_restore(saved);
 }
 
@@ -920,6 +937,8 @@ static void check_spill_same(const int64_t *v, size_t n, int ngroups, int sums)
 	/* every group of more than QAGG_SPILL_MIN values was written out */
 	if (n / (size_t)ngroups > 256)
 		assert_true(ntp_native_spills() > spills);
+	/* what the aggregates held, given back */
+	assert_int_equal(ntp_native_held(), 0);
 }
 
 static void test_sql_spill_same(void **state)
@@ -1314,6 +1333,11 @@ int main(void)
 	spills = ntp_native_spills();
 	rc |= _cmocka_run_group_tests("spilled", spilled, sizeof(spilled) / sizeof(*spilled), NULL,
 				      NULL);
+	if (ntp_native_held()) {
+		fprintf(stderr, "test_native: the aggregates still hold %zu bytes\n",
+			ntp_native_held());
+		rc |= 1;
+	}
 	if (ntp_native_spills() == spills) {
 		fprintf(stderr, "test_native: the spilled tests wrote no values out\n");
 		rc |= 1;
