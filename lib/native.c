@@ -254,8 +254,8 @@ int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u)
  *
  * The array comes from sqlite3_realloc64 so that sqlite3_hard_heap_limit64
  * bounds it like any other query memory. SQLite refuses single allocations
- * of 2 GiB, so a group holds at most ~536 million narrow or ~268 million
- * wide values.
+ * of 2 GiB, so an array holds at most ~536 million narrow or ~268 million
+ * wide values; under the budget below, no array comes near that.
  *
  * Memory is bounded: the arrays of all aggregates of the process together
  * hold at most ntp_budget bytes (NTPROF_SELECT_MEMORY MiB, default 64). An
@@ -280,7 +280,6 @@ struct qagg {
 	int fd;
 	struct qchunk *chunk;
 	size_t nchunk, capchunk;
-	off_t end;      /* bytes written */
 	size_t total;   /* values written */
 	int64_t min, max; /* of the values written */
 };
@@ -385,6 +384,9 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 static int qagg_spill(struct qagg *a)
 {
 	size_t size = qagg_size(a), len = a->n * size;
+	const struct qchunk *last = a->nchunk ? &a->chunk[a->nchunk - 1] : NULL;
+	/* the file's end: where the last chunk's values end */
+	off_t end = last ? last->off + (off_t)(last->n * (last->wide ? 8 : 4)) : 0;
 
 	if (!a->spilled) {
 		a->fd = spill_open();
@@ -411,10 +413,10 @@ static int qagg_spill(struct qagg *a)
 		else if (x > a->max)
 			a->max = x;
 	}
-	if (write_all(a->fd, a->v, len, a->end))
+	if (write_all(a->fd, a->v, len, end))
 		return -2;
-	a->chunk[a->nchunk++] = (struct qchunk){ .off = a->end, .n = a->n, .wide = a->wide };
-	a->end += (off_t)len, a->total += a->n, a->n = 0;
+	a->chunk[a->nchunk++] = (struct qchunk){ .off = end, .n = a->n, .wide = a->wide };
+	a->total += a->n, a->n = 0;
 	if (a->cap > QAGG_SPILL_BUF) {
 		void *v = sqlite3_realloc64(a->v, (sqlite3_uint64)QAGG_SPILL_BUF * size);
 
@@ -583,8 +585,8 @@ static ssize_t qread_next(struct qread *r)
  * so that the next range is the bin holding it, until the range's values
  * fit in memory (collected, then selected) or it holds one value. A range
  * starts as [min, max] and each pass divides its width by SEL_BINS, so no
- * rank takes more than ceil(64 / 12) + 1 passes; in practice the second
- * pass collects. Returns 0, -1 out of memory, -2 a file error.
+ * rank takes more than ceil(64 / 12) + 1 passes. Returns 0, -1 out of
+ * memory, -2 a file error.
  */
 #define SEL_BINS 4096
 
