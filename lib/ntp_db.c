@@ -58,6 +58,9 @@ struct ntp_db {
 	sqlite3_stmt *ins_igrp;  /* INSERT INTO interval_grp */
 	sqlite3_stmt *ins_lost;  /* INSERT INTO lost */
 	sqlite3_stmt *ins_gap;   /* INSERT INTO gap */
+	sqlite3_stmt *ins_ival;  /* INSERT INTO interval */
+	sqlite3_stmt *begin;     /* BEGIN and COMMIT, prepared once: a writer that */
+	sqlite3_stmt *commit;    /* wakes a few times a second runs cold, and parsing costs */
 	struct dev_entry *devs;
 	size_t ndevs;
 	struct grp_entry *grps;
@@ -103,13 +106,22 @@ static int exec(struct ntp_db *db, const char *sql)
 	return note(db, sqlite3_exec(db->sql, sql, NULL, NULL, NULL)) == SQLITE_OK ? 0 : -1;
 }
 
+/* Run ST, a prepared statement that returns no row; 0 or -1. */
+static int run(struct ntp_db *db, sqlite3_stmt *st)
+{
+	int rc = step(db, st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int begin(struct ntp_db *db)
 {
 	if (db->failed[0])
 		return -1;
 	if (db->in_txn)
 		return 0;
-	if (exec(db, "BEGIN"))
+	if (run(db, db->begin))
 		return -1;
 	db->in_txn = 1;
 	return 0;
@@ -119,7 +131,7 @@ int ntp_db_commit(struct ntp_db *db)
 {
 	if (!db->in_txn)
 		return 0;
-	if (db->failed[0] || exec(db, "COMMIT")) {
+	if (db->failed[0] || run(db, db->commit)) {
 		/* a failed COMMIT may leave the transaction open: end it */
 		if (!sqlite3_get_autocommit(db->sql))
 			sqlite3_exec(db->sql, "ROLLBACK", NULL, NULL, NULL);
@@ -255,7 +267,9 @@ static int prepare_all(struct ntp_db *db)
 		       "VALUES (?, ?, ?, ?)") ||
 	       prepare(db, &db->ins_lost, "INSERT INTO lost (interval, cause, n) VALUES (?, ?, ?)") ||
 	       prepare(db, &db->ins_gap,
-		       "INSERT INTO gap (interval, point, cause, n) VALUES (?, ?, ?, ?)") ? -1 : 0;
+		       "INSERT INTO gap (interval, point, cause, n) VALUES (?, ?, ?, ?)") ||
+	       prepare(db, &db->ins_ival, "INSERT INTO interval (start, stop) VALUES (?, ?)") ||
+	       prepare(db, &db->begin, "BEGIN") || prepare(db, &db->commit, "COMMIT") ? -1 : 0;
 }
 
 /* The role's points and which of them the configuration records, from the
@@ -705,18 +719,14 @@ static int write_losses(struct ntp_db *db, int64_t id)
 
 int64_t ntp_db_end_interval(struct ntp_db *db, int64_t start, int64_t stop)
 {
-	char *sql;
 	int64_t id;
 
 	if (begin(db))
 		return -1;
-	sql = sqlite3_mprintf("INSERT INTO interval (start, stop) VALUES (%lld, %lld)",
-			      (long long)(start - db->mono_start), (long long)(stop - db->mono_start));
-	if (!sql || exec(db, sql)) {
-		sqlite3_free(sql);
+	sqlite3_bind_int64(db->ins_ival, 1, start - db->mono_start);
+	sqlite3_bind_int64(db->ins_ival, 2, stop - db->mono_start);
+	if (run(db, db->ins_ival))
 		return -1;
-	}
-	sqlite3_free(sql);
 	id = sqlite3_last_insert_rowid(db->sql);
 	for (size_t i = 0; i < db->ngrps; i++) {
 		struct grp_entry *g = &db->grps[i];
@@ -787,6 +797,9 @@ int ntp_db_close(struct ntp_db *db, int64_t wall_stop, int64_t mono_stop)
 	sqlite3_finalize(db->ins_dev);
 	sqlite3_finalize(db->ins_igrp);
 	sqlite3_finalize(db->ins_lost);
+	sqlite3_finalize(db->ins_ival);
+	sqlite3_finalize(db->begin);
+	sqlite3_finalize(db->commit);
 	sqlite3_finalize(db->ins_gap);
 	ntp_live_free(db->live); /* its statement, before the close */
 	/* Fold the WAL back so the file stands alone for scp and sqlite3
