@@ -6,13 +6,13 @@
  * database closed with its stop time, the summary printed.
  *
  * Nothing that reached user space is dropped: records go into the
- * database's open transaction, which is committed by the clock, four
- * times a second while records come and at each interval's end (so
- * `kill -9` loses at most the last quarter second, and what the ring
- * held), and the ring is drained after sampling is off. In between the
- * writer sleeps, until the next commit or a ring a quarter full wakes it;
- * after a quarter second in which none came, until the interval ends or
- * the first record wakes it (the idle flag, bpf/ntprof_common.bpf.h).
+ * database's open transaction, which is committed by the clock, once a
+ * second while records come and at each interval's end (so `kill -9`
+ * loses at most the last second, and what the ring held), and the ring is
+ * drained after sampling is off. In between the writer sleeps, until the
+ * next commit or a ring a quarter full wakes it; after a second in which
+ * none came, until the interval ends or the first record wakes it (the
+ * idle flag, bpf/ntprof_common.bpf.h).
  * What BPF could not hand over is counted per interval and cause as lost,
  * the points stored records lack as gaps, and both are printed. The live lines come from sums kept
  * in memory as the records are stored (ntp_live.h), not from queries.
@@ -43,8 +43,11 @@
 
 #define NS NTP_NS_PER_S
 /* How often the open transaction is committed: a kill -9 loses less than
- * this (and the time one commit takes). */
-#define NTP_COMMIT_NS (NS / 4)
+ * this (and the time one commit takes). Each commit is a wake-up of a
+ * writer whose caches the workload has long since taken: about 0.1 ms of
+ * CPU, so four a second were most of the collectors' cost at -s 100
+ * (docs/performance.md, "At rest and under load"). */
+#define NTP_COMMIT_NS NS
 
 /* Everything the loop needs. */
 struct rec {

@@ -4,7 +4,8 @@
 # each question first and later at 1 M and 10 M commands a side
 # (tests/bench_scale.sh), plain sqlite3's canned questions
 # (tests/bench_sqlite3.sh), the collector's
-# figures (tests/bench_collect.sh, root), the cost model (tests/bench_cost.sh:
+# figures (tests/bench_collect.sh and, its CPU under load,
+# tests/bench_load.sh, root), the cost model (tests/bench_cost.sh:
 # ns per event from CPU accounting) and the kernel path's in two qemu
 # guests (tests/vm/bench_kernel.sh). Writes
 # docs/performance.md (machine and date included). Not a test: no goal here
@@ -174,6 +175,7 @@ cat "$dir/prepared.md" >> "$out"
 sh "$top/tests/bench_scale.sh" >> "$out"
 sh "$top/tests/bench_sqlite3.sh" >> "$out"
 sh "$top/tests/bench_collect.sh" >> "$out"
+sh "$top/tests/bench_load.sh" >> "$out"
 sh "$top/tests/bench_cost.sh" >> "$out"
 sh "$top/tests/vm/bench_kernel.sh" >> "$out"
 echo "bench: wrote $out" >&2

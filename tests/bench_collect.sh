@@ -162,9 +162,8 @@ rounds() {
 	run "$1" >/dev/null
 	for c in $CASES; do : >"$dir/$1.$c"; done
 	for round in $(seq "$rounds"); do
-		order=$(echo $CASES | tr ' ' '\n' | awk -v r="$round" '{ a[NR] = $0 } END {
-			for (i = 0; i < NR; i++) print a[(i + r) % NR + 1] }')
-		for c in $order; do one "$1" "$c"; done
+		# shellcheck disable=SC2086
+		for c in $(rotate "$round" $CASES); do one "$1" "$c"; done
 		echo "bench_collect: $1 round $round of $rounds" >&2
 	done
 }

@@ -585,7 +585,8 @@ grep -q "^ntprof: process $tgt: ntprof_sample_rate held 5, left by a collector t
 expect "lock: the rate after the new one" "$(var)" 0
 
 # kill -9: a valid database that misses at most the last commit (the
-# writer commits by the clock, four times a second), and no stop time.
+# writer commits by the clock, once a second), and no stop time. -i 10:
+# an interval's end commits too, and must not be what keeps the bound.
 # Once alone, then with a busy loop on every CPU beside it, as on a busy
 # machine: the writer sleeps between commits, and a hog at the same
 # priority must not push a commit back by more than the bound; there the
@@ -593,12 +594,15 @@ expect "lock: the rate after the new one" "$(var)" 0
 # close the file as if stopped. Last, the writer killed with the sampler
 # (kill -9 of both, the writer first): the bound is then the writer's
 # commits alone. (-q: the live lines are not what is tested here.)
-# kill9 NAME HOGS PIDS: PIDS "collector" or "both".
+# kill9 NAME HOGS PIDS: PIDS "collector" or "both". The bound: the commit
+# period (a second), and 750 ms for the kill's own lateness and a busy
+# machine's.
+k9_bound=1750
 kill9() {
 	name=$1 hogs=$2 who=$3
 	hog_pids=""
 	start_perf "$d/$name-perf.log" -q 1 -o 4096 -w randread -t 5
-	record "$name" host -s 1 -q
+	record "$name" host -s 1 -q -i 10
 	for _h in $(seq "$hogs"); do
 		sh -c 'while :; do :; done' &
 		hog_pids="$hog_pids $!"
@@ -631,8 +635,8 @@ print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))' $victims)
 		"$(sqlite3 "$d/$name.db" 'SELECT count(*) FROM cmd')"
 	last=$(sqlite3 "$d/$name.db" 'SELECT max(c.t) + m.mono_start FROM cmd AS c, meta AS m')
 	gap=$(awk -v k="$killed" -v l="$last" 'BEGIN { printf "%d", (k - l) / 1e6 }')
-	[ -n "$last" ] && [ "$gap" -lt 1000 ] && ok ||
-		bad "$name: the last record is $gap ms before the kill"
+	[ -n "$last" ] && [ "$gap" -lt "$k9_bound" ] && ok ||
+		bad "$name: the last record is $gap ms before the kill (at most $k9_bound)"
 	expect "$name: no stop time" "$(sqlite3 "$d/$name.db" 'SELECT mono_stop IS NULL FROM meta')" 1
 }
 echo "== kill -9"
@@ -643,7 +647,7 @@ kill9 k9-both-hog "$(nproc)" both
 
 # The writer at rest: after a commit period without a record it sleeps
 # until the interval ends (the idle flag, bpf/ntprof_common.bpf.h), not
-# four times a second; and the first record after that wakes it, so a
+# once a second; and the first record after that wakes it, so a
 # kill -9 of the writer and the sampler still loses at most the last
 # commit period. -i 10 and -s 100
 # (a few hundred records, far from a quarter of the ring): without that
@@ -652,19 +656,19 @@ kill9 k9-both-hog "$(nproc)" both
 echo "== the writer at rest, then woken"
 start_perf "$d/idle-perf.log" -q 1 -o 4096 -w randread -t 1
 record idle host -s 100 -q -i 10
-sleep 1
+sleep 2
 writer=
 for p in $(cat "/proc/$col/task/$col/children"); do
 	[ "$(cat "/proc/$p/comm" 2>/dev/null)" = ntprof-writer ] && writer=$p
 done
 sw() { awk '/^voluntary_ctxt_switches/ { print $2 }' "/proc/$writer/status"; }
 sw0=$(sw)
-sleep 4
+sleep 6
 sw1=$(sw)
 if [ -z "$writer" ] || [ -z "$sw0" ] || [ -z "$sw1" ]; then
 	bad "the writer at rest: no process ntprof-writer under the collector $col"
-elif [ $((sw1 - sw0)) -le 4 ]; then ok
-else bad "the writer at rest woke $((sw1 - sw0)) times in 4 s (at most 4: no interval ended)"
+elif [ $((sw1 - sw0)) -le 2 ]; then ok
+else bad "the writer at rest woke $((sw1 - sw0)) times in 6 s (at most 2: one commit, one interval's end)"
 fi
 kill -USR1 "$perf"
 wait_exit "$perf" 30
@@ -677,8 +681,8 @@ wait "$col" 2>/dev/null
 n=$(sqlite3 "$d/idle.db" 'SELECT count(*) FROM cmd')
 last=$(sqlite3 "$d/idle.db" 'SELECT max(c.t) + m.mono_start FROM cmd AS c, meta AS m')
 gap=$(awk -v k="$killed" -v l="${last:-0}" 'BEGIN { printf "%d", (k - l) / 1e6 }')
-[ "$n" -gt 0 ] && [ "$gap" -lt 1000 ] && ok ||
-	bad "woken from rest: $n records stored, the last $gap ms before the kill"
+[ "$n" -gt 0 ] && [ "$gap" -lt "$k9_bound" ] && ok ||
+	bad "woken from rest: $n records stored, the last $gap ms before the kill (at most $k9_bound)"
 
 # A tiny ring buffer: records are lost, counted, printed, never silent.
 echo "== tiny ring buffer"
