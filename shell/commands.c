@@ -352,7 +352,7 @@ static int cmd_cdf(struct ntp_session *s, struct shell *sh, int argc, char **arg
 static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	long long n = 10;
-	char *end, *cols, err[NTP_ERR_MAX];
+	char *end, *cols, *q, *which, err[NTP_ERR_MAX];
 	int i = 1, rc;
 
 	if (argc > i && numeric(argv[i])) {
@@ -381,14 +381,30 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	}
 	cols = ntp_query_text(s->db, "SELECT group_concat(printf('\"%w\"', name), ', ')"
 			      " FROM pragma_table_info('ntp_shell_slowest')");
-	rc = run_sql(sh, ".slowest", cols ? sqlite3_mprintf(
+	/* The same commands and order from the host's side alone (the order's
+	 * keys are all the host's: ntp_command's rows are the host's commands
+	 * of a report I/O group): the first N of those, then only their rows of
+	 * _ntp_shell_slowest_row (shell_test: ntp_shell_slowest's first N).
+	 * The groups (of the name) are written out as constants: a lookup of
+	 * each command's group in a table cost as much as the scan itself. */
+	q = sqlite3_mprintf(
+		"SELECT ifnull(group_concat(c, ' OR '), '0') FROM (\n"
+		"  SELECT printf('(h.db = %%Q AND +h.grp IN (%%s))', hdb, group_concat(grp, ', ')) AS c\n"
+		"  FROM ntp_report_group\n"
+		"  WHERE queue = 'io' AND (%Q IS NULL OR name LIKE '%%' || %Q || '%%')\n"
+		"  GROUP BY hdb)",
+		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL);
+	which = q ? ntp_query_text(s->db, q) : NULL;
+	sqlite3_free(q);
+	rc = run_sql(sh, ".slowest", cols && which ? sqlite3_mprintf(
 		"WITH s AS MATERIALIZED (\n"
-		"  SELECT hdb, ht FROM _ntp_shell_slowest_key\n"
-		"  WHERE %Q IS NULL OR \"group\" LIKE '%%' || %Q || '%%'\n"
-		"  ORDER BY e2e DESC, hdb, ht LIMIT %lld)\n"
+		"  SELECT h.db AS hdb, h.t AS ht FROM ntp_host_cmd AS h\n"
+		"  WHERE %s\n"
+		"  ORDER BY h.e2e DESC, h.db, h.t LIMIT %lld)\n"
 		"SELECT %s FROM _ntp_shell_slowest_row\n"
 		"WHERE (hdb, ht) IN (SELECT hdb, ht FROM s)\nORDER BY e2e DESC, hdb, ht;",
-		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL, n, cols) : NULL);
+		which, n, cols) : NULL);
+	sqlite3_free(which);
 	sqlite3_free(cols);
 	return rc;
 }

@@ -16,7 +16,6 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_shell_cdf', NULL, 0, 1),
   ('_ntp_shell_slowest_row', NULL, 0, 1),
   ('ntp_shell_slowest', NULL, 0, 1),
-  ('_ntp_shell_slowest_key', NULL, 0, 1),
   ('ntp_shell_tail', NULL, 0, 1),
   ('ntp_shell_queues', NULL, 0, 1),
   -- it reads no joined form, but ntp_series has one: cached, it costs
@@ -186,18 +185,6 @@ SELECT "group", t_s, qid, cid, slba, mode, e2e_us,
 --@ SELECT wrap(name || '_us', -92, '  ', ', ') FROM gen_list WHERE list = 'stage'
 FROM _ntp_shell_slowest_row
 ORDER BY e2e DESC, hdb, ht;
-
--- The same commands and order from the host's side alone (the order's keys
--- are all the host's: ntp_command's rows are the host's commands of a
--- report group). ntprof-shell's .slowest N takes the first N here and
--- computes only their rows of _ntp_shell_slowest_row: ntp_shell_slowest's
--- first N, without the stages of every other command.
-CREATE TEMP VIEW _ntp_shell_slowest_key AS
-SELECT h.db AS hdb, h.t AS ht, h.e2e AS e2e, g.name AS "group"
-FROM ntp_host_cmd AS h
-JOIN ntp_report_group AS g ON g.hdb = h.db AND g.grp = +h.grp
-JOIN _ntp_series_grp AS o ON o.db = h.db AND o.grp = +h.grp
-WHERE g.queue = 'io';
 
 -- .timeline: each recording's own time series (ntp_series, forms host and
 -- target; recordings in ntp_db order), with the commands in flight (Little's law) and the records the

@@ -181,26 +181,31 @@ fi
 # .slowest N [GROUP] picks its commands by the host's keys and computes
 # only theirs: the first N rows of ntp_shell_slowest all the same (a
 # group's, all of them, more than there are)
-for set in "$H $T" "$SOLO" "$L $LT"; do
-	w=""
-	[ "$set" = "$L $LT" ] && w="5 write"
-	for a in "1" "7 read" "100000" ${w:+"$w"}; do
+# slowest_same SET ARGS...: for each ARGS ("N [GROUP]"), .slowest ARGS on
+# the files of SET gives ntp_shell_slowest's first rows
+slowest_same() {
+	_set=$1
+	shift
+	for a in "$@"; do
 		# shellcheck disable=SC2086
 		set -- $a
 		# shellcheck disable=SC2086
-		run -csv -c ".slowest $a" $set
+		run -csv -c ".slowest $a" $_set
 		cp "$d/out" "$d/slowest-dot.csv"
 		# shellcheck disable=SC2086
 		run -csv -c "SELECT * FROM ntp_shell_slowest WHERE '${2:-}' = ''
-			OR \"group\" LIKE '%${2:-}%' LIMIT $1;" $set
+			OR \"group\" LIKE '%${2:-}%' LIMIT $1;" $_set
 		if [ "$(wc -l <"$d/out")" -ge 1 ] && cmp -s "$d/out" "$d/slowest-dot.csv"; then
 			ok
 		else
-			bad ".slowest $a on $set: not ntp_shell_slowest's first rows"
+			bad ".slowest $a on $_set: not ntp_shell_slowest's first rows"
 			diff "$d/out" "$d/slowest-dot.csv" | head -5 >&2
 		fi
 	done
-done
+}
+slowest_same "$H $T" "1" "7 read" "100000"
+slowest_same "$SOLO" "1" "7 read" "100000"
+slowest_same "$L $LT" "1" "7 read" "100000" "5 write"
 
 run -c '.timeline 2 read' -c '.slowest 3 read' -c ".hist '' storage" -c '.cdf read network' \
 	-c '.percentiles --stages read' -c '.report --timeline 1s read' "$H" "$T"
@@ -785,6 +790,8 @@ if "$GEN" -o "$d/kh.db" -t "$d/kt.db" -s 1 -n 1 -r 500 -x 7 >>"$d/gen.log" 2>&1 
 		expect_same "$d/out" '"kernel/kernel:target driver"
 "spdk/spdk:target driver (SPDK)"' "mixed targets$mode: target stages by the group's target"
 	done
+	# two hosts: the slowest of both, and of one host's groups by its name
+	slowest_same "$d/kh.db $d/kt.db $d/sh.db $d/st.db" "9" "100000" "4 spdk"
 else
 	bad "mixed targets: $GEN failed"
 fi
