@@ -34,12 +34,8 @@ dir=$(mktemp -d /var/tmp/ntprof-bench-collect-XXXXXX)
 pids=""
 trap 'for p in $pids; do kill -9 $p 2>/dev/null || true; done; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$dir"' EXIT
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench_collect: needs root (BPF)" >&2
-	exit 1
-fi
-
 . "$top/tests/benchlib.sh"
+need_root bench_collect
 
 # cpu PID: its user + system seconds so far, with its children's (the
 # collector's writer, which does most of its work, is one)

@@ -25,12 +25,8 @@ dir=$(mktemp -d /var/tmp/ntprof-bench-load-XXXXXX)
 pids=""
 trap 'for p in $pids; do kill -9 $p 2>/dev/null || true; done; rm -rf "$dir"' EXIT
 
-if [ "$(id -u)" != 0 ]; then
-	echo "bench_load: needs root (BPF)" >&2
-	exit 1
-fi
-
 . "$top/tests/benchlib.sh"
+need_root bench_load
 
 REST_CASES="rest resti1"
 CASES="s100 s1 n100 s100i1"
@@ -42,14 +38,7 @@ case_args() {
 	n100) echo "-s 100 --no-arrivals" ;;
 	esac
 }
-label() {
-	case $1 in
-	rest|s100) echo "\`-s 100\`" ;;
-	resti1|s100i1) echo "\`-s 100 -i 1\`" ;;
-	s1) echo "\`-s 1\`" ;;
-	n100) echo "\`-s 100 --no-arrivals\`" ;;
-	esac
-}
+label() { echo "\`$(case_args "$1")\`"; }
 
 # ns PID: the on-CPU nanoseconds of every thread of PID so far
 ns() {

@@ -21,3 +21,11 @@ rotate() {
 	echo "$@" | tr ' ' '\n' | awk -v r="$_r" '{ a[NR] = $0 } END {
 		for (i = 0; i < NR; i++) print a[(i + r) % NR + 1] }'
 }
+
+# need_root NAME: exit 1 unless root (BPF), saying so as NAME
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$1: needs root (BPF)" >&2
+		exit 1
+	fi
+}
