@@ -60,7 +60,7 @@ struct ntp_db {
 	sqlite3_stmt *ins_gap;   /* INSERT INTO gap */
 	sqlite3_stmt *ins_ival;  /* INSERT INTO interval */
 	sqlite3_stmt *begin;     /* BEGIN and COMMIT, prepared once: a writer that */
-	sqlite3_stmt *commit;    /* wakes a few times a second runs cold, and parsing costs */
+	sqlite3_stmt *commit;    /* wakes once a second runs cold, and parsing costs */
 	struct dev_entry *devs;
 	size_t ndevs;
 	struct grp_entry *grps;

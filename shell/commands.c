@@ -395,15 +395,23 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 		"  GROUP BY hdb)",
 		argc > i ? argv[i] : NULL, argc > i ? argv[i] : NULL);
 	which = q ? ntp_query_text(s->db, q) : NULL;
+	if (!cols || !which) { /* run_sql would call any failure a lack of memory */
+		err_msg(sh, ".slowest: %s", q && sqlite3_errcode(s->db) != SQLITE_NOMEM ?
+			sqlite3_errmsg(s->db) : "out of memory");
+		sqlite3_free(q);
+		sqlite3_free(which);
+		sqlite3_free(cols);
+		return -1;
+	}
 	sqlite3_free(q);
-	rc = run_sql(sh, ".slowest", cols && which ? sqlite3_mprintf(
+	rc = run_sql(sh, ".slowest", sqlite3_mprintf(
 		"WITH s AS MATERIALIZED (\n"
 		"  SELECT h.db AS hdb, h.t AS ht FROM ntp_host_cmd AS h\n"
 		"  WHERE %s\n"
 		"  ORDER BY h.e2e DESC, h.db, h.t LIMIT %lld)\n"
 		"SELECT %s FROM _ntp_shell_slowest_row\n"
 		"WHERE (hdb, ht) IN (SELECT hdb, ht FROM s)\nORDER BY e2e DESC, hdb, ht;",
-		which, n, cols) : NULL);
+		which, n, cols));
 	sqlite3_free(which);
 	sqlite3_free(cols);
 	return rc;
