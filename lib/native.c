@@ -160,23 +160,34 @@ void ntp_nth##SFX(T *v, size_t n, size_t k, unsigned int depth)		\
 }										\
 										\
 /*										\
- * The values at the 0-based ranks K[0..NK) (ascending; K[NK-1] < N) into	\
- * OUT, largest rank first: afterwards v[0..k) holds exactly the k		\
- * smallest values, so each smaller rank is selected within that prefix	\
- * only.									\
+ * The values at the 0-based ranks K[0..NK) (ascending; K[NK-1] < N; V is	\
+ * the values of ranks BASE to BASE + N) into OUT: the middle rank first,	\
+ * then the lower ranks within the values below it and the higher ones	\
+ * within those above, so that many ranks (a CDF's 201) cost about N times	\
+ * log2(NK) steps, not N per rank. Equal ranks take the same value.		\
  */										\
+static void mselect_##SFX(T *v, size_t n, size_t base, const size_t *k, int nk, \
+			  int64_t *out)						\
+{										\
+	while (nk > 0) {							\
+		int mid = nk / 2, lo = mid, hi = mid + 1;			\
+		size_t r = k[mid] - base;					\
+										\
+		ntp_nth##SFX(v, n, r, 2 * ilog2(n));				\
+		out[mid] = v[r];						\
+		while (lo > 0 && k[lo - 1] == k[mid])				\
+			out[--lo] = v[r];					\
+		while (hi < nk && k[hi] == k[mid])				\
+			out[hi++] = v[r];					\
+		mselect_##SFX(v, r, base, k, lo, out);				\
+		v += r + 1, n -= r + 1, base += r + 1;				\
+		k += hi, out += hi, nk -= hi;					\
+	}									\
+}										\
+										\
 static void select_##SFX(T *v, size_t n, const size_t *k, int nk, int64_t *out) \
 {										\
-	size_t hi = n;								\
-										\
-	for (int i = nk - 1; i >= 0; i--) {					\
-		/* k == hi: the same rank as the one just selected. */		\
-		if (k[i] < hi) {						\
-			ntp_nth##SFX(v, hi, k[i], 2 * ilog2(hi));		\
-			hi = k[i];						\
-		}								\
-		out[i] = v[k[i]];						\
-	}									\
+	mselect_##SFX(v, n, 0, k, nk, out);					\
 }										\
 										\
 static int quantiles_##SFX(T *v, size_t n, int64_t out[NTP_NQ])		\
@@ -1274,8 +1285,9 @@ static void bands_final(sqlite3_context *ctx)
 
 /*
  * ntp_cdf(x1, ..., xN), N <= NTP_DIST_MAX: plot.sql's thinned CDF lines
- * (_ntp_plot_cdf_line over stats.sql's ntp_report_cdf) in one scan and one
- * sort per argument. NULLs are left out, as the view leaves them out.
+ * (_ntp_plot_cdf_line over stats.sql's ntp_report_cdf) in one scan, and
+ * per argument a selection of the points and a pass to count them, no
+ * sort (cdf_entry). NULLs are left out, as the view leaves them out.
  * Result: the JSON array of the arguments' lines, each [total, point, ...]
  * with a point [ns, n, cum] for every distinct value (n of them equal, cum
  * at or below it) that the view keeps: the last one (cum = total), one
@@ -1283,20 +1295,6 @@ static void bands_final(sqlite3_context *ctx)
  * cum x 200 / total steps past (cum - n) x 200 / total, in integers. An
  * argument without a value is [0].
  */
-static int cmp_32(const void *a, const void *b)
-{
-	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Emit the point of value X if the view keeps it (see above). */
 static void cdf_point(sqlite3_str *out, int64_t x, int64_t eq, int64_t cum, int64_t total)
 {
@@ -1322,23 +1320,43 @@ static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
 	return lo;
 }
 
+/* Count X among the M ascending points V: EQ[j] if it is V[j], else LT[j]
+ * for the first point above it (there is one: the last point is the
+ * largest value). */
+static inline void cdf_count(const int64_t *v, size_t m, int64_t x, int64_t *eq, int64_t *lt)
+{
+	size_t j = lower_bound(v, m, x);
+
+	if (v[j] == x)
+		eq[j]++;
+	else
+		lt[j]++;
+}
+
 /*
- * cdf_entry of a written qagg, without sorting it: the points kept are the
- * values at rank 1 and at ranks ceil(s T / 200), s = 1 .. 200 (a value's
- * cum x 200 / T steps past (cum - n) x 200 / T exactly when it holds one of
- * those ranks, and rank T is the last). They are selected, then one more
- * pass counts each one's n and cum.
+ * Without sorting the values, written out or in memory: the points kept
+ * are the values at rank 1 and at ranks ceil(s T / 200), s = 1 .. 200 (a
+ * value's cum x 200 / T steps past (cum - n) x 200 / T exactly when it
+ * holds one of those ranks, and rank T is the last). They are selected,
+ * then one more pass counts each one's n and cum: about a binary search
+ * of 201 values per value, where a sort of a million values cost several
+ * times that.
  */
 #define CDF_RANKS 201
 
-static int cdf_spilled(sqlite3_str *out, struct qagg *a, int64_t total)
+static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 {
-	size_t k[CDF_RANKS], m = 0;
+	size_t k[CDF_RANKS], m = 0, n = qagg_count(a);
 	int64_t v[CDF_RANKS], eq[CDF_RANKS] = { 0 }, lt[CDF_RANKS] = { 0 }, cum = 0;
-	struct qread *rd;
-	ssize_t got;
+	int64_t total = (int64_t)n;
 	int rc;
 
+	(void)sum, (void)ci;
+	sqlite3_str_appendf(out, "[%lld", (long long)total);
+	if (!n) {
+		sqlite3_str_appendchar(out, 1, ']');
+		return 0;
+	}
 	k[0] = 0;
 	for (int s = 1; s <= 200; s++)
 		k[s] = (size_t)(((uint64_t)s * (uint64_t)total + 199) / 200) - 1;
@@ -1348,54 +1366,29 @@ static int cdf_spilled(sqlite3_str *out, struct qagg *a, int64_t total)
 	for (int i = 0; i < CDF_RANKS; i++) /* distinct values, ascending */
 		if (!m || v[m - 1] != v[i])
 			v[m++] = v[i];
-	rd = sqlite3_malloc64(sizeof(*rd));
-	if (!rd)
-		return -1;
-	rd->a = a, rd->c = 0, rd->pos = 0;
-	while ((got = qread_next(rd)) > 0)
-		for (ssize_t i = 0; i < got; i++) {
-			size_t j = lower_bound(v, m, rd->buf[i]);
+	if (a->spilled) {
+		struct qread *rd = sqlite3_malloc64(sizeof(*rd));
+		ssize_t got;
 
-			/* j < m: the last point is the largest value */
-			if (v[j] == rd->buf[i])
-				eq[j]++;
-			else
-				lt[j]++;
-		}
-	sqlite3_free(rd);
-	if (got < 0)
-		return -2;
+		if (!rd)
+			return -1;
+		rd->a = a, rd->c = 0, rd->pos = 0;
+		while ((got = qread_next(rd)) > 0)
+			for (ssize_t i = 0; i < got; i++)
+				cdf_count(v, m, rd->buf[i], eq, lt);
+		sqlite3_free(rd);
+		if (got < 0)
+			return -2;
+	} else if (a->wide) {
+		for (size_t i = 0; i < n; i++)
+			cdf_count(v, m, ((const int64_t *)a->v)[i], eq, lt);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			cdf_count(v, m, ((const int32_t *)a->v)[i], eq, lt);
+	}
 	for (size_t j = 0; j < m; j++) {
 		cum += lt[j] + eq[j];
 		cdf_point(out, v[j], eq[j], cum, total);
-	}
-	return 0;
-}
-
-static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
-{
-	size_t n = qagg_count(a);
-	int64_t total = (int64_t)n;
-	int rc = 0;
-
-	(void)sum, (void)ci;
-	sqlite3_str_appendf(out, "[%lld", (long long)total);
-	if (a->spilled) {
-		rc = cdf_spilled(out, a, total);
-		sqlite3_str_appendchar(out, 1, ']');
-		return rc;
-	}
-	if (n)
-		qsort(a->v, n, a->wide ? sizeof(int64_t) : sizeof(int32_t), a->wide ? cmp_64 :
-		      cmp_32);
-	for (size_t i = 0; i < n;) {
-		int64_t x = a->wide ? ((int64_t *)a->v)[i] : ((int32_t *)a->v)[i];
-		size_t j = i + 1;
-
-		while (j < n && (a->wide ? ((int64_t *)a->v)[j] : ((int32_t *)a->v)[j]) == x)
-			j++;
-		cdf_point(out, x, (int64_t)(j - i), (int64_t)j, total);
-		i = j;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
 	return 0;
