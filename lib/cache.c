@@ -17,6 +17,16 @@
  * that fails a check is removed (and said so): the run is prepared again.
  * The recordings are never written; nothing here fails a session.
  *
+ * Hashing the whole file is most of what reading a prepared run costs, so
+ * a file whose MAC matched is noted (DIR/NAME.seen: an HMAC of the key,
+ * the MAC and the file's identity, device, inode, size, mtime and ctime),
+ * and while the file keeps that identity it is not hashed again. A write
+ * to the file, or a replacement, changes its ctime, which no one but root
+ * (setting the clock) can set back; a file is noted only once its ctime
+ * is NOTE_QUIET_S old, so that a write in the same clock tick as the check
+ * cannot keep it. A read touches NAME.mac, not the file, for the cap's
+ * "least recently used": touching the file would change its ctime.
+ *
  * The directory also remembers which recordings SQLite's integrity check
  * found whole (DIR/NAME.ok, below), so that a file is checked once while it
  * is unchanged.
@@ -53,6 +63,8 @@
 #define STALE_S 86400
 /* A note that a file was found whole is kept this long (s). */
 #define MEMO_S (30 * 86400)
+/* A cache file whose MAC matched is noted once its ctime is this old (s). */
+#define NOTE_QUIET_S 2
 
 /* Is the session one whose prepared tables are kept? Not with --no-cache,
  * not while merging (a batch of a merge), not over a temporary merged file
@@ -473,6 +485,8 @@ static void remove_entry(int dfd, const char *name)
 	unlinkat(dfd, f, 0);
 	snprintf(f, sizeof(f), "%s.mac", name);
 	unlinkat(dfd, f, 0);
+	snprintf(f, sizeof(f), "%s.seen", name);
+	unlinkat(dfd, f, 0);
 }
 
 /* Read the MAC file NAME.mac: 64 hex digits. 0 or -1. */
@@ -607,6 +621,65 @@ void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, c
 	sqlite3_free(id);
 }
 
+/* The note that cache file ST, under KEY, had the MAC MAC: an HMAC of
+ * them all under the secret, in hex. */
+static void seen_mac(const unsigned char secret[32], const char *key, const char *mac,
+		     const struct stat *st, char hex[2 * NTP_SHA256_LEN + 1])
+{
+	static const char label[] = "ntprof prepared run seen v1";
+	unsigned char m[NTP_SHA256_LEN];
+	struct ntp_hmac h;
+	char id[160];
+
+	snprintf(id, sizeof(id), "dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld",
+		 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+		 (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+		 (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+	ntp_hmac_init(&h, secret, 32);
+	ntp_hmac_update(&h, label, sizeof(label));
+	ntp_hmac_update(&h, key, strlen(key) + 1);
+	ntp_hmac_update(&h, mac, strlen(mac) + 1);
+	ntp_hmac_update(&h, id, strlen(id) + 1);
+	ntp_hmac_final(&h, m);
+	ntp_hex(hex, m, sizeof(m));
+}
+
+/* Does NAME.seen say that the file ST, under KEY with MAC MAC, was checked? */
+static int seen(int dfd, const char *name, const unsigned char secret[32], const char *key,
+		const char *mac, const struct stat *st)
+{
+	char got[2 * NTP_SHA256_LEN + 1], want[2 * NTP_SHA256_LEN + 1];
+
+	if (read_mac(dfd, name, ".seen", got))
+		return 0;
+	seen_mac(secret, key, mac, st, want);
+	return same_mac(got, want);
+}
+
+/* Note that the file ST matched its MAC, if its ctime is quiet enough:
+ * written aside and renamed in, as the MAC is. */
+static void note_seen(int dfd, const char *dir, const char *name,
+		      const unsigned char secret[32], const char *key, const char *mac,
+		      const struct stat *st)
+{
+	char tmp[PATH_MAX + 16], to[PATH_MAX + NAME_HEX + 8], hex[2 * NTP_SHA256_LEN + 1];
+	struct timespec now;
+	int fd, w;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) || now.tv_sec - st->st_ctim.tv_sec <= NOTE_QUIET_S)
+		return;
+	seen_mac(secret, key, mac, st, hex);
+	snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
+	snprintf(to, sizeof(to), "%s/%s.seen", dir, name);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return;
+	w = write(fd, hex, 2 * NTP_SHA256_LEN) == 2 * NTP_SHA256_LEN && !fchmod(fd, 0600);
+	close(fd);
+	if (!w || rename(tmp, to))
+		unlink(tmp);
+}
+
 int ntp_cache_load(struct ntp_session *s)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], name[NAME_HEX + 1], f[NAME_HEX + 8];
@@ -615,7 +688,7 @@ int ntp_cache_load(struct ntp_session *s)
 	unsigned char secret[32];
 	struct stat st, at;
 	char *key = NULL, *uri = NULL, *sql = NULL;
-	int dfd = -1, fd = -1, rc = 0, attached = 0;
+	int dfd = -1, fd = -1, rc = 0, attached = 0, was_seen = 0;
 
 	if (!ntp_cache_usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
 	    read_secret(dfd, dir, secret, 0) || !(key = make_key(s)))
@@ -630,7 +703,8 @@ int ntp_cache_load(struct ntp_session *s)
 		why = "it is not a private file of the user's";
 	else if (read_mac(dfd, name, ".mac", mac))
 		why = "its MAC is missing";
-	else if (mac_file(fd, secret, key, want) || !same_mac(mac, want))
+	else if (!(was_seen = seen(dfd, name, secret, key, mac, &st)) &&
+		 (mac_file(fd, secret, key, want) || !same_mac(mac, want)))
 		why = "its MAC does not match (damaged, or not written by ntprof)";
 	if (why)
 		goto refuse;
@@ -645,14 +719,19 @@ int ntp_cache_load(struct ntp_session *s)
 	attached = 1;
 	if (stat(path, &at) || at.st_dev != st.st_dev || at.st_ino != st.st_ino ||
 	    at.st_size != st.st_size || at.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-	    at.st_mtim.tv_nsec != st.st_mtim.tv_nsec) {
+	    at.st_mtim.tv_nsec != st.st_mtim.tv_nsec || at.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+	    at.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
 		why = "it changed while it was read";
 		goto refuse;
 	}
 	if (check_cache(s->db, key, &why))
 		goto refuse;
-	/* recently used: evicted last */
-	futimens(fd, NULL);
+	if (!was_seen)
+		note_seen(dfd, dir, name, secret, key, mac, &st);
+	/* recently used: evicted last (the MAC's file: the file's own times
+	 * are its identity) */
+	snprintf(f, sizeof(f), "%s.mac", name);
+	utimensat(dfd, f, NULL, 0);
 	free(s->cache_file);
 	s->cache_file = strdup(path);
 	rc = 1;
@@ -716,8 +795,8 @@ static int write_tables(struct ntp_session *s, const char *path, const char *key
 /* One cache entry, for eviction. */
 struct entry {
 	char name[NAME_HEX + 1];
-	struct timespec used; /* its file's mtime: written or last read */
-	off_t size;           /* its file and its MAC */
+	struct timespec used; /* written or last read: its file's or its MAC's mtime */
+	off_t size;           /* its file, its MAC and its note */
 };
 
 static int older(const void *a, const void *b)
@@ -798,7 +877,19 @@ static void evict(int dfd)
 		}
 		snprintf(e[n].name, sizeof(e[n].name), "%.*s", NAME_HEX, de->d_name);
 		e[n].used = st.st_mtim;
-		e[n].size = st.st_size + 2 * NTP_SHA256_LEN;
+		e[n].size = st.st_size + 4 * NTP_SHA256_LEN; /* its MAC and note too */
+		{
+			/* last read: its MAC's mtime (ntp_cache_load) */
+			char mf[NAME_HEX + 8];
+			struct stat ms;
+
+			snprintf(mf, sizeof(mf), "%s.mac", e[n].name);
+			if (!fstatat(dfd, mf, &ms, AT_SYMLINK_NOFOLLOW) &&
+			    (ms.st_mtim.tv_sec > st.st_mtim.tv_sec ||
+			     (ms.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+			      ms.st_mtim.tv_nsec > st.st_mtim.tv_nsec)))
+				e[n].used = ms.st_mtim;
+		}
 		total += e[n++].size;
 	}
 	closedir(d);

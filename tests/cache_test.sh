@@ -306,6 +306,41 @@ rc=$?
 [ "$rc" -ne 0 ] && grep -q "fails SQLite's integrity check" chk.out && ok ||
 	bad "a recording changed after its note was not checked again (exit $rc): $(head -2 chk.out)"
 
+# A cache file is hashed whole until it is noted: once its MAC matched and
+# its ctime is 2 s old, NAME.seen notes its identity, and while it keeps it
+# a read does not hash it (read whole: about its size more, counted by the
+# kernel). Changed after the note (a byte in the middle, its mtime set
+# back: its ctime moved), it is hashed again and refused. A note the secret
+# did not make is not believed, and a note does not outlive its file.
+rm -f "$cache"/*.db "$cache"/*.mac "$cache"/*.seen
+"$NTPROF" report -d host.db target.db > want.txt 2> /dev/null # prepared and kept
+db=$(entry)
+seen=${db%.db}.seen
+size=$(stat -c %s "$db")
+sleep 3
+hashed=$(rchar "$NTPROF" report -d host.db target.db)
+[ -f "$seen" ] && [ "$(stat -c %a "$seen")" = 600 ] && ok ||
+	bad "no private note of a cache file whose MAC matched"
+noted=$(rchar "$NTPROF" report -d host.db target.db)
+echo "read: $hashed bytes hashing the cache file of $size, $noted with its note"
+[ $((hashed - noted)) -ge $((size * 3 / 4)) ] && ok ||
+	bad "a noted cache file was read whole again ($hashed, then $noted; $size bytes)"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+[ ! -s err.txt ] && cmp -s want.txt got.txt && ok || bad "a noted cache file: not its report"
+printf '%064d' 0 > "$seen"
+forged=$(rchar "$NTPROF" report -d host.db target.db)
+[ $((forged - noted)) -ge $((size * 3 / 4)) ] && ok || bad "a forged note was believed ($forged)"
+sleep 3
+"$NTPROF" report -d host.db target.db > /dev/null 2>&1 # noted again
+touch -r "$db" stamp
+printf 'X' | dd of="$db" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+touch -r stamp "$db"
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+grep -q "^ntprof: warning: prepared run .* refused: its MAC does not match" err.txt &&
+	prepared err.txt && cmp -s want.txt got.txt && ok ||
+	{ bad "a noted cache file changed since its note: believed:"; cat err.txt >&2; }
+[ ! -e "$seen" ] && ok || bad "the refused file's note was left"
+
 # The recordings were never written (host.db was replaced on purpose).
 sha256sum host.db target.db other.db other-t.db base.db base-t.db |
 	sed 's/^[0-9a-f]*  host\.db$/X/' | cmp -s - sums.now && ok || bad "a recording changed"
