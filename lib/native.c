@@ -1682,6 +1682,279 @@ static void series_final(sqlite3_context *ctx)
 	result_str(ctx, out);
 }
 
+/*
+ * ntp_tally(k1, ..., kN), N <= NTP_TALLY_MAX: GROUP BY k1, ..., kN with
+ * count(*), in one scan and no sort, for the few keys of a large table (the
+ * join's host groups and targets). Keys are integers, text or NULL. Result:
+ * the JSON array of the distinct keys in SQLite's order (NULL, then
+ * integers, then text by its bytes), each [k1, ..., kN, count].
+ */
+#define NTP_TALLY_MAX 4
+
+struct tkey {
+	unsigned char *key;           /* the keys serialized: a type byte, then the value */
+	size_t len;
+	uint64_t hash;
+	int64_t n;                    /* rows with these keys */
+};
+
+struct tagg {
+	int nargs;                    /* fixed by the first row */
+	int failed;
+	struct tkey *e;               /* the distinct keys */
+	size_t ne, cape;
+	uint32_t *slot;               /* hash -> index + 1; 0: empty */
+	size_t capslot;               /* a power of 2, over twice ne */
+};
+
+static uint64_t tally_hash(const unsigned char *b, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static int tally_rehash(struct tagg *a)
+{
+	size_t cap = a->capslot ? 2 * a->capslot : 16;
+	uint32_t *slot = sqlite3_malloc64((sqlite3_uint64)cap * sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	memset(slot, 0, cap * sizeof(*slot));
+	for (size_t i = 0; i < a->ne; i++) {
+		size_t h = (size_t)a->e[i].hash & (cap - 1);
+
+		while (slot[h])
+			h = (h + 1) & (cap - 1);
+		slot[h] = (uint32_t)(i + 1);
+	}
+	sqlite3_free(a->slot);
+	a->slot = slot;
+	a->capslot = cap;
+	return 0;
+}
+
+/* Count the row of keys B (N bytes). NULL: out of memory. */
+static const char *tally_add(struct tagg *a, const unsigned char *b, size_t n)
+{
+	uint64_t hash = tally_hash(b, n);
+	size_t h;
+
+	if (2 * (a->ne + 1) > a->capslot && tally_rehash(a))
+		return NULL;
+	for (h = (size_t)hash & (a->capslot - 1); a->slot[h]; h = (h + 1) & (a->capslot - 1)) {
+		struct tkey *e = &a->e[a->slot[h] - 1];
+
+		if (e->hash == hash && e->len == n && !memcmp(e->key, b, n)) {
+			e->n++;
+			return "";
+		}
+	}
+	if (a->ne == UINT32_MAX - 1)
+		return NULL;
+	if (a->ne == a->cape) {
+		size_t cap = a->cape ? 2 * a->cape : 8;
+		struct tkey *e = sqlite3_realloc64(a->e, (sqlite3_uint64)cap * sizeof(*e));
+
+		if (!e)
+			return NULL;
+		a->e = e;
+		a->cape = cap;
+	}
+	a->e[a->ne].key = sqlite3_malloc64(n);
+	if (!a->e[a->ne].key)
+		return NULL;
+	memcpy(a->e[a->ne].key, b, n);
+	a->e[a->ne].len = n;
+	a->e[a->ne].hash = hash;
+	a->e[a->ne].n = 1;
+	a->slot[h] = (uint32_t)(a->ne + 1);
+	a->ne++;
+	return "";
+}
+
+/* The serialized keys: 'n' (NULL), 'i' and 8 bytes, most significant
+ * first with the sign bit flipped (so that bytes compare as integers), or
+ * 't', 4 bytes of length and the bytes. */
+static const char *tally_row(struct tagg *a, int argc, sqlite3_value **argv)
+{
+	sqlite3_str *k;
+	const char *why;
+
+	if (argc > NTP_TALLY_MAX)
+		return "ntp_tally: too many arguments";
+	if (a->nargs && a->nargs != argc)
+		return "ntp_tally: the arguments changed";
+	a->nargs = argc;
+	k = sqlite3_str_new(NULL);
+	for (int i = 0; i < argc; i++) {
+		switch (sqlite3_value_type(argv[i])) {
+		case SQLITE_NULL:
+			sqlite3_str_appendchar(k, 1, 'n');
+			break;
+		case SQLITE_INTEGER: {
+			uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]) ^ (1ull << 63);
+
+			sqlite3_str_appendchar(k, 1, 'i');
+			for (int b = 7; b >= 0; b--)
+				sqlite3_str_appendchar(k, 1, (char)(v >> (8 * b)));
+			break;
+		}
+		case SQLITE_TEXT: {
+			const unsigned char *t = sqlite3_value_text(argv[i]);
+			uint32_t len = (uint32_t)sqlite3_value_bytes(argv[i]);
+
+			sqlite3_str_appendchar(k, 1, 't');
+			for (int b = 3; b >= 0; b--)
+				sqlite3_str_appendchar(k, 1, (char)(len >> (8 * b)));
+			if (len)
+				sqlite3_str_append(k, (const char *)t, (int)len);
+			break;
+		}
+		default:
+			sqlite3_free(sqlite3_str_finish(k));
+			return "ntp_tally: integer, text or NULL expected";
+		}
+	}
+	if (sqlite3_str_errcode(k)) {
+		sqlite3_free(sqlite3_str_finish(k));
+		return NULL;
+	}
+	why = tally_add(a, (const unsigned char *)sqlite3_str_value(k),
+			(size_t)sqlite3_str_length(k));
+	sqlite3_free(sqlite3_str_finish(k));
+	return why;
+}
+
+static void tally_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct tagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	const char *why;
+
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (a->failed)
+		return;
+	why = tally_row(a, argc, argv);
+	if (why && *why == '\0')
+		return;
+	a->failed = 1;
+	if (why)
+		sqlite3_result_error(ctx, why, -1);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
+/* SQLite's order of the keys: their serialized bytes compare as the values
+ * do, key by key, but for text, whose length comes first: compared here. */
+static int tkey_cmp(const void *pa, const void *pb)
+{
+	const struct tkey *x = pa, *y = pb;
+	size_t i = 0, j = 0;
+
+	while (i < x->len && j < y->len) {
+		unsigned char tx = x->key[i], ty = y->key[j];
+		int c;
+
+		if (tx != ty) /* 'i' < 'n' < 't' as bytes; NULL sorts first */
+			return (tx == 'n' ? 0 : tx == 'i' ? 1 : 2) - (ty == 'n' ? 0 : ty == 'i' ? 1 : 2);
+		if (tx == 'n') {
+			i++, j++;
+		} else if (tx == 'i') {
+			c = memcmp(x->key + i + 1, y->key + j + 1, 8);
+			if (c)
+				return c;
+			i += 9, j += 9;
+		} else {
+			uint32_t lx = 0, ly = 0;
+
+			for (int b = 1; b <= 4; b++) {
+				lx = lx << 8 | x->key[i + b];
+				ly = ly << 8 | y->key[j + b];
+			}
+			c = memcmp(x->key + i + 5, y->key + j + 5, lx < ly ? lx : ly);
+			if (c)
+				return c;
+			if (lx != ly)
+				return lx < ly ? -1 : 1;
+			i += 5 + lx, j += 5 + ly;
+		}
+	}
+	return 0;
+}
+
+/* TEXT (LEN bytes) as a JSON string. */
+static void json_string(sqlite3_str *out, const unsigned char *t, uint32_t len)
+{
+	sqlite3_str_appendchar(out, 1, '"');
+	for (uint32_t i = 0; i < len; i++) {
+		unsigned char c = t[i];
+
+		if (c == '"' || c == '\\')
+			sqlite3_str_appendf(out, "\\%c", c);
+		else if (c < 0x20)
+			sqlite3_str_appendf(out, "\\u%04x", c);
+		else
+			sqlite3_str_appendchar(out, 1, (char)c);
+	}
+	sqlite3_str_appendchar(out, 1, '"');
+}
+
+static void tally_final(sqlite3_context *ctx)
+{
+	struct tagg *a = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out;
+
+	if (a && !a->failed) {
+		qsort(a->e, a->ne, sizeof(*a->e), tkey_cmp);
+		out = sqlite3_str_new(NULL);
+		sqlite3_str_appendchar(out, 1, '[');
+		for (size_t e = 0; e < a->ne; e++) {
+			const unsigned char *k = a->e[e].key;
+			size_t i = 0;
+
+			sqlite3_str_appendall(out, e ? ",[" : "[");
+			while (i < a->e[e].len) {
+				if (k[i] == 'n') {
+					sqlite3_str_appendall(out, "null,");
+					i++;
+				} else if (k[i] == 'i') {
+					uint64_t v = 0;
+
+					for (int b = 1; b <= 8; b++)
+						v = v << 8 | k[i + b];
+					sqlite3_str_appendf(out, "%lld,", (long long)(int64_t)(v ^ (1ull << 63)));
+					i += 9;
+				} else {
+					uint32_t len = 0;
+
+					for (int b = 1; b <= 4; b++)
+						len = len << 8 | k[i + b];
+					json_string(out, k + i + 5, len);
+					sqlite3_str_appendchar(out, 1, ',');
+					i += 5 + len;
+				}
+			}
+			sqlite3_str_appendf(out, "%lld]", (long long)a->e[e].n);
+		}
+		sqlite3_str_appendchar(out, 1, ']');
+		result_str(ctx, out);
+	} else if (!a) {
+		sqlite3_result_text(ctx, "[]", -1, SQLITE_STATIC);
+	}
+	if (a) {
+		for (size_t e = 0; e < a->ne; e++)
+			sqlite3_free(a->e[e].key);
+		sqlite3_free(a->e);
+		sqlite3_free(a->slot);
+	}
+}
+
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
  * return it as is). */
 int ntp_native_register(sqlite3 *db)
@@ -1712,6 +1985,9 @@ int ntp_native_register(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_series", -1, flags, NULL, NULL,
 						series_step, series_final, NULL);
+	for (int n = 1; rc == SQLITE_OK && n <= NTP_TALLY_MAX; n++)
+		rc = sqlite3_create_function_v2(db, "ntp_tally", n, flags, NULL, NULL, tally_step,
+						tally_final, NULL);
 	return rc;
 }
 

@@ -145,6 +145,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_offset', 1, 1, 1),
   ('_ntp_grp_pair', 2, 1, 1),
   ('ntp_joined', 3, 1, 1),
+  ('_ntp_joined_count', NULL, 0, 1),
   ('ntp_join_check', 4, 0, 1),
   ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
@@ -421,6 +422,19 @@ JOIN ntp_db AS td ON td.db = o.tdb;
 CREATE TEMP VIEW ntp_match AS
 SELECT hdb, ht, tdb, tt, skew_ns FROM ntp_joined;
 
+-- Matched commands per host recording, host group and target recording:
+-- ntp_join_check's counts and the report groups' (_ntp_group_matched).
+-- native.sql counts them in one scan of the join with ntp_tally(), not a
+-- sort of it.
+CREATE TEMP VIEW _ntp_joined_count AS
+SELECT
+  hdb,                         -- host database
+  grp,                         -- grp.id there
+  tdb,                         -- target database
+  count(*) AS n                -- its matched commands
+FROM ntp_joined
+GROUP BY hdb, grp, tdb;
+
 -- Whether the matches of each host and target recording of one run are a
 -- join or an accident, and why (docs/sql.md, "Refusing a join"). The
 -- identity checks, in this order; the first that fails refuses the join:
@@ -448,11 +462,8 @@ WITH p AS (
   JOIN ntp_run AS tr ON tr.ord = hr.ord
   JOIN ntp_db AS t ON t.db = tr.db AND t.role = 'target'
   WHERE h.role = 'host'
-), j AS MATERIALIZED (
-  -- the join once: its counts and a sample of its skews
-  SELECT hdb, tdb, ht, skew_ns FROM ntp_joined
 ), m AS MATERIALIZED (
-  SELECT hdb, tdb, count(*) AS matched FROM j GROUP BY hdb, tdb
+  SELECT hdb, tdb, sum(n) AS matched FROM _ntp_joined_count GROUP BY hdb, tdb
 ), ctrl AS MATERIALIZED (
   -- the host and target recordings with a controller (NQN, cntlid) in common
   SELECT DISTINCT hg.db AS hdb, tg.db AS tdb
@@ -504,7 +515,7 @@ WITH p AS (
   SELECT j.hdb, j.tdb, j.skew_ns,
     row_number() OVER (PARTITION BY j.hdb, j.tdb ORDER BY j.skew_ns) AS rn,
     count(*) OVER (PARTITION BY j.hdb, j.tdb) AS n
-  FROM j
+  FROM ntp_joined AS j
   JOIN m ON m.hdb = j.hdb AND m.tdb = j.tdb
   WHERE (j.ht % 1000003) % max(1, m.matched / 200) = 0
 ), med AS (

@@ -410,3 +410,16 @@ SELECT
 --@ FROM gen_list WHERE list = 'part'
 FROM a
 JOIN json_each(a.j) AS e;
+
+-- _ntp_joined_count of join.sql again, with ntp_tally(): one scan of the
+-- join, no sort (a GROUP BY sorts every matched command). The same rows as
+-- the portable view (tests compare them).
+DROP VIEW _ntp_joined_count;
+CREATE TEMP VIEW _ntp_joined_count AS
+SELECT
+  json_extract(e.value, '$[0]') AS hdb,
+  json_extract(e.value, '$[1]') AS grp,
+  json_extract(e.value, '$[2]') AS tdb,
+  json_extract(e.value, '$[3]') AS n
+FROM (SELECT ntp_tally(hdb, grp, tdb) AS t FROM ntp_joined) AS a
+JOIN json_each(a.t) AS e;

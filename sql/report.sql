@@ -41,9 +41,8 @@ INSERT INTO _ntp_view_plan VALUES
 -- Matched commands per host group, of the joins ntp_join_check accepts.
 CREATE TEMP VIEW _ntp_group_matched AS
 WITH per AS (
-  SELECT hdb, grp, tdb, count(*) AS n FROM ntp_joined
+  SELECT hdb, grp, tdb, n FROM _ntp_joined_count
   WHERE (hdb, tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
-  GROUP BY hdb, grp, tdb
 ), ranked AS (
   SELECT *, sum(n) OVER (PARTITION BY hdb, grp) AS matched,
     row_number() OVER (PARTITION BY hdb, grp ORDER BY n DESC, tdb) AS rn

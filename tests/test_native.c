@@ -1275,6 +1275,45 @@ static void test_sql_series(void **state)
 	sqlite3_close(db);
 }
 
+/* ntp_tally is GROUP BY with count(*): the same keys, in the same order,
+ * with the same counts, for integers of every size, NULLs and text that
+ * JSON must escape; compared as the rows json_each gives back. */
+static void test_sql_tally(void **state)
+{
+	static const char tally[] =
+		"SELECT group_concat(quote(json_extract(e.value, '$[0]')) || '|' ||"
+		" quote(json_extract(e.value, '$[1]')) || '|' || json_extract(e.value, '$[2]'), ';')"
+		" FROM json_each((SELECT ntp_tally(a, b) FROM k)) AS e";
+	static const char group_by[] =
+		"SELECT group_concat(quote(a) || '|' || quote(b) || '|' || n, ';')"
+		" FROM (SELECT a, b, count(*) AS n FROM k GROUP BY a, b ORDER BY a, b)";
+	sqlite3 *db = open_db();
+	char *want;
+
+	(void)state;
+	exec(db, "CREATE TABLE k(a, b)");
+	assert_query(db, "SELECT ntp_tally(a, b) FROM k", "[]");
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000)"
+		 " INSERT INTO k SELECT CASE i % 7 WHEN 0 THEN NULL WHEN 1 THEN -(i % 5)"
+		 " WHEN 2 THEN 9223372036854775807 WHEN 3 THEN -9223372036854775808"
+		 " WHEN 4 THEN 'x' || (i % 3) ELSE i % 11 END,"
+		 " CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN 'q\"\\' || char(10, 1) || 'é'"
+		 " WHEN 2 THEN '' WHEN 3 THEN 'ab' ELSE 'a' END FROM c");
+	want = query1(db, group_by);
+	assert_true(strlen(want) > 500);
+	assert_query(db, tally, want);
+	free(want);
+	/* one key, three keys */
+	assert_query(db, "SELECT ntp_tally(b) FROM k WHERE b IN ('a', 'ab')", "[[\"a\",4000],[\"ab\",4000]]");
+	assert_query(db, "SELECT ntp_tally(1, NULL, 'z') FROM k WHERE rowid <= 3", "[[1,null,\"z\",3]]");
+	/* what it refuses */
+	assert_query(db, "SELECT ntp_tally(1.5) FROM k",
+		     "ERROR: ntp_tally: integer, text or NULL expected");
+	assert_query(db, "SELECT ntp_tally(1, 2, 3, 4, 5) FROM k",
+		     "ERROR: wrong number of arguments to function ntp_tally()");
+	sqlite3_close(db);
+}
+
 static void test_extension(void **state)
 {
 	load_ext(NULL);
@@ -1300,6 +1339,7 @@ int main(void)
 		cmocka_unit_test(test_sql_many_aggregates),
 		cmocka_unit_test(test_sql_group_by),
 		cmocka_unit_test(test_sql_trusted_schema_off),
+		cmocka_unit_test(test_sql_tally),
 		cmocka_unit_test(test_sql_nomem),
 		cmocka_unit_test(test_sql_spill_same),
 		cmocka_unit_test(test_ci_ranks),

@@ -488,6 +488,50 @@ static void test_series_forms(void **state)
 		    "SELECT * FROM _ntp_series_row ORDER BY form, db, grp, bucket", check_series_sums);
 }
 
+/* _ntp_joined_count of native.sql (ntp_tally) and of join.sql (GROUP BY),
+ * on two hosts with a read and a write group each sharing a target, and
+ * what reads it: the join check and the report groups' matched commands. */
+static void test_joined_count_forms(void **state)
+{
+	static const char *q[] = {
+		"SELECT * FROM _ntp_joined_count ORDER BY hdb, grp, tdb",
+		"SELECT * FROM ntp_join_check ORDER BY hdb, tdb",
+		"SELECT * FROM _ntp_group_matched ORDER BY hdb, grp",
+	};
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	char *form[2][3];
+
+	(void)state;
+	gen_defaults(&c);
+	c.nhosts = 2;
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.seconds = 0.5;
+	c.seed = 31;
+	tl_gen(&c, &r);
+	for (int k = 0; k < 2; k++) {
+		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("h1.db"),
+			tl_file("t.db"), NULL);
+		assert_int_equal(s.native, !k);
+		for (int i = 0; i < 3; i++)
+			form[k][i] = rows_text(s.db, q[i]);
+		/* every matched command counted once, in the groups there are */
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_joined_count WHERE n > 0"), 4);
+		assert_int_equal(tl_int(s.db, "SELECT sum(n) FROM _ntp_joined_count"),
+				 tl_int(s.db, "SELECT count(*) FROM ntp_joined"));
+		ntp_session_close(&s);
+	}
+	for (int i = 0; i < 3; i++) {
+		assert_string_equal(form[0][i], form[1][i]);
+		sqlite3_free(form[0][i]);
+		sqlite3_free(form[1][i]);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* ---- the drill-down ---- */
 
 static int cmp_truth_t(const void *a, const void *b)
@@ -856,6 +900,7 @@ int main(void)
 		cmocka_unit_test(test_tail_forms),
 		cmocka_unit_test(test_cdf_line_forms),
 		cmocka_unit_test(test_series_forms),
+		cmocka_unit_test(test_joined_count_forms),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
