@@ -1778,10 +1778,12 @@ static const char *tally_add(struct tagg *a, const unsigned char *b, size_t n)
 
 /* The serialized keys: 'n' (NULL), 'i' and 8 bytes, most significant
  * first with the sign bit flipped (so that bytes compare as integers), or
- * 't', 4 bytes of length and the bytes. */
+ * 't', 4 bytes of length and the bytes. In a buffer on the stack when
+ * they fit (every row of the join's keys), else on the heap. */
 static const char *tally_row(struct tagg *a, int argc, sqlite3_value **argv)
 {
-	sqlite3_str *k;
+	unsigned char small[256], *k = small;
+	size_t n = 0, need = 0;
 	const char *why;
 
 	if (argc > NTP_TALLY_MAX)
@@ -1789,43 +1791,45 @@ static const char *tally_row(struct tagg *a, int argc, sqlite3_value **argv)
 	if (a->nargs && a->nargs != argc)
 		return "ntp_tally: the arguments changed";
 	a->nargs = argc;
-	k = sqlite3_str_new(NULL);
+	for (int i = 0; i < argc; i++)
+		switch (sqlite3_value_type(argv[i])) {
+		case SQLITE_NULL: need += 1; break;
+		case SQLITE_INTEGER: need += 9; break;
+		case SQLITE_TEXT: need += 5 + (size_t)sqlite3_value_bytes(argv[i]); break;
+		default: return "ntp_tally: integer, text or NULL expected";
+		}
+	if (need > sizeof(small) && !(k = sqlite3_malloc64(need)))
+		return NULL;
 	for (int i = 0; i < argc; i++) {
 		switch (sqlite3_value_type(argv[i])) {
 		case SQLITE_NULL:
-			sqlite3_str_appendchar(k, 1, 'n');
+			k[n++] = 'n';
 			break;
 		case SQLITE_INTEGER: {
 			uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]) ^ (1ull << 63);
 
-			sqlite3_str_appendchar(k, 1, 'i');
+			k[n++] = 'i';
 			for (int b = 7; b >= 0; b--)
-				sqlite3_str_appendchar(k, 1, (char)(v >> (8 * b)));
+				k[n++] = (unsigned char)(v >> (8 * b));
 			break;
 		}
-		case SQLITE_TEXT: {
+		default: { /* text */
 			const unsigned char *t = sqlite3_value_text(argv[i]);
 			uint32_t len = (uint32_t)sqlite3_value_bytes(argv[i]);
 
-			sqlite3_str_appendchar(k, 1, 't');
+			k[n++] = 't';
 			for (int b = 3; b >= 0; b--)
-				sqlite3_str_appendchar(k, 1, (char)(len >> (8 * b)));
+				k[n++] = (unsigned char)(len >> (8 * b));
 			if (len)
-				sqlite3_str_append(k, (const char *)t, (int)len);
+				memcpy(k + n, t, len);
+			n += len;
 			break;
 		}
-		default:
-			sqlite3_free(sqlite3_str_finish(k));
-			return "ntp_tally: integer, text or NULL expected";
 		}
 	}
-	if (sqlite3_str_errcode(k)) {
-		sqlite3_free(sqlite3_str_finish(k));
-		return NULL;
-	}
-	why = tally_add(a, (const unsigned char *)sqlite3_str_value(k),
-			(size_t)sqlite3_str_length(k));
-	sqlite3_free(sqlite3_str_finish(k));
+	why = tally_add(a, k, n);
+	if (k != small)
+		sqlite3_free(k);
 	return why;
 }
 

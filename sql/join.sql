@@ -145,12 +145,12 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_offset', 1, 1, 1),
   ('_ntp_grp_pair', 2, 1, 1),
   ('ntp_joined', 3, 1, 1),
-  ('_ntp_joined_count', NULL, 0, 1),
-  ('ntp_join_check', 4, 0, 1),
+  ('_ntp_joined_count', 4, 1, 1),
+  ('ntp_join_check', 5, 0, 1),
   ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
-  ('ntp_match_stats', 9, 0, 1);
+  ('ntp_match_stats', 10, 0, 1);
 
 -- The thresholds of the report's verdicts, one row: a join refused
 -- (ntp_join_check), a group's numbers flagged (ntp_report_warning). Read
@@ -423,9 +423,9 @@ CREATE TEMP VIEW ntp_match AS
 SELECT hdb, ht, tdb, tt, skew_ns FROM ntp_joined;
 
 -- Matched commands per host recording, host group and target recording:
--- ntp_join_check's counts and the report groups' (_ntp_group_matched).
--- native.sql counts them in one scan of the join with ntp_tally(), not a
--- sort of it.
+-- ntp_join_check's counts and the report groups' (_ntp_group_matched),
+-- prepared once. native.sql counts them in one scan of the join with
+-- ntp_tally(), not a sort of it.
 CREATE TEMP VIEW _ntp_joined_count AS
 SELECT
   hdb,                         -- host database

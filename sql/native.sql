@@ -67,32 +67,6 @@ SELECT
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
 
--- Matched commands per host group (of the joins ntp_join_check accepts),
--- from one scan of each group's rows of ntp_joined, counted per target
--- recording (a sort of those rows by target only, not of the whole join
--- by group): cache the join first (the shell does; docs/sql.md shows how).
-DROP VIEW _ntp_group_matched;
-CREATE TEMP VIEW _ntp_group_matched AS
-WITH per AS MATERIALIZED (
-  SELECT g.db AS hdb, g.grp AS grp,
-    -- [[tdb, n], ...], most first, then by name
-    (SELECT json_group_array(json_array(tdb, n)) FROM (
-       SELECT j.tdb AS tdb, count(*) AS n
-       FROM ntp_joined AS j
-       -- unary +: scan, do not build an automatic index per group
-       WHERE +j.hdb = g.db AND +j.grp = g.grp
-         AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
-       GROUP BY j.tdb
-       ORDER BY n DESC, j.tdb)) AS n
-  FROM ntp_host_grp AS g
-)
-SELECT hdb, grp,
-  (SELECT sum(json_extract(value, '$[1]')) FROM json_each(per.n)) AS matched,
-  json_extract(per.n, '$[0][0]') AS tdb,
-  json_extract(per.n, '$[0][1]') AS tdb_n
-FROM per
-WHERE json_array_length(per.n) > 0;
-
 -- ntp_compare_stage of compare.sql again, with ntp_dist_ci(): one scan of
 -- the compared commands and no sort of their values. The same rows as the
 -- portable view (tests compare them): the values of ntp_command that

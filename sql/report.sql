@@ -10,9 +10,9 @@
 -- and the component statistics are cached after the join.
 INSERT INTO _ntp_view_plan VALUES
   ('_ntp_group_matched', NULL, 0, 1),
-  ('ntp_report_group', 5, 0, 1),
+  ('ntp_report_group', 6, 0, 1),
   ('_ntp_report_value', NULL, 0, 1),
-  ('ntp_report_component_stats', 6, 0, 1),
+  ('ntp_report_component_stats', 7, 0, 1),
   ('ntp_report_warning', NULL, 0, 1),
   ('ntp_report_components', NULL, 0, 1),
   ('ntp_report_stage', NULL, 0, 1),
