@@ -1399,6 +1399,20 @@ static void cdf_final(sqlite3_context *ctx)
 	dagg_final(ctx, cdf_entry);
 }
 
+/* After an aggregate's row: WHY is "" (the row counted), an error message
+ * or NULL (out of memory). An error is reported once; the aggregate then
+ * only frees (*FAILED). */
+static void row_done(sqlite3_context *ctx, int *failed, const char *why)
+{
+	if (why && *why == '\0')
+		return;
+	*failed = 1;
+	if (why)
+		sqlite3_result_error(ctx, why, -1);
+	else
+		sqlite3_result_error_nomem(ctx);
+}
+
 /*
  * ntp_series(bucket, e2e, x1, ..., xM), M <= NTP_SERIES_MAX: stats.sql's
  * time series rows (_ntp_series_row: per bucket its commands, the sum and
@@ -1586,22 +1600,13 @@ static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
 static void series_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct sagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
-	const char *why;
 
 	if (!a) {
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	if (a->failed)
-		return;
-	why = series_row(a, argc, argv);
-	if (why && *why == '\0')
-		return;
-	a->failed = 1;
-	if (why)
-		sqlite3_result_error(ctx, why, -1);
-	else
-		sqlite3_result_error_nomem(ctx);
+	if (!a->failed)
+		row_done(ctx, &a->failed, series_row(a, argc, argv));
 }
 
 static int sbucket_cmp(const void *pa, const void *pb)
@@ -1836,22 +1841,13 @@ static const char *tally_row(struct tagg *a, int argc, sqlite3_value **argv)
 static void tally_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct tagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
-	const char *why;
 
 	if (!a) {
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	if (a->failed)
-		return;
-	why = tally_row(a, argc, argv);
-	if (why && *why == '\0')
-		return;
-	a->failed = 1;
-	if (why)
-		sqlite3_result_error(ctx, why, -1);
-	else
-		sqlite3_result_error_nomem(ctx);
+	if (!a->failed)
+		row_done(ctx, &a->failed, tally_row(a, argc, argv));
 }
 
 /* SQLite's order of the keys: their serialized bytes compare as the values

@@ -7,11 +7,8 @@
 # qemu-system-x86_64 on PATH plays the kernel (a panic on its console, the
 # script's .out and .rc in the run directory), so this needs no kernel.
 top=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-expect() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', expected '$3'"; fi; }
+TEST=boot_retry_test
+. "$top/tests/testlib.sh"
 
 kmeta=linux-image-ntprof-boot-retry-test
 vmdir=$top/.output/vm/$kmeta
@@ -83,5 +80,4 @@ expect "a crash in the script: boots" "$boots" 1
 grep -q "crashed while booting" "$d/err" && bad "a crash in the script taken for a boot crash" || ok
 grep -q "ended without a status" "$d/err" && ok || bad "a crash in the script: no failure said"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
