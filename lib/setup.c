@@ -65,9 +65,13 @@ static char *replace_all(char *body, const char *key, const char *val)
 
 /* The prelude's arm NAME (the text after its marker line, "-- @NAME" and
  * an optional OVER, up to the next marker) with @db@ (or @h@ and @t@)
- * replaced; NULL if there is no such arm. */
-static char *arm2(const char *name, const char *db, const char *h, const char *t)
+ * replaced, and @records@ by D's commands (D NULL: the pair arms, which
+ * have none); NULL if there is no such arm. */
+static char *arm2(const char *name, const char *db, const char *h, const char *t,
+		  const struct ntp_dbinfo *d)
 {
+	char records[24];
+
 	size_t n = strlen(name);
 	const char *start = ntp_sql_prelude, *end;
 	char *body;
@@ -84,6 +88,8 @@ static char *arm2(const char *name, const char *db, const char *h, const char *t
 	body = sqlite3_mprintf("%.*s", end ? (int)(end - start) + 1 : (int)strlen(start), start);
 	body = replace_all(body, "@db@", db);
 	body = replace_all(body, "@h@", h);
+	snprintf(records, sizeof(records), "%lld", d ? (long long)d->records : 0LL);
+	body = replace_all(body, "@records@", records);
 	return replace_all(body, "@t@", t);
 }
 
@@ -159,14 +165,14 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char 
 			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
 				if (!strcmp(s->dbs[t].role, "target") && !s->dbs[t].from[0] &&
 				    s->dbs[t].run == d->run)
-					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema),
-						      &n);
+					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema,
+							       NULL), &n);
 		if (!strcmp(over, "all") || !strcmp(over, d->role))
-			rc |= add_arm(q, arm2(name, d->schema, "", ""), &n);
+			rc |= add_arm(q, arm2(name, d->schema, "", "", d), &n);
 	}
 	snprintf(none, sizeof(none), "%s_none", name);
 	if (!n)
-		rc |= add_arm(q, arm2(none, "", "", ""), &n);
+		rc |= add_arm(q, arm2(none, "", "", "", NULL), &n);
 	sqlite3_str_appendall(q, ";\n");
 	return rc;
 }

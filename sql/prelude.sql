@@ -8,7 +8,8 @@
 -- up to the next marker, with @db@ replaced by each database's schema
 -- name. OVER says which databases give view NAME an arm: `all`, `host`,
 -- `target`, or `pair` (one arm per host and target database, @h@ and @t@
--- replaced by their schema names). Where no database qualifies, the view
+-- replaced by their schema names); @records@, by the commands the
+-- database stores as read when it was opened. Where no database qualifies, the view
 -- is the arm NAME_none (a marker without OVER): the same columns, no rows.
 --
 -- ntp_db:         one row per attached database (columns below)
@@ -45,7 +46,10 @@ SELECT
   m.wall_start AS wall_start,   -- CLOCK_REALTIME ns at start
   m.mono_start AS mono_start,   -- CLOCK_MONOTONIC ns at start
   r.duration_ns AS duration_ns, -- recording length
-  r.records AS records,         -- sampled commands stored
+  -- sampled commands stored: its ntp_recording's count, as read when the
+  -- session opened the file (a count reads every page of cmd: once, not
+  -- at every query that names ntp_db)
+  @records@ AS records,
   r.lost AS lost                -- records lost
 FROM "@db@".meta AS m, "@db@".ntp_recording AS r
 -- @ntp_lost all
@@ -206,8 +210,10 @@ SELECT
   -- the recording's first command, cmd.t (the rowid: no scan): time 0 of
   -- its time series
   (SELECT min(c.t) FROM "@db@".cmd AS c) AS first_t,
-  r.duration_ns AS end_ns    -- the recording's end, ns since mono_start
-FROM "@db@".ntp_grp_info AS g, "@db@".ntp_recording AS r
+  -- the recording's end, ns since mono_start (a scalar subquery: a join
+  -- with the view would compute all its columns, a count of cmd too)
+  (SELECT r.duration_ns FROM "@db@".ntp_recording AS r) AS end_ns
+FROM "@db@".ntp_grp_info AS g
 -- @ntp_joined pair
 SELECT * FROM (
   WITH gp AS MATERIALIZED (

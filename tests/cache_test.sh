@@ -341,6 +341,19 @@ grep -q "^ntprof: warning: prepared run .* refused: its MAC does not match" err.
 	{ bad "a noted cache file changed since its note: believed:"; cat err.txt >&2; }
 [ ! -e "$seen" ] && ok || bad "the refused file's note was left"
 
+# ntp_db's records are each recording's count of commands as read when it
+# was opened, written into the view: the same number, and naming ntp_db
+# does not count cmd again (a count reads every page of it; the files here
+# fit SQLite's cache, so bytes read would not show it: the view's SQL does).
+expect "ntp_db's records" "$("$SHELL_BIN" -c "SELECT sum(records = CASE db
+	WHEN 'host' THEN (SELECT count(*) FROM host.cmd) ELSE (SELECT count(*) FROM target.cmd) END)
+	FROM ntp_db" -csv host.db target.db | tail -1 | tr -d '\r')" 2
+n=$(sqlite3 host.db 'SELECT count(*) FROM cmd')
+"$SHELL_BIN" -c "SELECT sql FROM sqlite_temp_schema WHERE name = 'ntp_db'" -csv \
+	host.db target.db > view.txt
+grep -q "^ *$n AS records" view.txt && ! grep -q "records AS records" view.txt && ok ||
+	bad "ntp_db does not hold the recordings' counts as read at open: $(grep -i records view.txt)"
+
 # The recordings were never written (host.db was replaced on purpose).
 sha256sum host.db target.db other.db other-t.db base.db base-t.db |
 	sed 's/^[0-9a-f]*  host\.db$/X/' | cmp -s - sums.now && ok || bad "a recording changed"
