@@ -197,8 +197,17 @@ static void hash_sql(struct ntp_sha256 *c)
 		ntp_sha256_update(c, sql[i], strlen(sql[i]) + 1);
 }
 
-/* A recording's identity into Q: device, inode, size, mtime and ctime (ns;
- * ctime cannot be set back as mtime can), and a hash of its first page
+/* File ST's identity into Q: device, inode, size, mtime and ctime (ns;
+ * ctime cannot be set back as mtime can). */
+static void stat_identity(sqlite3_str *q, const struct stat *st)
+{
+	sqlite3_str_appendf(q, " dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld",
+			    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+			    (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+			    st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
+}
+
+/* A recording's identity into Q: stat_identity's, and a hash of its first page
  * (the SQLite header with its change counter, and the schema). -1 if it
  * cannot be read. */
 static int file_identity(sqlite3_str *q, const char *path)
@@ -227,11 +236,8 @@ static int file_identity(sqlite3_str *q, const char *path)
 	ntp_sha256_update(&c, page, (size_t)n);
 	ntp_sha256_final(&c, h);
 	ntp_hex(hex, h, sizeof(h));
-	sqlite3_str_appendf(q, " dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld "
-			    "page %s", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			    (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			    st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
-			    hex);
+	stat_identity(q, &st);
+	sqlite3_str_appendf(q, " page %s", hex);
 	return 0;
 }
 
@@ -519,6 +525,24 @@ static int same_mac(const char *a, const char *b)
 	return d == 0;
 }
 
+/* DIR/NAMESUFFIX holds HEX (a MAC, 64 hex digits), private: written aside
+ * and renamed in, so a reader sees the whole note or none. */
+static void write_note(const char *dir, const char *name, const char *suffix, const char *hex)
+{
+	char tmp[PATH_MAX + 16], to[PATH_MAX + NAME_HEX + 8];
+	int fd, w;
+
+	snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
+	snprintf(to, sizeof(to), "%s/%s%s", dir, name, suffix);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return;
+	w = write(fd, hex, 2 * NTP_SHA256_LEN) == 2 * NTP_SHA256_LEN && !fchmod(fd, 0600);
+	close(fd);
+	if (!w || rename(tmp, to))
+		unlink(tmp);
+}
+
 /*
  * Recordings SQLite's integrity check found whole, remembered in the cache
  * directory: DIR/NAME.ok holds the MAC, under the secret, of a label and
@@ -586,10 +610,9 @@ int ntp_cache_needs_check(struct ntp_session *s, const struct ntp_dbinfo *d, cha
 void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, char *id)
 {
 	char dir[PATH_MAX], name[NAME_HEX + 1], hex[2 * NTP_SHA256_LEN + 1];
-	char tmp[PATH_MAX + 16], to[PATH_MAX + NAME_HEX + 8];
 	unsigned char secret[32];
 	char *now;
-	int dfd, fd;
+	int dfd;
 
 	if (!id)
 		return;
@@ -605,17 +628,7 @@ void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, c
 	if (!read_secret(dfd, dir, secret, 1)) {
 		key_name(id, name);
 		checked_mac(secret, id, hex);
-		snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
-		snprintf(to, sizeof(to), "%s/%s.ok", dir, name);
-		fd = mkstemp(tmp);
-		if (fd >= 0) {
-			int w = write(fd, hex, 2 * NTP_SHA256_LEN) == 2 * NTP_SHA256_LEN &&
-				!fchmod(fd, 0600);
-
-			close(fd);
-			if (!w || rename(tmp, to))
-				unlink(tmp);
-		}
+		write_note(dir, name, ".ok", hex);
 	}
 	close(dfd);
 	sqlite3_free(id);
@@ -626,22 +639,15 @@ void ntp_cache_mark_checked(struct ntp_session *s, const struct ntp_dbinfo *d, c
 static void seen_mac(const unsigned char secret[32], const char *key, const char *mac,
 		     const struct stat *st, char hex[2 * NTP_SHA256_LEN + 1])
 {
-	static const char label[] = "ntprof prepared run seen v1";
-	unsigned char m[NTP_SHA256_LEN];
-	struct ntp_hmac h;
-	char id[160];
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	char *id;
 
-	snprintf(id, sizeof(id), "dev %llu ino %llu size %lld mtime %lld.%09ld ctime %lld.%09ld",
-		 (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-		 (long long)st->st_size, (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
-		 (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
-	ntp_hmac_init(&h, secret, 32);
-	ntp_hmac_update(&h, label, sizeof(label));
-	ntp_hmac_update(&h, key, strlen(key) + 1);
-	ntp_hmac_update(&h, mac, strlen(mac) + 1);
-	ntp_hmac_update(&h, id, strlen(id) + 1);
-	ntp_hmac_final(&h, m);
-	ntp_hex(hex, m, sizeof(m));
+	sqlite3_str_appendf(q, "ntprof prepared run seen v1\n%s\n%s\n", key, mac);
+	stat_identity(q, st);
+	id = sqlite3_str_finish(q);
+	/* no memory: a note nobody matches, and the file is hashed */
+	checked_mac(secret, id ? id : "", hex);
+	sqlite3_free(id);
 }
 
 /* Does NAME.seen say that the file ST, under KEY with MAC MAC, was checked? */
@@ -658,26 +664,16 @@ static int seen(int dfd, const char *name, const unsigned char secret[32], const
 
 /* Note that the file ST matched its MAC, if its ctime is quiet enough:
  * written aside and renamed in, as the MAC is. */
-static void note_seen(int dfd, const char *dir, const char *name,
-		      const unsigned char secret[32], const char *key, const char *mac,
-		      const struct stat *st)
+static void note_seen(const char *dir, const char *name, const unsigned char secret[32],
+		      const char *key, const char *mac, const struct stat *st)
 {
-	char tmp[PATH_MAX + 16], to[PATH_MAX + NAME_HEX + 8], hex[2 * NTP_SHA256_LEN + 1];
+	char hex[2 * NTP_SHA256_LEN + 1];
 	struct timespec now;
-	int fd, w;
 
 	if (clock_gettime(CLOCK_REALTIME, &now) || now.tv_sec - st->st_ctim.tv_sec <= NOTE_QUIET_S)
 		return;
 	seen_mac(secret, key, mac, st, hex);
-	snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
-	snprintf(to, sizeof(to), "%s/%s.seen", dir, name);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return;
-	w = write(fd, hex, 2 * NTP_SHA256_LEN) == 2 * NTP_SHA256_LEN && !fchmod(fd, 0600);
-	close(fd);
-	if (!w || rename(tmp, to))
-		unlink(tmp);
+	write_note(dir, name, ".seen", hex);
 }
 
 int ntp_cache_load(struct ntp_session *s)
@@ -727,7 +723,7 @@ int ntp_cache_load(struct ntp_session *s)
 	if (check_cache(s->db, key, &why))
 		goto refuse;
 	if (!was_seen)
-		note_seen(dfd, dir, name, secret, key, mac, &st);
+		note_seen(dir, name, secret, key, mac, &st);
 	/* recently used: evicted last (the MAC's file: the file's own times
 	 * are its identity) */
 	snprintf(f, sizeof(f), "%s.mac", name);

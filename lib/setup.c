@@ -70,11 +70,9 @@ static char *replace_all(char *body, const char *key, const char *val)
 static char *arm2(const char *name, const char *db, const char *h, const char *t,
 		  const struct ntp_dbinfo *d)
 {
-	char records[24];
-
 	size_t n = strlen(name);
 	const char *start = ntp_sql_prelude, *end;
-	char *body;
+	char *body, records[24];
 
 	while ((start = strstr(start, "\n-- @"))) {
 		start += 5;

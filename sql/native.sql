@@ -284,9 +284,9 @@ CROSS JOIN json_each(b.bands) AS e;
 
 -- _ntp_plot_cdf_line of plot.sql again, with ntp_cdf(): per plotted group
 -- one scan of its commands (those ntp_report_component_stats is over) and
--- per component a selection of the points drawn, instead of ranking every value of every
--- component and stage with window functions. The same rows as the
--- portable view (tests compare them).
+-- per component a selection of the points drawn, instead of ranking every
+-- value of every component and stage with window functions. The same rows
+-- as the portable view (tests compare them).
 DROP VIEW _ntp_plot_cdf_line;
 CREATE TEMP VIEW _ntp_plot_cdf_line AS
 WITH d AS MATERIALIZED (

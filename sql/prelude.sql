@@ -9,8 +9,9 @@
 -- name. OVER says which databases give view NAME an arm: `all`, `host`,
 -- `target`, or `pair` (one arm per host and target database, @h@ and @t@
 -- replaced by their schema names); @records@, by the commands the
--- database stores as read when it was opened. Where no database qualifies, the view
--- is the arm NAME_none (a marker without OVER): the same columns, no rows.
+-- database stores as read when it was opened. Where no database
+-- qualifies, the view is the arm NAME_none (a marker without OVER): the
+-- same columns, no rows.
 --
 -- ntp_db:         one row per attached database (columns below)
 -- ntp_lost:       every database's lost records, per cause
