@@ -114,6 +114,15 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
  * ntp_session_prepare). Returns 0, or -1 with err set. */
 int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen);
 
+/* As ntp_session_cache, for the rows of VIEW where WHERE holds, into
+ * _VIEW_part: WHERE is a condition on the view's columns and constants
+ * only, which the planner pushes into each arm of a compound view, so the
+ * arms it rules out are not computed. The view is redefined as those rows
+ * and, computed when asked for, the others, from the view as it was
+ * (_VIEW_rest). Returns 0, or -1 with err set. */
+int ntp_session_cache_where(struct ntp_session *s, const char *view, const char *where,
+			    char *err, size_t errlen);
+
 /* 1 when SQL names a view that the session should be prepared for first
  * (sql/join.sql, _ntp_view_plan), and it is not yet. */
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);

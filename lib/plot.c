@@ -1046,13 +1046,25 @@ static int set_width(struct plot *p, double *width_s)
 
 static int timeline(struct plot *p)
 {
+	sqlite3_stmt *st = query(p, "SELECT 'form IN (' || group_concat(DISTINCT quote(g.mode))"
+				 " || ')' FROM ntp_plot_group AS x" PLOTTED);
 	char err[NTP_ERR_MAX];
 	double width_s;
+	int rc = -1;
 
-	/* the buckets once, at this width: timeline.svg's two queries read them */
-	return set_width(p, &width_s) ||
-	       ntp_session_cache(p->s, "_ntp_series_agg", err, sizeof(err)) ||
-	       timeline_svg(p, width_s) ? -1 : 0;
+	/* The buckets once, at this width, and only of the forms drawn (as
+	 * constants, so the others' scans are left out); then the groups'
+	 * series and stages from them, which timeline.svg's two queries read
+	 * (a query of its own could compute a form it does not draw). */
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		rc = set_width(p, &width_s) ||
+		     ntp_session_cache_where(p->s, "_ntp_series_agg", col(st, 0), err,
+					     sizeof(err)) ||
+		     ntp_session_cache(p->s, "_ntp_report_series_form", err, sizeof(err)) ||
+		     ntp_session_cache(p->s, "_ntp_report_stage_form", err, sizeof(err)) ||
+		     timeline_svg(p, width_s) ? -1 : 0;
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /* The charts, in the order index.html shows them: each lays out one file
@@ -1088,6 +1100,9 @@ static int load_common(struct plot *p)
 
 static int lay_out(struct plot *p, char *err, size_t errlen)
 {
+	/* the groups once: every query of every chart reads them */
+	if (ntp_session_cache(p->s, "ntp_plot_group", err, errlen))
+		return -1;
 	if (load_common(p))
 		return ntp_fail(err, errlen, "cannot read the groups: %s",
 				sqlite3_errmsg(p->s->db));

@@ -84,6 +84,55 @@ int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t
 	return rc ? -1 : 0;
 }
 
+int ntp_session_cache_where(struct ntp_session *s, const char *view, const char *where,
+			    char *err, size_t errlen)
+{
+	const char *name = view + strspn(view, "_");
+	char *part = sqlite3_mprintf("_%s_part", name), *rest = sqlite3_mprintf("_%s_rest", name);
+	char *build = NULL, *head = sqlite3_mprintf("CREATE VIEW %s AS", view);
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!part || !rest || !head) {
+		ntp_fail(err, errlen, "out of memory");
+		goto out;
+	}
+	if (sqlite3_table_column_metadata(s->db, NULL, part, NULL, NULL, NULL, NULL, NULL,
+					  NULL) == SQLITE_OK) {
+		rc = 0;
+		goto out;
+	}
+	/* the view's own query, as the TEMP schema keeps it */
+	if (sqlite3_prepare_v2(s->db, "SELECT substr(sql, length(?2) + 1) FROM sqlite_temp_schema"
+			       " WHERE type = 'view' AND name = ?1 AND substr(sql, 1, length(?2)) = ?2",
+			       -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, head, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			build = sqlite3_mprintf("CREATE TEMP VIEW \"%w\" AS %s;\n"
+						"CREATE TEMP TABLE \"%w\" AS SELECT * FROM \"%w\" WHERE %s;\n"
+						"DROP VIEW \"%w\";\n"
+						"CREATE TEMP VIEW \"%w\" AS SELECT * FROM \"%w\"\n"
+						"UNION ALL SELECT * FROM \"%w\" WHERE (%s) IS NOT TRUE;",
+						rest, sqlite3_column_text(st, 0), part, rest, where, view,
+						view, part, rest, where);
+	}
+	/* finalized first: a pending read of the TEMP schema would lock it */
+	sqlite3_finalize(st);
+	if (!build)
+		ntp_fail(err, errlen, "cannot compute %s: no such view", view);
+	else if (ntp_exec(s->db, build))
+		ntp_fail(err, errlen, "cannot compute %s: %s", view, sqlite3_errmsg(s->db));
+	else
+		rc = 0;
+out:
+	sqlite3_free(build);
+	sqlite3_free(head);
+	sqlite3_free(rest);
+	sqlite3_free(part);
+	return rc;
+}
+
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
 {
 	sqlite3_stmt *st;

@@ -232,9 +232,8 @@ SELECT
   x.t_s + x.dt_s / 2 AS t_s,   -- the bucket's middle, s
   x.share AS share             -- of the bucket's mean end to end
 FROM ntp_plot_group AS g
-JOIN _ntp_series_stage_row AS x ON x.form = g.mode AND x.db = g.hdb AND x.grp = g.grp
+JOIN _ntp_report_stage_form AS x ON x.db = g.hdb AND x.grp = g.grp
 JOIN ntp_plot_colour AS c ON c.stage = x.stage
-WHERE x.form IN ('host', 'joined') -- as in ntp_report_series
 ORDER BY g.n, x.ord, x.bucket;
 
 -- The time series' default width: the longest plotted recording's span

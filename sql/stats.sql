@@ -22,6 +22,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('ntp_series', NULL, 0, 1),
   ('ntp_series_lost', NULL, 0, 1),
   ('ntp_report_queue', NULL, 0, 1),
+  ('_ntp_report_series_form', NULL, 0, 1),
+  ('_ntp_report_stage_form', NULL, 0, 1),
   ('ntp_report_series', NULL, 0, 1),
   ('_ntp_text_series', NULL, 0, 1);
 
@@ -638,12 +640,41 @@ SELECT
 FROM _ntp_series_stage_row
 ORDER BY form, db, grp, bucket, ord;
 
+-- The series of a report's groups, each group's in its mode: ntp_series'
+-- and _ntp_series_stage_row's rows of the 'host' form for the host's
+-- groups, of the 'joined' one for the joined groups. Each arm's form is a
+-- constant, pushed down into the series, and its EXISTS is tested before
+-- the series is computed: a run whose groups are all joined never computes
+-- the hosts' own series, nor one whose groups are all the host's the
+-- join's.
+CREATE TEMP VIEW _ntp_report_series_form AS
+SELECT s.*
+FROM ntp_report_group AS g
+JOIN ntp_series AS s ON s.form = 'host' AND s.db = g.hdb AND s.grp = g.grp
+WHERE g.mode = 'host' AND EXISTS (SELECT 1 FROM ntp_report_group WHERE mode = 'host')
+UNION ALL
+SELECT s.*
+FROM ntp_report_group AS g
+JOIN ntp_series AS s ON s.form = 'joined' AND s.db = g.hdb AND s.grp = g.grp
+WHERE g.mode = 'joined' AND EXISTS (SELECT 1 FROM ntp_report_group WHERE mode = 'joined');
+
+CREATE TEMP VIEW _ntp_report_stage_form AS
+SELECT s.*
+FROM ntp_report_group AS g
+JOIN _ntp_series_stage_row AS s ON s.form = 'host' AND s.db = g.hdb AND s.grp = g.grp
+WHERE g.mode = 'host' AND EXISTS (SELECT 1 FROM ntp_report_group WHERE mode = 'host')
+UNION ALL
+SELECT s.*
+FROM ntp_report_group AS g
+JOIN _ntp_series_stage_row AS s ON s.form = 'joined' AND s.db = g.hdb AND s.grp = g.grp
+WHERE g.mode = 'joined' AND EXISTS (SELECT 1 FROM ntp_report_group WHERE mode = 'joined');
+
 -- The report's groups over time: each group's series in its mode (a joined
 -- group's matched commands, a host group's every command), as ntp_series.
 CREATE TEMP VIEW ntp_report_series AS
 SELECT
-  g.hdb AS hdb,                -- host database
-  g.grp AS grp,                -- grp.id there
+  s.db AS hdb,                 -- host database
+  s.grp AS grp,                -- grp.id there
   s.bucket AS bucket,          -- bucket number
   s.t_s AS t_s,                -- bucket start, s since the host's first command
   s.dt_s AS dt_s,              -- bucket length, s
@@ -652,30 +683,24 @@ SELECT
   s.mean_ns AS mean_ns,        -- mean end to end, ns
   s.p99_ns AS p99_ns,          -- 99th percentile, ns
   s.qd AS qd                   -- commands in flight on average (Little's law)
-FROM ntp_report_group AS g
-JOIN ntp_series AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
--- a report's modes, as a condition on s alone: pushed down into ntp_series,
--- it leaves the targets' commands out
-WHERE s.form IN ('host', 'joined')
-ORDER BY g.hdb, g.grp, s.bucket;
+FROM _ntp_report_series_form AS s
+ORDER BY s.db, s.grp, s.bucket;
 
 -- The report's stages over time: each group's ntp_series_stage rows in its
 -- mode.
 CREATE TEMP VIEW ntp_report_series_stage AS
 SELECT
-  g.hdb AS hdb,                -- host database
-  g.grp AS grp,                -- grp.id there
+  s.db AS hdb,                 -- host database
+  s.grp AS grp,                -- grp.id there
   s.bucket AS bucket,          -- bucket number
   s.t_s AS t_s,                -- bucket start, s
   s.ord AS ord,                -- stage order
   s.stage AS stage,            -- stage.name
   s.label AS label,            -- its label
-  s.mean_ns AS mean_ns,        -- mean per command, ns
+  s.stage_mean_ns AS mean_ns,  -- mean per command, ns
   s.share AS share             -- of the mean end to end
-FROM ntp_report_group AS g
-JOIN ntp_series_stage AS s ON s.form = g.mode AND s.db = g.hdb AND s.grp = g.grp
-WHERE s.form IN ('host', 'joined') -- as in ntp_report_series
-ORDER BY g.hdb, g.grp, s.bucket, s.ord;
+FROM _ntp_report_stage_form AS s
+ORDER BY s.db, s.grp, s.bucket, s.ord;
 
 -- The width as `ntprof report --timeline` prints it, one row: seconds with
 -- the decimals the width needs ('1', '0.5', '0.25'), and that many.
@@ -703,7 +728,6 @@ SELECT
   x.stage AS stage,            -- stage.name: the column's heading
   printf('%.2f', x.stage_mean_ns / 1e3) AS stage_us -- its mean per command
 FROM ntp_report_group AS g
-JOIN _ntp_series_stage_row AS x ON x.form = g.mode AND x.db = g.hdb AND x.grp = g.grp
+JOIN _ntp_report_stage_form AS x ON x.db = g.hdb AND x.grp = g.grp
 CROSS JOIN _ntp_text_series_width AS w
-WHERE x.form IN ('host', 'joined') -- as in ntp_report_series
 ORDER BY g.queue != 'io', g.hdb, g.grp, x.bucket, x.ord;

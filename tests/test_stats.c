@@ -532,6 +532,60 @@ static void test_joined_count_forms(void **state)
 	tl_cleanup();
 }
 
+/* ntp_session_cache_where: the rows of the forms asked for in a TEMP table,
+ * the others still computed from the view as it was, so every query reads
+ * the same rows as before; the report's series views read the same; a name
+ * that is no view is an error. */
+static void test_series_cache_where(void **state)
+{
+	static const char *q[] = {
+		"SELECT * FROM _ntp_series_agg ORDER BY form, db, grp, bucket",
+		"SELECT * FROM _ntp_series_agg WHERE form = 'host' ORDER BY db, grp, bucket",
+		"SELECT * FROM ntp_report_series",
+		"SELECT * FROM ntp_report_series_stage",
+	};
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	char err[NTP_ERR_MAX], *before[4];
+
+	(void)state;
+	gen_defaults(&c);
+	c.nhosts = 2;
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.seconds = 0.5;
+	c.seed = 37;
+	tl_gen(&c, &r);
+	tl_open(&s, 0, tl_file("h0.db"), tl_file("h1.db"), tl_file("t.db"), NULL);
+	tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 20000000 RETURNING width_ns");
+	for (int i = 0; i < 4; i++)
+		before[i] = rows_text(s.db, q[i]);
+	assert_int_equal(ntp_session_cache_where(&s, "_ntp_series_agg", "form IN ('joined')", err,
+						 sizeof(err)), 0);
+	assert_true(tl_int(s.db, "SELECT count(*) FROM _ntp_series_agg_part") > 0);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_series_agg_part"),
+			 tl_int(s.db, "SELECT count(*) FROM _ntp_series_agg WHERE form = 'joined'"));
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_series_agg_part"
+				" WHERE form <> 'joined'"), 0);
+	/* again: nothing to do */
+	assert_int_equal(ntp_session_cache_where(&s, "_ntp_series_agg", "form IN ('joined')", err,
+						 sizeof(err)), 0);
+	for (int i = 0; i < 4; i++) {
+		char *after = rows_text(s.db, q[i]);
+
+		assert_string_equal(before[i], after);
+		sqlite3_free(after);
+		sqlite3_free(before[i]);
+	}
+	assert_int_equal(ntp_session_cache_where(&s, "ntp_no_such_view", "1", err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "no such view"));
+	ntp_session_close(&s);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* ---- the drill-down ---- */
 
 static int cmp_truth_t(const void *a, const void *b)
@@ -901,6 +955,7 @@ int main(void)
 		cmocka_unit_test(test_cdf_line_forms),
 		cmocka_unit_test(test_series_forms),
 		cmocka_unit_test(test_joined_count_forms),
+		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
