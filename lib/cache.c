@@ -986,9 +986,12 @@ char *ntp_cache_setup_sql(const struct ntp_session *s)
 	sqlite3_free(uri);
 	st = cache_tables(s->db);
 	ok = st != NULL;
+	/* IF EXISTS: a view of the native forms alone (native.sql) is not in
+	 * the portable set-up, and is then only a read of its table */
 	while (ok && sqlite3_step(st) == SQLITE_ROW)
-		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS SELECT * FROM "
-				    CACHE_DB ".\"%w\";\n", sqlite3_column_text(st, 0),
+		sqlite3_str_appendf(q, "DROP VIEW IF EXISTS temp.\"%w\";\n"
+				    "CREATE TEMP VIEW \"%w\" AS SELECT * FROM " CACHE_DB ".\"%w\";\n",
+				    sqlite3_column_text(st, 0),
 				    sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
 	sqlite3_finalize(st);
 	if (!ok) {

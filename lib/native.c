@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...),
- * ntp_bands(...), ntp_cdf(x1, ...) and ntp_series(...) are the aggregates
- * behind sql/native.sql: the pure-SQL views rank every row with window
+ * ntp_bands(...), ntp_cdf(x1, ...), ntp_dist_cdf(x1, ...) and
+ * ntp_series(...) are the aggregates behind sql/native.sql: the pure-SQL views rank every row with window
  * functions, which sorts; these collect the values and select the ranks
  * wanted in O(n), or band the rows in one pass.
  *
@@ -1006,9 +1006,27 @@ static void result_str(sqlite3_context *ctx, sqlite3_str *out)
 	sqlite3_free(sqlite3_str_finish(out));
 }
 
-/* The aggregate's result: ENTRY of each argument, in a JSON array. */
-static void dagg_final(sqlite3_context *ctx,
-		       int (*entry)(sqlite3_str *, struct qagg *, int64_t, int))
+typedef int dagg_entry(sqlite3_str *, struct qagg *, int64_t, int);
+
+/* Append ENTRY of each of D's arguments to OUT, in a JSON array. */
+static int dagg_entries(sqlite3_str *out, struct dagg *d, dagg_entry *entry, int ci)
+{
+	int rc = 0;
+
+	sqlite3_str_appendchar(out, 1, '[');
+	for (int i = 0; i < d->nargs && !rc; i++) {
+		if (i)
+			sqlite3_str_appendchar(out, 1, ',');
+		rc = entry(out, &d->q[i], d->sum[i], ci);
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	return rc;
+}
+
+/* The aggregate NAME's result: ENTRY of each argument, in a JSON array;
+ * with ENTRY2 too, [the array of ENTRY's, the array of ENTRY2's]. */
+static void dagg_final(sqlite3_context *ctx, const char *name, dagg_entry *entry,
+		       dagg_entry *entry2)
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
 	int ci = sqlite3_user_data(ctx) != NULL, rc = 0;
@@ -1024,18 +1042,18 @@ static void dagg_final(sqlite3_context *ctx,
 		return;
 	}
 	out = sqlite3_str_new(NULL);
-	sqlite3_str_appendchar(out, 1, '[');
-	for (int i = 0; i < d->nargs; i++) {
-		if (i)
-			sqlite3_str_appendchar(out, 1, ',');
-		if (!rc)
-			rc = entry(out, &d->q[i], d->sum[i], ci);
-		qagg_free(&d->q[i]);
+	if (entry2)
+		sqlite3_str_appendchar(out, 1, '[');
+	rc = dagg_entries(out, d, entry, ci);
+	if (entry2 && !rc) {
+		sqlite3_str_appendchar(out, 1, ',');
+		rc = dagg_entries(out, d, entry2, ci);
+		sqlite3_str_appendchar(out, 1, ']');
 	}
-	sqlite3_str_appendchar(out, 1, ']');
+	for (int i = 0; i < d->nargs; i++)
+		qagg_free(&d->q[i]);
 	if (rc) {
-		qagg_error(ctx, entry == dist_entry ? (ci ? "ntp_dist_ci" : "ntp_dist") : "ntp_cdf",
-			   rc);
+		qagg_error(ctx, name, rc);
 		sqlite3_free(sqlite3_str_finish(out));
 		return;
 	}
@@ -1044,7 +1062,7 @@ static void dagg_final(sqlite3_context *ctx,
 
 static void dist_final(sqlite3_context *ctx)
 {
-	dagg_final(ctx, dist_entry);
+	dagg_final(ctx, sqlite3_user_data(ctx) ? "ntp_dist_ci" : "ntp_dist", dist_entry, NULL);
 }
 
 /*
@@ -1396,7 +1414,18 @@ static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 
 static void cdf_final(sqlite3_context *ctx)
 {
-	dagg_final(ctx, cdf_entry);
+	dagg_final(ctx, "ntp_cdf", cdf_entry, NULL);
+}
+
+/*
+ * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: ntp_dist's result and
+ * ntp_cdf's of the same rows, [ntp_dist's array, ntp_cdf's array], from
+ * one scan: the report's component statistics and the plot's CDF lines
+ * read one group's commands once.
+ */
+static void dist_cdf_final(sqlite3_context *ctx)
+{
+	dagg_final(ctx, "ntp_dist_cdf", dist_entry, cdf_entry);
 }
 
 /* After an aggregate's row: WHY is "" (the row counted), an error message
@@ -1982,6 +2011,9 @@ int ntp_native_register(sqlite3 *db)
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_cdf", n, flags, NULL, NULL, dist_step,
 						cdf_final, NULL);
+	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
+		rc = sqlite3_create_function_v2(db, "ntp_dist_cdf", n, flags, NULL, NULL, dist_step,
+						dist_cdf_final, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_series", -1, flags, NULL, NULL,
 						series_step, series_final, NULL);

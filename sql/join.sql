@@ -101,6 +101,13 @@ CREATE TEMP TABLE _ntp_cache_index (
 ) WITHOUT ROWID;
 INSERT INTO _ntp_cache_index VALUES ('ntp_joined', 'hdb, ht');
 
+-- The cached views only the native form has (native.sql adds them, with
+-- their rows in _ntp_view_plan): the portable form's steps leave them out.
+CREATE TEMP TABLE _ntp_native_only (
+  -- The TEMP view, as in _ntp_view_plan.
+  name TEXT PRIMARY KEY
+) WITHOUT ROWID;
+
 -- Per form (native 0 or 1) and view to cache, in order: the statements
 -- that make a TEMP table _NAME_cache of its rows (by its builder, in the
 -- portable form, if it has one), its index if it has one, and redefine the
@@ -122,7 +129,8 @@ CROSS JOIN (
   WHERE cache_ord IS NOT NULL
     AND cache_when IN (SELECT cache_when FROM _ntp_cache_when)
 ) AS p
-LEFT JOIN _ntp_cache_build AS b ON b.name = p.name;
+LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
+WHERE f.native OR p.name NOT IN (SELECT name FROM _ntp_native_only);
 
 -- The SQL ntp_session_prepare runs, one row: the steps of this session's form.
 CREATE TEMP VIEW _ntp_prepare_sql AS

@@ -29,29 +29,45 @@ UNION ALL
 SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
 FROM component
 WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
+-- Per group of the report, one scan of its commands (the join's matched
+-- ones or the host's own, as its mode says) for two results:
+-- ntp_dist_cdf() of the components, in _ntp_native_arg's order, the
+-- statistics of ntp_report_component_stats below and the CDF lines of
+-- _ntp_plot_cdf_line further down. Cached before the statistics
+-- (_ntp_view_plan), so a prepared run holds the CDF lines too.
+CREATE TEMP VIEW _ntp_component_dist AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  g.mode AS mode,              -- joined or host
+  CASE g.mode
+  WHEN 'joined' THEN (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'joined'
+    FROM ntp_joined AS j
+    -- unary +: scan, do not build an automatic index per group
+    WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+      AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+  ELSE (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
+    FROM ntp_host_cmd AS c
+    WHERE +c.db = g.hdb AND +c.grp = g.grp)
+  END AS dc                    -- [ntp_dist's array, ntp_cdf's array]
+FROM ntp_report_group AS g;
+UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
+WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
+                    WHERE name = 'ntp_report_component_stats');
+INSERT INTO _ntp_view_plan
+SELECT '_ntp_component_dist', cache_ord - 1, cache_when, 1
+FROM _ntp_view_plan WHERE name = 'ntp_report_component_stats';
+INSERT INTO _ntp_native_only VALUES ('_ntp_component_dist');
+
 DROP VIEW ntp_report_component_stats;
 CREATE TEMP VIEW ntp_report_component_stats AS
--- MATERIALIZED: each group's ntp_dist() runs once, not once per use.
-WITH d AS MATERIALIZED (
-  SELECT g.hdb, g.grp, g.mode,
-    CASE g.mode
-    WHEN 'joined' THEN (
-      SELECT ntp_dist(
---@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'joined'
-      FROM ntp_joined AS j
-      -- unary +: scan, do not build an automatic index per group
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
-    ELSE (
-      SELECT ntp_dist(
---@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
-      FROM ntp_host_cmd AS c
-      WHERE +c.db = g.hdb AND +c.grp = g.grp)
-    END AS dist
-  FROM ntp_report_group AS g
-), v AS MATERIALIZED (
-  SELECT d.hdb, d.grp, k.component, json_extract(d.dist, '$[' || k.idx || ']') AS a
-  FROM d
+WITH v AS MATERIALIZED (
+  SELECT d.hdb, d.grp, k.component, json_extract(d.dc, '$[0][' || k.idx || ']') AS a
+  FROM _ntp_component_dist AS d
   JOIN _ntp_native_arg AS k ON k.mode = d.mode
 )
 SELECT
@@ -290,22 +306,10 @@ CROSS JOIN json_each(b.bands) AS e;
 DROP VIEW _ntp_plot_cdf_line;
 CREATE TEMP VIEW _ntp_plot_cdf_line AS
 WITH d AS MATERIALIZED (
-  SELECT g.n, g.hdb, g.grp, g.mode,
-    CASE g.mode
-    WHEN 'joined' THEN (
-      SELECT ntp_cdf(
---@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'joined'
-      FROM ntp_joined AS j
-      -- unary +: scan, do not build an automatic index per group
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
-    ELSE (
-      SELECT ntp_cdf(
---@ SELECT wrap(name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
-      FROM ntp_host_cmd AS c
-      WHERE +c.db = g.hdb AND +c.grp = g.grp)
-    END AS cdf
+  -- the group's lines, as the report's cached statistics read its commands
+  SELECT g.n, g.hdb, g.grp, g.mode, json_extract(c.dc, '$[1]') AS cdf
   FROM ntp_plot_group AS g
+  JOIN _ntp_component_dist AS c ON c.hdb = g.hdb AND c.grp = g.grp
 ), l AS MATERIALIZED (
   -- each line the report has: [total, [ns, n, cum], ...]
   SELECT d.n, d.mode, k.component, json_extract(d.cdf, '$[' || k.idx || ']') AS line
