@@ -31,7 +31,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_compare_item', NULL, 0, 1),
   ('_ntp_compare_label', NULL, 0, 1),
   ('_ntp_compare_cmd', NULL, 0, 1),
-  ('ntp_compare_stage', 11, 2, 1),
+  ('ntp_compare_stage', 12, 2, 1),
   ('ntp_compare_diff', NULL, 0, 1),
   ('ntp_compare_moved', NULL, 0, 1),
   ('ntp_compare_tail', NULL, 0, 1),

@@ -158,7 +158,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
-  ('ntp_match_stats', 10, 0, 1);
+  ('ntp_match_stats', 11, 0, 1);
 
 -- The thresholds of the report's verdicts, one row: a join refused
 -- (ntp_join_check), a group's numbers flagged (ntp_report_warning). Read

@@ -7,12 +7,17 @@
 -- gives the same numbers, faster.
 
 -- How a session treats these views (join.sql, _ntp_view_plan): the groups
--- and the component statistics are cached after the join.
+-- and the component statistics are cached after the join. So is the
+-- prelude's ntp_host_grp, which the groups read: its rates count each
+-- group's commands, a scan of every host recording that a prepared run
+-- then spares every later question; a query naming it needs no
+-- preparation (prepare 0), it only reads the rows sooner once there is one.
 INSERT INTO _ntp_view_plan VALUES
+  ('ntp_host_grp', 6, 0, 0),
   ('_ntp_group_matched', NULL, 0, 1),
-  ('ntp_report_group', 6, 0, 1),
+  ('ntp_report_group', 7, 0, 1),
   ('_ntp_report_value', NULL, 0, 1),
-  ('ntp_report_component_stats', 7, 0, 1),
+  ('ntp_report_component_stats', 8, 0, 1),
   ('ntp_report_warning', NULL, 0, 1),
   ('ntp_report_components', NULL, 0, 1),
   ('ntp_report_stage', NULL, 0, 1),

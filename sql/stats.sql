@@ -12,8 +12,8 @@
 INSERT INTO _ntp_view_plan VALUES
   ('ntp_command', NULL, 0, 1),
   ('_ntp_report_cmd_value', NULL, 0, 1),
-  ('ntp_report_stage_stats', 8, 0, 1),
-  ('_ntp_tail_band', 9, 0, 1),
+  ('ntp_report_stage_stats', 9, 0, 1),
+  ('_ntp_tail_band', 10, 0, 1),
   ('ntp_report_tail', NULL, 0, 1),
   ('_ntp_text_tail', NULL, 0, 1),
   ('ntp_report_hist', NULL, 0, 1),
