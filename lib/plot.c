@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ntp_err.h"
+#include "ntp_exec.h"
 #include "ntp_plot.h"
 #include "svg.h"
 
@@ -1060,6 +1061,10 @@ static int timeline(struct plot *p)
 		rc = set_width(p, &width_s) ||
 		     ntp_session_cache_where(p->s, "_ntp_series_agg", col(st, 0), err,
 					     sizeof(err)) ||
+		     /* the end to end's buckets from those, not another scan */
+		     ntp_exec(p->s->db, "DROP VIEW _ntp_series_e2e;\n"
+			      "CREATE TEMP VIEW _ntp_series_e2e AS"
+			      " SELECT * FROM _ntp_series_e2e_of_agg;") ||
 		     ntp_session_cache(p->s, "_ntp_report_series_form", err, sizeof(err)) ||
 		     ntp_session_cache(p->s, "_ntp_report_stage_form", err, sizeof(err)) ||
 		     timeline_svg(p, width_s) ? -1 : 0;

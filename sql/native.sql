@@ -389,6 +389,48 @@ SELECT
 FROM a
 JOIN json_each(a.j) AS e;
 
+-- _ntp_series_e2e of stats.sql again, with ntp_series() of the end to end
+-- alone: the arms of _ntp_series_agg above without the components, whose
+-- values are most of a scan's cost. The same rows as the portable view
+-- (tests compare them).
+DROP VIEW _ntp_series_e2e;
+CREATE TEMP VIEW _ntp_series_e2e AS
+WITH a AS (
+  -- per form, recording and group: [[bucket, n, e2e sum, p99], ...]
+  SELECT 'host' AS form, o.db AS db, o.grp AS grp,
+    (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e)
+     FROM ntp_host_cmd AS h
+     WHERE +h.db = o.db AND +h.grp = o.grp) AS j
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'host')
+  UNION ALL
+  SELECT 'target', o.db, o.grp,
+    (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.t_e2e)
+     FROM ntp_target_cmd AS x
+     WHERE +x.db = o.db AND +x.grp = o.grp)
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'target')
+  UNION ALL
+  SELECT 'joined', o.db, o.grp,
+    (SELECT ntp_series((j.ht - o.first_t) / w.width_ns, j.e2e)
+     FROM ntp_joined AS j
+     WHERE +j.hdb = o.db AND +j.grp = o.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+  FROM _ntp_series_grp AS o
+  CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT hdb FROM _ntp_join_ok)
+)
+SELECT
+  a.form, a.db, a.grp,
+  json_extract(e.value, '$[0]') AS bucket,
+  json_extract(e.value, '$[1]') AS n,
+  json_extract(e.value, '$[2]') AS sum_e2e,
+  json_extract(e.value, '$[3]') AS p99_ns
+FROM a
+JOIN json_each(a.j) AS e;
+
 -- _ntp_joined_count of join.sql again, with ntp_tally(): one scan of the
 -- join, no sort (a GROUP BY sorts every matched command). The same rows as
 -- the portable view (tests compare them).

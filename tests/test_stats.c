@@ -488,6 +488,31 @@ static void test_series_forms(void **state)
 		    "SELECT * FROM _ntp_series_row ORDER BY form, db, grp, bucket", check_series_sums);
 }
 
+/* _ntp_series_e2e of native.sql (ntp_series of the end to end alone) and of
+ * stats.sql (_ntp_series_agg's columns), through what reads it: ntp_series. */
+static void check_series_e2e_sums(struct ntp_session *s)
+{
+	assert_int_equal(tl_int(s->db, "SELECT sum(n) FROM _ntp_series_e2e WHERE form = 'host'"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_host_cmd"));
+	assert_int_equal(tl_int(s->db, "SELECT coalesce(sum(sampled), 0) FROM ntp_series"
+				" WHERE form = 'joined'"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_joined WHERE (hdb, tdb) IN"
+				" (SELECT hdb, tdb FROM _ntp_join_ok)"));
+	/* the end to end's columns of the buckets with the components */
+	assert_false(tl_has_row(s->db, "SELECT form, db, grp, bucket, n, sum_e2e, p99_ns"
+				" FROM _ntp_series_agg EXCEPT SELECT * FROM _ntp_series_e2e"));
+	assert_false(tl_has_row(s->db, "SELECT * FROM _ntp_series_e2e EXCEPT"
+				" SELECT form, db, grp, bucket, n, sum_e2e, p99_ns FROM _ntp_series_agg"));
+}
+
+static void test_series_e2e_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_series_e2e", 0, "UPDATE ntp_bucket SET width_ns = 20000000",
+		    "SELECT * FROM ntp_series ORDER BY form, db, grp, bucket",
+		    check_series_e2e_sums);
+}
+
 /* _ntp_joined_count of native.sql (ntp_tally) and of join.sql (GROUP BY),
  * on two hosts with a read and a write group each sharing a target, and
  * what reads it: the join check and the report groups' matched commands. */
@@ -956,6 +981,7 @@ int main(void)
 		cmocka_unit_test(test_series_forms),
 		cmocka_unit_test(test_joined_count_forms),
 		cmocka_unit_test(test_series_cache_where),
+		cmocka_unit_test(test_series_e2e_forms),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
