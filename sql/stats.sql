@@ -22,6 +22,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_series_e2e_of_agg', NULL, 0, 1),
   ('_ntp_series_e2e', NULL, 0, 1),
   ('_ntp_series_geo', NULL, 0, 0),
+  ('_ntp_series_src_row', NULL, 0, 1),
   ('_ntp_series_e2e_row', NULL, 0, 1),
   ('ntp_series', NULL, 0, 1),
   ('ntp_series_lost', NULL, 0, 1),
@@ -508,8 +509,11 @@ FROM _ntp_series_grp AS o
 JOIN ntp_db AS d ON d.db = o.db
 CROSS JOIN ntp_bucket AS k;
 
--- _ntp_series_e2e's buckets with what ntp_series shows.
-CREATE TEMP VIEW _ntp_series_e2e_row AS
+-- The buckets of _ntp_series_e2e (src 'e2e') and of _ntp_series_agg ('agg',
+-- with the components' sums) with what ntp_series and ntp_series_stage
+-- show. A query names one src: the planner pushes it into the arms, and
+-- the other is not computed.
+CREATE TEMP VIEW _ntp_series_src_row AS
 WITH b AS (
   SELECT s.*, g.name AS name, g.sample_rate AS sample_rate,
     s.bucket * g.width_ns AS start_ns,
@@ -517,35 +521,18 @@ WITH b AS (
     CASE WHEN g.end_ns - g.first_t > s.bucket * g.width_ns
       THEN min(g.width_ns, g.end_ns - g.first_t - s.bucket * g.width_ns)
       ELSE g.width_ns END AS len_ns
-  FROM _ntp_series_e2e AS s
+  FROM (
+    SELECT 'e2e' AS src, form, db, grp, bucket, n, sum_e2e, p99_ns,
+--@ SELECT wrap('NULL AS s_' || name, -92, '      ', ', ') FROM gen_list WHERE list = 'part'
+    FROM _ntp_series_e2e
+    UNION ALL
+    SELECT 'agg', form, db, grp, bucket, n, sum_e2e, p99_ns,
+--@ SELECT wrap('s_' || name, -92, '      ', ', ') FROM gen_list WHERE list = 'part'
+    FROM _ntp_series_agg) AS s
   JOIN _ntp_series_geo AS g ON g.db = s.db AND g.grp = s.grp
 )
 SELECT
-  form, db, grp, name, bucket,
-  start_ns / 1e9 AS t_s,
-  len_ns / 1e9 AS dt_s,
-  n AS sampled,
-  1e9 * n * sample_rate / len_ns AS rate,
-  sum_e2e * 1.0 / n AS mean_ns,
-  p99_ns,
-  sum_e2e
-FROM b;
-
--- _ntp_series_agg's buckets with what ntp_series_stage shows: those of
--- _ntp_series_e2e_row, and the sums of the components.
-CREATE TEMP VIEW _ntp_series_row AS
-WITH b AS (
-  SELECT s.*, g.name AS name, g.sample_rate AS sample_rate,
-    s.bucket * g.width_ns AS start_ns,
-    -- as in _ntp_series_e2e_row
-    CASE WHEN g.end_ns - g.first_t > s.bucket * g.width_ns
-      THEN min(g.width_ns, g.end_ns - g.first_t - s.bucket * g.width_ns)
-      ELSE g.width_ns END AS len_ns
-  FROM _ntp_series_agg AS s
-  JOIN _ntp_series_geo AS g ON g.db = s.db AND g.grp = s.grp
-)
-SELECT
-  form, db, grp, name, bucket,
+  src, form, db, grp, name, bucket,
   start_ns / 1e9 AS t_s,
   len_ns / 1e9 AS dt_s,
   n AS sampled,
@@ -555,6 +542,20 @@ SELECT
   sum_e2e,
 --@ SELECT wrap('s_' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'part'
 FROM b;
+
+-- _ntp_series_e2e's buckets with what ntp_series shows.
+CREATE TEMP VIEW _ntp_series_e2e_row AS
+SELECT form, db, grp, name, bucket, t_s, dt_s, sampled, rate, mean_ns, p99_ns, sum_e2e
+FROM _ntp_series_src_row
+WHERE src = 'e2e';
+
+-- _ntp_series_agg's buckets with what ntp_series_stage shows: those of
+-- _ntp_series_e2e_row, and the sums of the components.
+CREATE TEMP VIEW _ntp_series_row AS
+SELECT form, db, grp, name, bucket, t_s, dt_s, sampled, rate, mean_ns, p99_ns, sum_e2e,
+--@ SELECT wrap('s_' || name, -92, '  ', ', ') FROM gen_list WHERE list = 'part'
+FROM _ntp_series_src_row
+WHERE src = 'agg';
 
 -- The time series: per form, recording, group and bucket of ntp_bucket's
 -- width with a command: rate, mean and p99 of the end to end. Buckets
