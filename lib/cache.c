@@ -259,7 +259,11 @@ static char *make_key(const struct ntp_session *s)
 			    "runs %d host_base %d prefix_merged %d\n", NTP_VERSION,
 			    NTP_SCHEMA_VERSION, hex, s->native ? "native" : "portable", s->nruns,
 			    s->host_base, s->prefix_merged);
-	for (int r = 0; r < s->nruns; r++)
+	/* the labels name the runs of a comparison, whose statistics are
+	 * prepared only then (ntp_compare_stage); one run's prepared tables
+	 * never read its label, so the report, the shell and plot, which
+	 * label it differently, share them */
+	for (int r = 0; s->nruns > 1 && r < s->nruns; r++)
 		sqlite3_str_appendf(q, "run %d %Q\n", r, s->run_label[r]);
 	/* the thresholds the join check and the groups' warnings are decided by
 	 * (ntprof report --min-match, --max-lost): the prepared verdicts are

@@ -76,6 +76,20 @@ for o in want first again; do rm -rf "plot-$o"; done
 "$NTPROF" plot -o plot-again host.db,target.db > /dev/null 2> again.err
 diff -r plot-want plot-first > /dev/null && diff -r plot-want plot-again > /dev/null &&
 	[ ! -s again.err ] && ok || bad "plot: the files differ, or the second run prepared again"
+# One run's prepared tables do not depend on its label: those the report
+# prepared serve plot, which labels the run otherwise (the report by the
+# path given, plot by the file's name); a comparison's runs are named by
+# their labels, and other labels prepare anew.
+rm -f "$cache"/*.db "$cache"/*.mac
+rm -rf plot-shared
+"$NTPROF" report ./host.db target.db > /dev/null 2> first.err
+"$NTPROF" plot -o plot-shared host.db,target.db > /dev/null 2> again.err
+prepared first.err && [ ! -s again.err ] && diff -r plot-want plot-shared > /dev/null && ok ||
+	bad "plot after the report: the run prepared again, or the files differ"
+"$NTPROF" compare -l a,b base.db,base-t.db host.db,target.db > want.txt 2> first.err
+"$NTPROF" compare -l c,d base.db,base-t.db host.db,target.db > got.txt 2> again.err
+prepared first.err && prepared again.err && ! cmp -s want.txt got.txt && ok ||
+	bad "compare with other labels: not prepared anew"
 
 # With no memory for the percentiles' values (NTPROF_SELECT_MEMORY=0) each
 # group's values are written to a temporary file and selected from it: the
