@@ -2,9 +2,10 @@
 /*
  * ntprof's native SQL functions. ntp_dist(x1, ...), ntp_dist_ci(x1, ...),
  * ntp_bands(...), ntp_cdf(x1, ...), ntp_dist_cdf(x1, ...) and
- * ntp_series(...) are the aggregates behind sql/native.sql: the pure-SQL views rank every row with window
- * functions, which sorts; these collect the values and select the ranks
- * wanted in O(n), or band the rows in one pass.
+ * ntp_series(...) are the aggregates behind sql/native.sql: the pure-SQL
+ * views rank every row with window functions, which sorts; these collect
+ * the values and select the ranks wanted in O(n), or band the rows in one
+ * pass.
  *
  * Built twice from this file: linked into ntprof and ntprof-shell, and with
  * -DNTP_EXTENSION as .output/ntprof_sqlite.so, loadable into plain sqlite3.

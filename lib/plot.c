@@ -1049,18 +1049,21 @@ static int timeline(struct plot *p)
 {
 	sqlite3_stmt *st = query(p, "SELECT 'form IN (' || group_concat(DISTINCT quote(g.mode))"
 				 " || ')' FROM ntp_plot_group AS x" PLOTTED);
-	char err[NTP_ERR_MAX];
+	char err[NTP_ERR_MAX], *forms = NULL;
 	double width_s;
 	int rc = -1;
 
+	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		forms = sqlite3_mprintf("%s", col(st, 0));
+	/* finalized first: a pending read would lock the TEMP schema */
+	sqlite3_finalize(st);
 	/* The buckets once, at this width, and only of the forms drawn (as
 	 * constants, so the others' scans are left out); then the groups'
 	 * series and stages from them, which timeline.svg's two queries read
 	 * (a query of its own could compute a form it does not draw). */
-	if (st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+	if (forms)
 		rc = set_width(p, &width_s) ||
-		     ntp_session_cache_where(p->s, "_ntp_series_agg", col(st, 0), err,
-					     sizeof(err)) ||
+		     ntp_session_cache_where(p->s, "_ntp_series_agg", forms, err, sizeof(err)) ||
 		     /* the end to end's buckets from those, not another scan */
 		     ntp_exec(p->s->db, "DROP VIEW _ntp_series_e2e;\n"
 			      "CREATE TEMP VIEW _ntp_series_e2e AS"
@@ -1068,7 +1071,7 @@ static int timeline(struct plot *p)
 		     ntp_session_cache(p->s, "_ntp_report_series_form", err, sizeof(err)) ||
 		     ntp_session_cache(p->s, "_ntp_report_stage_form", err, sizeof(err)) ||
 		     timeline_svg(p, width_s) ? -1 : 0;
-	sqlite3_finalize(st);
+	sqlite3_free(forms);
 	return rc;
 }
 

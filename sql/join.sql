@@ -60,7 +60,9 @@ CREATE TEMP TABLE _ntp_view_plan (
   -- would be work for nothing); 2 only when several runs are open (ntprof
   -- compare: a report's session would compute the comparison for nothing).
   cache_when INTEGER NOT NULL,
-  -- 1: it is, or reads, a cached view: a query naming it prepares first.
+  -- 1: it is, or reads, a cached view: a query naming it prepares first;
+  -- 0 also for a cached view whose own rows are cheap (ntp_host_grp): a
+  -- query naming it reads them without waiting for the rest.
   prepare INTEGER NOT NULL
 ) WITHOUT ROWID;
 

@@ -298,11 +298,12 @@ SELECT b.hdb AS hdb, b.grp AS grp,
 FROM b
 CROSS JOIN json_each(b.bands) AS e;
 
--- _ntp_plot_cdf_line of plot.sql again, with ntp_cdf(): per plotted group
--- one scan of its commands (those ntp_report_component_stats is over) and
--- per component a selection of the points drawn, instead of ranking every
--- value of every component and stage with window functions. The same rows
--- as the portable view (tests compare them).
+-- _ntp_plot_cdf_line of plot.sql again, with the lines ntp_dist_cdf()
+-- selected in _ntp_component_dist's scan of each group's commands (those
+-- ntp_report_component_stats is over: a selection of the points drawn per
+-- component), instead of ranking every value of every component and stage
+-- with window functions. The same rows as the portable view (tests compare
+-- them).
 DROP VIEW _ntp_plot_cdf_line;
 CREATE TEMP VIEW _ntp_plot_cdf_line AS
 WITH d AS MATERIALIZED (

@@ -513,6 +513,21 @@ static void test_series_e2e_forms(void **state)
 		    check_series_e2e_sums);
 }
 
+/* Two hosts sharing a target, each with a read and a write group, half a
+ * second at queue depth 4: generated into R with SEED. */
+static void gen_two_hosts(struct gen_result *r, uint64_t seed)
+{
+	struct gen_config c;
+
+	gen_defaults(&c);
+	c.nhosts = 2;
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.seconds = 0.5;
+	c.seed = seed;
+	tl_gen(&c, r);
+}
+
 /* _ntp_joined_count of native.sql (ntp_tally) and of join.sql (GROUP BY),
  * on two hosts with a read and a write group each sharing a target, and
  * what reads it: the join check and the report groups' matched commands. */
@@ -523,19 +538,12 @@ static void test_joined_count_forms(void **state)
 		"SELECT * FROM ntp_join_check ORDER BY hdb, tdb",
 		"SELECT * FROM _ntp_group_matched ORDER BY hdb, grp",
 	};
-	struct gen_config c;
 	struct gen_result r;
 	struct ntp_session s;
 	char *form[2][3];
 
 	(void)state;
-	gen_defaults(&c);
-	c.nhosts = 2;
-	c.qd = 4;
-	c.read_frac = 0.6;
-	c.seconds = 0.5;
-	c.seed = 31;
-	tl_gen(&c, &r);
+	gen_two_hosts(&r, 31);
 	for (int k = 0; k < 2; k++) {
 		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("h1.db"),
 			tl_file("t.db"), NULL);
@@ -569,19 +577,12 @@ static void test_series_cache_where(void **state)
 		"SELECT * FROM ntp_report_series",
 		"SELECT * FROM ntp_report_series_stage",
 	};
-	struct gen_config c;
 	struct gen_result r;
 	struct ntp_session s;
 	char err[NTP_ERR_MAX], *before[4];
 
 	(void)state;
-	gen_defaults(&c);
-	c.nhosts = 2;
-	c.qd = 4;
-	c.read_frac = 0.6;
-	c.seconds = 0.5;
-	c.seed = 37;
-	tl_gen(&c, &r);
+	gen_two_hosts(&r, 37);
 	tl_open(&s, 0, tl_file("h0.db"), tl_file("h1.db"), tl_file("t.db"), NULL);
 	tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 20000000 RETURNING width_ns");
 	for (int i = 0; i < 4; i++)
