@@ -383,7 +383,8 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 			      " FROM pragma_table_info('ntp_shell_slowest')");
 	/* The same commands and order from the host's side alone (the order's
 	 * keys are all the host's: ntp_command's rows are the host's commands
-	 * of a report I/O group): the first N of those, then only their rows of
+	 * of a report I/O group): the first N of those, by the end to end the
+	 * prepared run holds (_ntp_host_e2e), then only their rows of
 	 * _ntp_shell_slowest_row (shell_test: ntp_shell_slowest's first N).
 	 * The groups (of the name) are written out as constants: a lookup of
 	 * each command's group in a table cost as much as the scan itself. */
@@ -406,7 +407,7 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	sqlite3_free(q);
 	rc = run_sql(sh, ".slowest", sqlite3_mprintf(
 		"WITH s AS MATERIALIZED (\n"
-		"  SELECT h.db AS hdb, h.t AS ht FROM ntp_host_cmd AS h\n"
+		"  SELECT h.db AS hdb, h.t AS ht FROM _ntp_host_e2e AS h\n"
 		"  WHERE %s\n"
 		"  ORDER BY h.e2e DESC, h.db, h.t LIMIT %lld)\n"
 		"SELECT %s FROM _ntp_shell_slowest_row\n"

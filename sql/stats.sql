@@ -21,6 +21,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_series_agg', NULL, 0, 1),
   ('_ntp_series_e2e_of_agg', NULL, 0, 1),
   ('_ntp_series_e2e', NULL, 0, 1),
+  ('_ntp_host_e2e', NULL, 0, 1),
+  ('_ntp_target_e2e', NULL, 0, 1),
   ('_ntp_series_geo', NULL, 0, 0),
   ('_ntp_series_src_row', NULL, 0, 1),
   ('_ntp_series_e2e_row', NULL, 0, 1),
@@ -419,6 +421,26 @@ CREATE TEMP TABLE ntp_bucket (
   width_ns INTEGER NOT NULL CHECK (width_ns > 0)
 );
 INSERT INTO ntp_bucket VALUES (1000000000);
+
+-- Each host's commands with their end to end alone, and each target's with
+-- its residence: what the time series' end to end (_ntp_series_e2e) and
+-- the shell's .slowest read. native.sql caches them with the prepared run,
+-- so a later question reads four columns, not the recordings' views.
+CREATE TEMP VIEW _ntp_host_e2e AS
+SELECT
+  h.db AS db,                  -- host database
+  h.grp AS grp,                -- grp.id there
+  h.t AS t,                    -- cmd.t
+  h.e2e AS e2e                 -- end to end, ns
+FROM ntp_host_cmd AS h;
+
+CREATE TEMP VIEW _ntp_target_e2e AS
+SELECT
+  x.db AS db,                  -- target database
+  x.grp AS grp,                -- grp.id there
+  x.t AS t,                    -- cmd.t
+  x.t_e2e AS e2e               -- residence, ns
+FROM ntp_target_cmd AS x;
 
 -- Every command of every form of the time series, with its bucket and its
 -- components (NULL where the form has none): 'host', each host's commands
