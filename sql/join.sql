@@ -158,6 +158,7 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_joined_count', 4, 1, 1),
   ('ntp_join_check', 5, 0, 1),
   ('_ntp_join_ok', NULL, 0, 1),
+  ('_ntp_grp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
   ('ntp_match_stats', 11, 0, 1);
@@ -616,6 +617,19 @@ SELECT
   tdb                        -- target database
 FROM ntp_join_check
 WHERE verdict = 'joined';
+
+-- Per host recording and group with matched commands: all_ok 1 when every
+-- target it matched in is one of _ntp_join_ok's joins. native.sql's scans
+-- of a group's matched commands test each command's join only where it is
+-- 0: a row-value IN per command costs a third of such a scan.
+CREATE TEMP VIEW _ntp_grp_join_ok AS
+SELECT
+  hdb,                       -- host database
+  grp,                       -- grp.id there
+  min((hdb, tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS all_ok -- 1 or 0
+FROM _ntp_joined_count
+WHERE n > 0
+GROUP BY hdb, grp;
 
 -- Match statistics per host database: its records, the targets' records,
 -- how many matched and the share of the host's.

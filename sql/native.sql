@@ -47,14 +47,15 @@ SELECT
     FROM ntp_joined AS j
     -- unary +: scan, do not build an automatic index per group
     WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-      AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+      AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
   ELSE (
     SELECT ntp_dist_cdf(
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
     FROM ntp_host_cmd AS c
     WHERE +c.db = g.hdb AND +c.grp = g.grp)
   END AS dc                    -- [ntp_dist's array, ntp_cdf's array]
-FROM ntp_report_group AS g;
+FROM ntp_report_group AS g
+LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
 UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
 WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
                     WHERE name = 'ntp_report_component_stats');
@@ -199,7 +200,7 @@ WITH d AS MATERIALIZED (
 --@ FROM gen_stage
       FROM ntp_joined AS j
       WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+        AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
     ELSE (
       SELECT ntp_dist(
 --@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '        ', ', ') || ')'
@@ -208,6 +209,7 @@ WITH d AS MATERIALIZED (
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS dist
   FROM ntp_report_group AS g
+  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp
 ), k(idx, stage) AS (
   VALUES
 --@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
@@ -247,20 +249,21 @@ ORDER BY v.hdb, v.grp, s.ord;
 DROP VIEW _ntp_tail_band;
 CREATE TEMP VIEW _ntp_tail_band AS
 WITH p AS MATERIALIZED (
-  SELECT g.hdb, g.grp, g.mode,
+  SELECT g.hdb, g.grp, g.mode, jo.all_ok,
     CASE g.mode
     WHEN 'joined' THEN (
       SELECT ntp_dist(e2e) FROM ntp_joined AS j
       WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+        AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
     ELSE (
       SELECT ntp_dist(e2e) FROM ntp_host_cmd AS c
       WHERE +c.db = g.hdb AND +c.grp = g.grp)
     END AS dist
   FROM ntp_report_group AS g
+  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp
 ), k AS MATERIALIZED (
   -- ntp_dist's [[n, sum, p50, p99, p999, p90]]
-  SELECT hdb, grp, mode, json_extract(dist, '$[0][0]') AS n,
+  SELECT hdb, grp, mode, all_ok, json_extract(dist, '$[0][0]') AS n,
     json_extract(dist, '$[0][2]') AS v50, json_extract(dist, '$[0][5]') AS v90,
     json_extract(dist, '$[0][3]') AS v99, json_extract(dist, '$[0][4]') AS v999
   FROM p
@@ -275,7 +278,7 @@ WITH p AS MATERIALIZED (
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
       FROM ntp_joined AS j
       WHERE +j.hdb = k.hdb AND +j.grp = k.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+        AND (k.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
     ELSE (
       SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, c.e2e, c.t,
 --@ SELECT wrap(CASE WHEN n.in_host THEN 'c.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
@@ -374,9 +377,10 @@ WITH a AS (
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'part'
      FROM ntp_joined AS j
      WHERE +j.hdb = o.db AND +j.grp = o.grp
-       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+       AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
   FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = o.db AND jo.grp = o.grp
   WHERE o.db IN (SELECT hdb FROM _ntp_join_ok)
 )
 SELECT
@@ -428,9 +432,10 @@ WITH a AS (
     (SELECT ntp_series((j.ht - o.first_t) / w.width_ns, j.e2e)
      FROM ntp_joined AS j
      WHERE +j.hdb = o.db AND +j.grp = o.grp
-       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+       AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
   FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = o.db AND jo.grp = o.grp
   WHERE o.db IN (SELECT hdb FROM _ntp_join_ok)
 )
 SELECT

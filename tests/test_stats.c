@@ -565,6 +565,82 @@ static void test_joined_count_forms(void **state)
 	tl_cleanup();
 }
 
+/* A host matched in two targets, one join accepted and one refused (a copy
+ * of the target under another name, four records in five deleted: a fifth
+ * matched): the
+ * native scans of a joined group skip the test of each command's join only
+ * where every target it matched in is accepted (_ntp_grp_join_ok). Both
+ * forms leave the refused join's matches out of every statistic. */
+static void test_mixed_verdicts(void **state)
+{
+	static const char *q[] = {
+		"SELECT * FROM ntp_report_component_stats ORDER BY hdb, grp, component",
+		"SELECT * FROM ntp_report_stage_stats ORDER BY hdb, grp, ord",
+		"SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord",
+		"SELECT * FROM _ntp_series_agg ORDER BY form, db, grp, bucket",
+		"SELECT * FROM ntp_series ORDER BY form, db, grp, bucket",
+		"SELECT * FROM _ntp_plot_cdf_line ORDER BY n, ord, fraction",
+	};
+	enum { NQ = sizeof(q) / sizeof(q[0]) };
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	sqlite3 *db;
+	char *form[2][NQ], *copy;
+
+	(void)state;
+	gen_defaults(&c);
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.seconds = 0.5;
+	c.seed = 41;
+	tl_gen(&c, &r);
+	copy = sqlite3_mprintf("VACUUM INTO '%q'", tl_file("t2.db"));
+	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, copy, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	sqlite3_free(copy);
+	assert_int_equal(sqlite3_open(tl_file("t2.db"), &db), SQLITE_OK);
+	/* another machine's recording of the same subsystem, to ntprof */
+	assert_int_equal(sqlite3_exec(db, "DELETE FROM cmd WHERE t % 5 <> 0;"
+				      " UPDATE meta SET hostname = hostname || '-b'", NULL, NULL,
+				      NULL), SQLITE_OK);
+	sqlite3_close(db);
+	for (int k = 0; k < 2; k++) {
+		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+			tl_file("t2.db"), NULL);
+		assert_int_equal(s.native, !k);
+		tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 20000000 RETURNING width_ns");
+		/* the premise: one join each way, matches in both, groups of both */
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
+					" WHERE verdict = 'joined'"), 1);
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
+					" WHERE verdict <> 'joined'"), 1);
+		assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined WHERE tdb NOT IN"
+				   " (SELECT tdb FROM _ntp_join_ok)") > 100);
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_grp_join_ok"
+					" WHERE all_ok = 0"), 2);
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_report_group"
+					" WHERE mode = 'joined'"), 2);
+		for (int i = 0; i < NQ; i++)
+			form[k][i] = rows_text(s.db, q[i]);
+		/* the refused join's matches are in no joined bucket */
+		assert_int_equal(tl_int(s.db, "SELECT sum(sampled) FROM ntp_series"
+					" WHERE form = 'joined'"),
+				 tl_int(s.db, "SELECT count(*) FROM ntp_joined"
+					" WHERE tdb IN (SELECT tdb FROM _ntp_join_ok)"));
+		ntp_session_close(&s);
+	}
+	for (int i = 0; i < NQ; i++) {
+		assert_true(strlen(form[0][i]) > 100);
+		assert_string_equal(form[0][i], form[1][i]);
+		sqlite3_free(form[0][i]);
+		sqlite3_free(form[1][i]);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* ntp_session_cache_where: the rows of the forms asked for in a TEMP table,
  * the others still computed from the view as it was, so every query reads
  * the same rows as before; the report's series views read the same; a name
@@ -983,6 +1059,7 @@ int main(void)
 		cmocka_unit_test(test_joined_count_forms),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
+		cmocka_unit_test(test_mixed_verdicts),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
