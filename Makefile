@@ -90,7 +90,7 @@ BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sql
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so $(OUTPUT)/patch_cost \
-	$(OUTPUT)/stamp_cost
+	$(OUTPUT)/stamp_cost $(OUTPUT)/store_cost
 
 .DELETE_ON_ERROR:
 .PHONY: all deps deps-npm check check-quick check-quick-user check-unit-rest check-cli-rest check-unit check-asan check-cli check-plot check-merge check-fleet check-cache check-collect check-fault check-vm check-kernels demo bench install uninstall clean
@@ -322,6 +322,12 @@ $(OUTPUT)/patch_cost: tests/patch_cost.c $(OUTPUT)/patch/spdk_internal/ntprof.h 
 $(OUTPUT)/stamp_cost: tests/stamp_cost.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< -o $@
+
+# The writer's cost per record stored, through lib/ntp_db.c and by a bare
+# SQLite loop (make bench).
+$(OUTPUT)/store_cost: $(OUTPUT)/store_cost.o $(DB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
 # A periodic SCHED_FIFO hog of one CPU (stall_test.sh: compare under stalls).
 $(OUTPUT)/cpu_hog: tests/cpu_hog.c | $(OUTPUT)
