@@ -399,14 +399,11 @@ JOIN json_each(a.j) AS e;
 -- values are most of a scan's cost, over the commands' end to end that the
 -- prepared run holds (_ntp_host_e2e and _ntp_target_e2e, cached last). The
 -- same rows as the portable view (tests compare them).
-INSERT INTO _ntp_view_plan
-SELECT v.name, m.ord + v.k, v.cache_when, 1
-FROM (SELECT '_ntp_host_e2e' AS name, 1 AS k, 0 AS cache_when
-      UNION ALL SELECT '_ntp_target_e2e', 2, 1) AS v
-CROSS JOIN (SELECT max(cache_ord) AS ord FROM _ntp_view_plan) AS m
-WHERE true
-ON CONFLICT (name) DO UPDATE SET cache_ord = excluded.cache_ord,
-  cache_when = excluded.cache_when;
+UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan)
+WHERE name = '_ntp_host_e2e';
+UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan),
+  cache_when = 1 -- only with a target open
+WHERE name = '_ntp_target_e2e';
 INSERT INTO _ntp_native_only VALUES ('_ntp_host_e2e'), ('_ntp_target_e2e');
 DROP VIEW _ntp_series_e2e;
 CREATE TEMP VIEW _ntp_series_e2e AS
