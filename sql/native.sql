@@ -237,37 +237,29 @@ JOIN ntp_report_stage AS s ON s.hdb = v.hdb AND s.grp = v.grp AND s.stage = v.st
 WHERE json_extract(v.a, '$[0]') > 0
 ORDER BY v.hdb, v.grp, s.ord;
 
--- _ntp_tail_band of stats.sql again, without its sort: per group two scans
--- of its commands (the join's, of the joins ntp_join_check accepts, or the
--- host's own, as ntp_report_component_stats above), the first for the end
--- to end's exact p50, p90, p99 and p99.9 (ntp_dist), the second banding
--- every command by them (ntp_bands, lib/native.c: ranked by end to end,
--- equal ones by host cmd.t, as the portable view ranks them). Memory: the
--- end to end of each command while its percentiles are selected, as
--- ntp_dist's; the view's windows sort every command with all its
+-- _ntp_tail_band of stats.sql again, without its sort: per group the end
+-- to end's exact p50, p90, p99 and p99.9 from the scan of its commands
+-- that computed its components' statistics (_ntp_component_dist: the
+-- join's, of the joins ntp_join_check accepts, or the host's own), then
+-- one more scan banding every command by them (ntp_bands, lib/native.c:
+-- ranked by end to end, equal ones by host cmd.t, as the portable view
+-- ranks them). The view's windows sort every command with all its
 -- components. The same rows as the portable view (tests compare them).
 DROP VIEW _ntp_tail_band;
 CREATE TEMP VIEW _ntp_tail_band AS
 WITH p AS MATERIALIZED (
-  SELECT g.hdb, g.grp, g.mode, jo.all_ok,
-    CASE g.mode
-    WHEN 'joined' THEN (
-      SELECT ntp_dist(e2e) FROM ntp_joined AS j
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
-    ELSE (
-      SELECT ntp_dist(e2e) FROM ntp_host_cmd AS c
-      WHERE +c.db = g.hdb AND +c.grp = g.grp)
-    END AS dist
-  FROM ntp_report_group AS g
-  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp
+  -- ntp_dist's [n, sum, p50, p99, p999, p90] of the end to end
+  SELECT d.hdb, d.grp, d.mode, jo.all_ok,
+    json_extract(d.dc, '$[0][' || a.idx || ']') AS dist
+  FROM _ntp_component_dist AS d
+  JOIN _ntp_native_arg AS a ON a.mode = d.mode AND a.component = 'e2e'
+  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = d.hdb AND jo.grp = d.grp
 ), k AS MATERIALIZED (
-  -- ntp_dist's [[n, sum, p50, p99, p999, p90]]
-  SELECT hdb, grp, mode, all_ok, json_extract(dist, '$[0][0]') AS n,
-    json_extract(dist, '$[0][2]') AS v50, json_extract(dist, '$[0][5]') AS v90,
-    json_extract(dist, '$[0][3]') AS v99, json_extract(dist, '$[0][4]') AS v999
+  SELECT hdb, grp, mode, all_ok, json_extract(dist, '$[0]') AS n,
+    json_extract(dist, '$[2]') AS v50, json_extract(dist, '$[5]') AS v90,
+    json_extract(dist, '$[3]') AS v99, json_extract(dist, '$[4]') AS v999
   FROM p
-  WHERE json_extract(dist, '$[0][0]') > 0
+  WHERE json_extract(dist, '$[0]') > 0
 ), b AS MATERIALIZED (
   SELECT k.hdb, k.grp,
     CASE k.mode
