@@ -300,7 +300,7 @@ ntprof-collect: $(COLLECT_OBJS) $(LIB_A)
 include tests/fixture/fixture.mk
 
 # A load for the collector's ingest benchmark (make bench).
-$(OUTPUT)/usdt_flood: tests/usdt_flood.c bpf/ntprof_abi.h | $(OUTPUT)
+$(OUTPUT)/usdt_flood: tests/usdt_flood.c tests/flood.h bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Ibpf $< -o $@
 

@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "flood.h"
 #include "ntp_db.h"
 #include "ntprof_abi.h"
 
@@ -37,26 +38,6 @@ static void die(const char *what, const char *why)
 {
 	fprintf(stderr, "store_cost: %s: %s\n", what, why);
 	exit(1);
-}
-
-/* usdt_flood's record: points 1 us apart, a new cid each time */
-static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid, uint64_t dev)
-{
-	memset(r, 0, sizeof(*r));
-	for (int p = NTP_T_CMD; p <= NTP_T_FREE; p++)
-		if (p != NTP_T_R2T && p != NTP_T_DATA_RX)
-			r->ts[p] = t + 1000u * (unsigned)p;
-	r->slba = cid * 8u;
-	r->dev = dev;
-	r->nsid = 1;
-	r->nlb = 7;
-	r->qid = 1;
-	r->cid = cid;
-	r->cntlid = 1;
-	r->opcode = 2;
-	r->kind = NTP_KIND_CMD;
-	r->role = NTP_ROLE_TARGET;
-	r->version = NTP_ABI_VERSION;
 }
 
 /* N records through ntp_db into PATH: CPU s */
@@ -92,7 +73,7 @@ static double through_ntp_db(const char *path, long n)
 	c0 = cpu_s();
 	for (long i = 0; i < n; i += BATCH) {
 		for (int k = 0; k < BATCH; k++, t += 5000)
-			fill(&batch[k], t, cid++, d.dev);
+			flood_fill(&batch[k], t, cid++, d.dev, NTP_ABI_VERSION);
 		if (ntp_db_add_cmds(db, batch, BATCH))
 			die(path, ntp_db_errmsg(db));
 		if ((i + BATCH) % COMMIT == 0 && ntp_db_commit(db))

@@ -513,14 +513,14 @@ static void test_series_e2e_forms(void **state)
 		    check_series_e2e_sums);
 }
 
-/* Two hosts sharing a target, each with a read and a write group, half a
- * second at queue depth 4: generated into R with SEED. */
-static void gen_two_hosts(struct gen_result *r, uint64_t seed)
+/* NHOSTS hosts sharing a target, each with a read and a write group, half
+ * a second at queue depth 4: generated into R with SEED. */
+static void gen_hosts(struct gen_result *r, int nhosts, uint64_t seed)
 {
 	struct gen_config c;
 
 	gen_defaults(&c);
-	c.nhosts = 2;
+	c.nhosts = nhosts;
 	c.qd = 4;
 	c.read_frac = 0.6;
 	c.seconds = 0.5;
@@ -543,7 +543,7 @@ static void test_joined_count_forms(void **state)
 	char *form[2][3];
 
 	(void)state;
-	gen_two_hosts(&r, 31);
+	gen_hosts(&r, 2, 31);
 	for (int k = 0; k < 2; k++) {
 		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("h1.db"),
 			tl_file("t.db"), NULL);
@@ -567,10 +567,10 @@ static void test_joined_count_forms(void **state)
 
 /* A host matched in two targets, one join accepted and one refused (a copy
  * of the target under another name, four records in five deleted: a fifth
- * matched): the
- * native scans of a joined group skip the test of each command's join only
- * where every target it matched in is accepted (_ntp_grp_join_ok). Both
- * forms leave the refused join's matches out of every statistic. */
+ * matched): the native scans of a joined group skip the test of each
+ * command's join only where every target it matched in is accepted
+ * (_ntp_grp_join_ok). Both forms leave the refused join's matches out of
+ * every statistic. */
 static void test_mixed_verdicts(void **state)
 {
 	static const char *q[] = {
@@ -582,19 +582,13 @@ static void test_mixed_verdicts(void **state)
 		"SELECT * FROM _ntp_plot_cdf_line ORDER BY n, ord, fraction",
 	};
 	enum { NQ = sizeof(q) / sizeof(q[0]) };
-	struct gen_config c;
 	struct gen_result r;
 	struct ntp_session s;
 	sqlite3 *db;
 	char *form[2][NQ], *copy;
 
 	(void)state;
-	gen_defaults(&c);
-	c.qd = 4;
-	c.read_frac = 0.6;
-	c.seconds = 0.5;
-	c.seed = 41;
-	tl_gen(&c, &r);
+	gen_hosts(&r, 1, 41);
 	copy = sqlite3_mprintf("VACUUM INTO '%q'", tl_file("t2.db"));
 	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, copy, NULL, NULL, NULL), SQLITE_OK);
@@ -658,7 +652,7 @@ static void test_series_cache_where(void **state)
 	char err[NTP_ERR_MAX], *before[4];
 
 	(void)state;
-	gen_two_hosts(&r, 37);
+	gen_hosts(&r, 2, 37);
 	tl_open(&s, 0, tl_file("h0.db"), tl_file("h1.db"), tl_file("t.db"), NULL);
 	tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 20000000 RETURNING width_ns");
 	for (int i = 0; i < 4; i++)

@@ -16,6 +16,7 @@
 #include <sys/sdt.h>
 #include <time.h>
 
+#include "flood.h"
 #include "ntprof_abi.h"
 
 #define BATCH 64
@@ -33,26 +34,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* A plausible target record: points 1 us apart, a new cid each time. */
-static void fill(struct ntp_cmd_record *r, uint64_t t, uint16_t cid, uint8_t version)
-{
-	memset(r, 0, sizeof(*r));
-	for (int p = NTP_T_CMD; p <= NTP_T_FREE; p++)
-		if (p != NTP_T_R2T && p != NTP_T_DATA_RX)
-			r->ts[p] = t + 1000u * (unsigned)p;
-	r->slba = cid * 8u;
-	r->dev = (uint64_t)(uintptr_t)&dev;
-	r->nsid = 1;
-	r->nlb = 7;
-	r->qid = 1;
-	r->cid = cid;
-	r->cntlid = 1;
-	r->opcode = 2;
-	r->kind = NTP_KIND_CMD;
-	r->role = NTP_ROLE_TARGET;
-	r->version = version;
 }
 
 int main(int argc, char **argv)
@@ -82,7 +63,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		for (int i = 0; i < BATCH; i++)
-			fill(&batch[i], t + (uint64_t)i, cid++, version);
+			flood_fill(&batch[i], t + (uint64_t)i, cid++, (uint64_t)(uintptr_t)&dev,
+				   version);
 		DTRACE_PROBE2(ntprof, nvmf_tcp_done, batch, (long)BATCH);
 		fired += BATCH;
 	}
