@@ -66,7 +66,8 @@ SQL_DEFS := sql/vocab.sql sql/lists.sql
 # lib/: the embedded SQL and the schema every program needs, the writer,
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
-DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/live.o $(OUTPUT)/native.o $(LIB_SQL_OBJS)
+DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/live.o $(OUTPUT)/native.o $(OUTPUT)/pair.o \
+	$(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/check.o $(OUTPUT)/copy.o $(OUTPUT)/meta.o \
 	$(OUTPUT)/setup.o $(OUTPUT)/prepare.o $(OUTPUT)/remove_on_signal.o \
 	$(OUTPUT)/report.o $(OUTPUT)/series.o \
@@ -185,9 +186,10 @@ tests/ntprof-gen: $(OUTPUT)/ntprof-gen.o $(GEN_OBJS) $(DB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
 # The native aggregates as a loadable SQLite extension: `.load` in sqlite3.
-$(OUTPUT)/ntprof_sqlite.so: lib/native.c lib/native.h | $(OUTPUT)
+$(OUTPUT)/ntprof_sqlite.so: lib/native.c lib/pair.c lib/native.h | $(OUTPUT)
 	$(call msg,LIB,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -DNTP_EXTENSION -fPIC -shared $< -o $@ -lm
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -DNTP_EXTENSION -fPIC -shared lib/native.c lib/pair.c \
+		-o $@ -lm
 
 # USDT fixtures for test_usdt: the probes of the SPDK patch, in a program and
 # in a shared library.
@@ -341,10 +343,11 @@ $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 # The sampled commands against the workload's own latencies
 # (fidelity_test.sh): ntprof's percentiles and intervals (native.o), the
 # fixture's latency log (nvmf_fixture.h).
-$(OUTPUT)/check_fidelity: tests/check_fidelity.c $(OUTPUT)/native.o lib/native.h \
-		tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h | $(OUTPUT)
+$(OUTPUT)/check_fidelity: tests/check_fidelity.c $(OUTPUT)/native.o $(OUTPUT)/pair.o \
+		lib/native.h tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -Itests/fixture $< $(OUTPUT)/native.o -o $@ \
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -Itests/fixture $< $(OUTPUT)/native.o \
+		$(OUTPUT)/pair.o -o $@ \
 		$(LIBS_SQL) -lm
 
 # For the VM tests: vmlinux and one module's BTF in one file (--btf).

@@ -2021,6 +2021,8 @@ int ntp_native_register(sqlite3 *db)
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_TALLY_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_tally", n, flags, NULL, NULL, tally_step,
 						tally_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = ntp_pair_register(db);
 	return rc;
 }
 

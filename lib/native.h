@@ -14,6 +14,10 @@
 /* Register ntprof's native SQL functions (lib/native.c) on DB. */
 int ntp_native_register(sqlite3 *db);
 
+/* Register the table-valued function ntp_pair (lib/pair.c), the native
+ * join's pairing, on DB; part of ntp_native_register. */
+int ntp_pair_register(sqlite3 *db);
+
 /*
  * Exact nearest-rank p50, p90, p99 and p99.9 of the N values in V: with V
  * sorted ascending and ranks 1-based, out[i] is the value at rank

@@ -140,11 +140,22 @@ static char *merged_arm(const struct ntp_session *s, const struct ntp_dbinfo *m,
 	return sqlite3_str_finish(q);
 }
 
+/* The arm of view NAME for host H and target T: with native functions
+ * (NATIVE), its NAME_native arm where the prelude has one. */
+static char *pair_arm(const char *name, int native, const char *h, const char *t)
+{
+	char *own = native ? sqlite3_mprintf("%s_native", name) : NULL;
+	char *a = own ? arm2(own, "", h, t, NULL) : NULL;
+
+	sqlite3_free(own);
+	return a ? a : arm2(name, "", h, t, NULL);
+}
+
 /* CREATE TEMP VIEW NAME AS one arm per database OVER names (all, host,
  * target) or per host and target pair (pair), and one per merged file;
  * NAME_none if none does. */
-static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char *name,
-			const char *over)
+static int prelude_view(sqlite3_str *q, const struct ntp_session *s, int native,
+			const char *name, const char *over)
 {
 	char none[80];
 	int n = 0, rc = 0;
@@ -163,8 +174,8 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, const char 
 			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
 				if (!strcmp(s->dbs[t].role, "target") && !s->dbs[t].from[0] &&
 				    s->dbs[t].run == d->run)
-					rc |= add_arm(q, arm2(name, "", d->schema, s->dbs[t].schema,
-							       NULL), &n);
+					rc |= add_arm(q, pair_arm(name, native, d->schema,
+								  s->dbs[t].schema), &n);
 		if (!strcmp(over, "all") || !strcmp(over, d->role))
 			rc |= add_arm(q, arm2(name, d->schema, "", "", d), &n);
 	}
@@ -193,19 +204,20 @@ int ntp_prelude_each(int (*fn)(void *arg, const char *name, const char *over), v
 struct views_arg {
 	sqlite3_str *q;
 	const struct ntp_session *s;
+	int native; /* the native functions are there: the native arms */
 };
 
 static int one_view(void *arg, const char *name, const char *over)
 {
 	struct views_arg *a = arg;
 
-	return prelude_view(a->q, a->s, name, over);
+	return prelude_view(a->q, a->s, a->native, name, over);
 }
 
 /* Every view the prelude declares (markers with an OVER), in its order. */
-static int prelude_views(sqlite3_str *q, const struct ntp_session *s)
+static int prelude_views(sqlite3_str *q, const struct ntp_session *s, int native)
 {
-	struct views_arg a = { q, s };
+	struct views_arg a = { q, s, native };
 
 	return ntp_prelude_each(one_view, &a);
 }
@@ -231,14 +243,14 @@ static void run_table(sqlite3_str *q, const struct ntp_session *s)
 /* The vocabulary, the prelude's views over the attached databases, then
  * join.sql, report.sql, stats.sql, shell.sql, compare.sql, plot.sql and
  * export.sql: the whole TEMP set-up, as SQL. */
-static char *setup_sql(const struct ntp_session *s)
+static char *setup_sql(const struct ntp_session *s, int native)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	int rc;
 
 	sqlite3_str_appendall(q, ntp_sql_vocab);
 	run_table(q, s);
-	rc = prelude_views(q, s);
+	rc = prelude_views(q, s, native);
 	sqlite3_str_appendall(q, ntp_sql_join);
 	sqlite3_str_appendall(q, ntp_sql_report);
 	sqlite3_str_appendall(q, ntp_sql_stats);
@@ -265,7 +277,7 @@ char *ntp_session_sql(const struct ntp_session *s)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	/* the prepared run's cache file, or the SQL that prepares it */
-	char *p = setup_sql(s), *k = ntp_cache_setup_sql(s);
+	char *p = setup_sql(s, 0), *k = ntp_cache_setup_sql(s);
 	char *c = k ? NULL : ntp_query_text(s->db, "SELECT sql FROM _ntp_prepare_sql_portable");
 	int ok = p && (k || c);
 
@@ -330,13 +342,15 @@ int ntp_harden(sqlite3 *db)
 
 int ntp_create_views(struct ntp_session *s, int flags, char *err, size_t errlen)
 {
-	char *p = setup_sql(s);
-	int rc;
+	int native = !(flags & NTP_OPEN_PORTABLE);
+	/* the native functions first: the prelude's native arms call them */
+	int rc = native && ntp_native_register(s->db) != SQLITE_OK;
+	char *p = rc ? NULL : setup_sql(s, native);
 
-	rc = !p || ntp_exec(s->db, p);
+	rc = rc || !p || ntp_exec(s->db, p);
 	sqlite3_free(p);
-	if (!rc && !(flags & NTP_OPEN_PORTABLE)) {
-		rc = ntp_native_register(s->db) || ntp_exec(s->db, ntp_sql_native);
+	if (!rc && native) {
+		rc = ntp_exec(s->db, ntp_sql_native);
 		s->native = !rc;
 	}
 	return rc ? ntp_fail(err, errlen, "cannot create the report views: %s",

@@ -264,6 +264,40 @@ SELECT * FROM (
   FROM hm AS h
   CROSS JOIN "@t@".ntp_cmd_span AS x ON x.t = h.tt
 )
+-- @ntp_joined_native
+-- The same rows as the pair arm above, in the same order, by the native
+-- function ntp_pair (lib/pair.c): one scan of each recording, merged,
+-- instead of a seek into the target's view per host command; ntp_pair
+-- computes the windows of rules a and b as hx and hm do above, from the
+-- values these queries read (lib/pair.c). Used where native functions are
+-- (not in plain sqlite3); tests compare its rows with the pair arm's.
+SELECT
+  '@h@' AS hdb, p.ht AS ht, '@t@' AS tdb, p.tt AS tt, p.grp AS grp,
+  (p.xmid - p.off) - p.hmid AS skew_ns,
+  p.h0 AS h_blk_sub, p.h1 AS h_drv_sub, p.h2 AS h_r2t,
+  p.h3 - (p.x0 - ifnull(p.x1, 0)) AS wire,
+  p.x2 AS t_rx_path, p.x3 AS t_drv_sub, p.x4 AS t_storage, p.x5 AS t_drv_cpl,
+  p.h4 AS h_rx_path, p.h5 AS h_drv_cpl, p.h6 AS h_blk_cpl, p.h7 AS h_handoff,
+  p.h8 AS e2e
+FROM ntp_pair(
+  -- the host's and target's group pairs, with the clocks' mapping
+  'SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
+   FROM _ntp_grp_pair WHERE hdb = ''@h@'' AND tdb = ''@t@''',
+  -- the host's commands: t, grp, qid, cid, slba, sent_ns, wait_ns, then
+  -- h0..h8
+  'SELECT t, grp, qid, cid, slba, sent_ns, wait_ns,
+     h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl,
+     h_handoff, e2e
+   FROM "@h@".ntp_cmd_span',
+  -- the target's records from t = ?1 on: t, grp, qid, cid, slba, the
+  -- middle on the target's clock, then x0..x5
+  'SELECT t, grp, qid, cid, slba, rx_ns + t_e2e / 2 AS xmid,
+     t_e2e, t_data_wait, t_rx_path, t_drv_sub, t_storage, t_drv_cpl
+   FROM "@t@".ntp_cmd_span WHERE t >= ?1',
+  -- rule b: the host's commands of one identity in a window
+  'SELECT count(*) FROM "@h@".cmd AS o
+   WHERE o.t BETWEEN ?1 AND ?2 AND +o.grp = ?3 AND +o.qid = ?4 AND +o.cid = ?5
+     AND +o.slba = ?6') AS p
 -- @_ntp_pair_offset pair
 SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
 WHERE hdb = '@h@' AND tdb = '@t@'

@@ -565,6 +565,116 @@ static void test_joined_count_forms(void **state)
 	tl_cleanup();
 }
 
+/* ntp_joined's native arm (ntp_pair, lib/pair.c) and its portable arm
+ * (prelude.sql): the same rows in the same order, on runs that exercise
+ * each of the pairing's rules: reads and writes with R2T; identities that
+ * repeat, a fifth of the target's records lost, and a seventh of them
+ * arriving 60 us later than they did (rule b: their middles lie outside
+ * the host's wait); a drifting target clock and a jittery network over a
+ * recording that starts late; two hosts sharing a target. */
+static void test_joined_forms(void **state)
+{
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	char *form[2];
+
+	(void)state;
+	for (int shape = 0; shape < 4; shape++) {
+		gen_defaults(&c);
+		c.qd = 4;
+		c.read_frac = 0.6;
+		c.write_kib = 32;
+		c.seconds = 0.5;
+		c.seed = 43 + shape;
+		if (shape == 1) {
+			/* one LBA: each command id's uses 250 us apart, so the
+			 * host's wider window of rule b often holds another */
+			c.lba_span = 8;
+			c.iops = 16000;
+			c.target_loss = 0.2;
+		} else if (shape == 2) {
+			c.seconds = 2;
+			c.target_drift_ppm = 30;
+			c.jitter_ns = 300000;
+			c.target_window[0] = 0.5;
+			c.target_window[1] = 3;
+		} else if (shape == 3) {
+			c.nhosts = 2;
+		}
+		tl_gen(&c, &r);
+		if (shape == 1) {
+			sqlite3 *db;
+
+			assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
+			assert_int_equal(sqlite3_exec(db, "UPDATE cmd SET t_rx = ifnull(t_rx, 0)"
+						      " + 60000 WHERE t % 7 = 0", NULL, NULL, NULL),
+					 SQLITE_OK);
+			sqlite3_close(db);
+		}
+		for (int k = 0; k < 2; k++) {
+			if (c.nhosts == 2)
+				tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"),
+					tl_file("h1.db"), tl_file("t.db"), NULL);
+			else
+				tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"),
+					tl_file("t.db"), NULL);
+			assert_int_equal(s.native, !k);
+			form[k] = rows_text(s.db, "SELECT * FROM ntp_joined");
+			assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined") > 100);
+			/* the jittery run pairs some commands by rule b alone: their
+			 * middles lie further apart than rule a allows */
+			if (shape == 1)
+				assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined"
+						   " WHERE abs(skew_ns) > e2e / 2 + 1000") > 10);
+			ntp_session_close(&s);
+		}
+		assert_string_equal(form[0], form[1]);
+		sqlite3_free(form[0]);
+		sqlite3_free(form[1]);
+		gen_result_free(&r);
+		tl_cleanup();
+	}
+}
+
+/* ntp_pair refuses what it cannot pair as SQL would: a value that is no
+ * integer (a changed recording), and arguments that are not one SELECT.
+ * (The error also shows that the native session's join is ntp_pair's.) */
+static void test_pair_refuses(void **state)
+{
+	struct gen_result r;
+	struct ntp_session s;
+	char *paths[2], err[NTP_ERR_MAX];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	(void)state;
+	gen_hosts(&r, 1, 47);
+	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE cmd SET t_stor = 1.5 WHERE t ="
+				      " (SELECT t FROM cmd LIMIT 1 OFFSET 100)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	paths[0] = strdup(tl_file("h0.db"));
+	paths[1] = strdup(tl_file("t.db"));
+	assert_int_equal(ntp_session_open(&s, 2, paths, NTP_OPEN_NO_CHECK, err, sizeof(err)), 0);
+	free(paths[0]);
+	free(paths[1]);
+	assert_int_equal(ntp_session_prepare(&s, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "the target's xmid is not an integer"));
+	assert_non_null(strstr(err, "impossible values"));
+	assert_int_equal(sqlite3_prepare_v2(s.db, "SELECT * FROM ntp_pair('SELECT 1, 2, 3, 4, 5,"
+					    " 6, 7', 'DELETE FROM _ntp_form', 'SELECT 1', 'SELECT 1')",
+					    -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ERROR);
+	assert_non_null(strstr(sqlite3_errmsg(s.db), "must be one SELECT"));
+	sqlite3_finalize(st);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_form"), 1);
+	ntp_session_close(&s);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* A host matched in two targets, one join accepted and one refused (a copy
  * of the target under another name, four records in five deleted: a fifth
  * matched): the native scans of a joined group skip the test of each
@@ -1051,6 +1161,8 @@ int main(void)
 		cmocka_unit_test(test_cdf_line_forms),
 		cmocka_unit_test(test_series_forms),
 		cmocka_unit_test(test_joined_count_forms),
+		cmocka_unit_test(test_joined_forms),
+		cmocka_unit_test(test_pair_refuses),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
 		cmocka_unit_test(test_mixed_verdicts),

@@ -1,0 +1,704 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ntp_pair: the join's pairing (sql/join.sql, step 3) as one merge of two
+ * ordered scans, a table-valued function the native form of ntp_joined
+ * reads (sql/prelude.sql, the ntp_joined_native arm).
+ *
+ * The portable arm finds each host command's target record by range seeks
+ * into the target's ntp_cmd_span, a view that computes every component for
+ * every record it passes, three times per host command, and computes the
+ * host's send time again in each of its windows. Here the host's commands
+ * and the target's records are each read once, in t order (the rowid), and
+ * the target's records of the current host command's window are kept in
+ * memory. For each host command and each group pair of its group (GP's
+ * rows, in their order), as the pair arm's hx and hm compute them:
+ *
+ *   off   = mono_off - drift_ppb * (sent_ns - host_mono) / 1000000000
+ *   shift = mono_shift - drift_ppb * (sent_ns - host_mono) / 1000000000
+ *   a. the first record of the command's identity with t in
+ *      [sent_ns + shift - 20000, sent_ns + wait_ns + shift + 20000] and
+ *      |(xmid - off) - (sent_ns + wait_ns / 2)| <= wait_ns / 2 + 1000;
+ *   b. else the only record of that identity with t in
+ *      [sent_ns + shift - w, sent_ns + wait_ns + shift + w] (w: window_ns),
+ *      when COUNT finds no other host command of it with t in
+ *      [t - 2 w - wait_ns, t + 2 w + wait_ns].
+ *
+ * Integer arithmetic as SQLite's (division truncates, NULL propagates); a
+ * result that overflows 64 bits, which SQLite would turn into a REAL, is
+ * an error here rather than a different pairing.
+ *
+ * Arguments (SQL text, each a read-only SELECT):
+ *   GP:     hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono,
+ *           window_ns: the group pairs (_ntp_grp_pair) of the host and
+ *           target;
+ *   HOST:   t, grp, qid, cid, slba, sent_ns, wait_ns, then up to
+ *           NTP_PAIR_PASS values passed through (h0, h1, ...), in the order
+ *           the pairs are to come out;
+ *   TARGET: t, grp, qid, cid, slba, xmid (its middle on its clock), then up
+ *           to NTP_PAIR_PASS values (x0, ...), ordered by t, ?1 the least t
+ *           wanted;
+ *   COUNT:  one row, one count, of the host commands of identity ?3..?6
+ *           (grp, qid, cid, slba) with t between ?1 and ?2.
+ * Every value is an integer or NULL, as ntprof writes them: anything else
+ * is an error ("impossible values"), never a guess. Rows: ht, tt, grp,
+ * off, hmid (sent_ns + wait_ns / 2), xmid, h0..., x0... for each host
+ * command that paired, in the host's order. tests/test_stats.c compares
+ * them with the pair arm's.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef NTP_EXTENSION
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#else
+#include <sqlite3.h>
+#endif
+
+#include "native.h"
+
+/* Values passed through per side (the vtab's h0.. and x0.. columns). */
+#define NTP_PAIR_PASS 10
+
+/* Columns of the host's rows before the passed values, of the group pairs,
+ * and of a host command paired with one group pair (struct pair_cur's
+ * host: the passed values follow), and of the target's rows. */
+enum { R_T, R_GRP, R_QID, R_CID, R_SLBA, R_SENT, R_WAIT, R_KEYS };
+enum { G_HGRP, G_TGRP, G_MONO_OFF, G_MONO_SHIFT, G_DRIFT, G_HOST_MONO, G_WINDOW, G_N };
+enum { H_T, H_GRP, H_TGRP, H_QID, H_CID, H_SLBA, H_ALO, H_AHI, H_BLO, H_BHI, H_OFF, H_HMID,
+       H_TOL, H_CLO, H_CHI, H_KEYS };
+enum { X_T, X_GRP, X_QID, X_CID, X_SLBA, X_MID, X_KEYS };
+
+/* The vtab's columns. */
+enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NTP_PAIR_PASS,
+       C_GQ = C_X0 + NTP_PAIR_PASS, C_HQ, C_TQ, C_CQ, C_N };
+
+/* One row of either side: its integers, and which are NULL. */
+struct prow {
+	int64_t v[H_KEYS + NTP_PAIR_PASS];
+	uint32_t null; /* bit i: v[i] is NULL */
+};
+
+struct pair_vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+};
+
+struct pair_cur {
+	sqlite3_vtab_cursor base;
+	sqlite3_stmt *h, *x, *c;     /* the host's, the target's and the count */
+	int nh, nx;                  /* the host's and the target's columns */
+	struct prow *gp;             /* the group pairs */
+	size_t ngp, gi;              /* how many; the next for the host command */
+	struct prow raw;             /* the current host command as read */
+	int have_raw;                /* raw is one whose group pairs remain */
+	struct prow host;            /* it with group pair gi - 1 (H_*) */
+	struct prow *buf;            /* target records, t ascending */
+	size_t first, len, cap;      /* buf[first..len) are live */
+	int64_t from;                /* every record with t >= from up to the last
+				      * read is in buf */
+	int x_eof;                   /* the target's scan reached its end */
+	int have_from;               /* from is set (a scan is under way) */
+	const struct prow *match;    /* the current host command's record */
+	struct prow out_x;           /* its copy (buf may move) */
+	int eof;
+	sqlite3_int64 rowid;
+};
+
+static int isnull(const struct prow *r, int i)
+{
+	return (r->null >> i) & 1;
+}
+
+/* Read N columns of ST, WHAT's row, into R: integers or NULL, else an
+ * error. */
+static int read_row(struct pair_cur *c, sqlite3_stmt *st, const char *what, int n,
+		    struct prow *r)
+{
+	r->null = 0;
+	for (int i = 0; i < n; i++) {
+		/* one call into the statement per column: the value's own
+		 * accessors cost less than sqlite3_column_int64's */
+		sqlite3_value *v = sqlite3_column_value(st, i);
+
+		switch (sqlite3_value_type(v)) {
+		case SQLITE_INTEGER:
+			r->v[i] = sqlite3_value_int64(v);
+			break;
+		case SQLITE_NULL:
+			r->v[i] = 0;
+			r->null |= 1u << i;
+			break;
+		default:
+			sqlite3_free(c->base.pVtab->zErrMsg);
+			c->base.pVtab->zErrMsg = sqlite3_mprintf(
+				"ntp_pair: the %s's %s is not an integer (t %lld): impossible "
+				"values (refusing a changed database)", what,
+				sqlite3_column_name(st, i),
+				(long long)sqlite3_column_int64(st, 0));
+			return SQLITE_ERROR;
+		}
+	}
+	return SQLITE_OK;
+}
+
+static int step_error(struct pair_cur *c, sqlite3_stmt *st)
+{
+	sqlite3 *db = sqlite3_db_handle(st);
+
+	sqlite3_free(c->base.pVtab->zErrMsg);
+	c->base.pVtab->zErrMsg = sqlite3_mprintf("ntp_pair: %s", sqlite3_errmsg(db));
+	return SQLITE_ERROR;
+}
+
+/* Start the target's scan again at t >= FROM, with nothing buffered. */
+static int target_seek(struct pair_cur *c, int64_t from)
+{
+	c->first = c->len = 0;
+	c->from = from;
+	c->have_from = 1;
+	c->x_eof = 0;
+	sqlite3_reset(c->x);
+	return sqlite3_bind_int64(c->x, 1, from);
+}
+
+/* Make buf hold every target record with t in [LO, HI]. */
+static int target_cover(struct pair_cur *c, int64_t lo, int64_t hi)
+{
+	int rc;
+
+	if (!c->have_from || lo < c->from) {
+		rc = target_seek(c, lo);
+		if (rc != SQLITE_OK)
+			return rc;
+	}
+	/* drop what lies before LO (a later command's window seldom reaches
+	 * further back; when one does, the scan restarts there) */
+	while (c->first < c->len && c->buf[c->first].v[X_T] < lo)
+		c->first++;
+	if (lo > c->from)
+		c->from = lo;
+	if (c->first == c->len)
+		c->first = c->len = 0;
+	else if (c->first > 4096 && c->first * 2 > c->len) {
+		memmove(c->buf, c->buf + c->first, (c->len - c->first) * sizeof(*c->buf));
+		c->len -= c->first;
+		c->first = 0;
+	}
+	while (!c->x_eof && (c->len == c->first || c->buf[c->len - 1].v[X_T] <= hi)) {
+		rc = sqlite3_step(c->x);
+		if (rc == SQLITE_DONE) {
+			c->x_eof = 1;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			return step_error(c, c->x);
+		if (c->len == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 256;
+			struct prow *b = sqlite3_realloc64(c->buf, cap * sizeof(*b));
+
+			if (!b)
+				return SQLITE_NOMEM;
+			c->buf = b;
+			c->cap = cap;
+		}
+		rc = read_row(c, c->x, "target", c->nx, &c->buf[c->len]);
+		if (rc != SQLITE_OK)
+			return rc;
+		if (!isnull(&c->buf[c->len], X_T) && c->buf[c->len].v[X_T] >= lo)
+			c->len++;
+	}
+	return SQLITE_OK;
+}
+
+/* The record has the host command's identity: its group (the target's
+ * group paired with the host's), queue, command id and LBA. */
+static int same_identity(const struct prow *h, const struct prow *x)
+{
+	static const int hk[] = { H_TGRP, H_QID, H_CID, H_SLBA };
+	static const int xk[] = { X_GRP, X_QID, X_CID, X_SLBA };
+
+	for (size_t i = 0; i < sizeof(hk) / sizeof(hk[0]); i++)
+		if (isnull(h, hk[i]) || isnull(x, xk[i]) || h->v[hk[i]] != x->v[xk[i]])
+			return 0;
+	return 1;
+}
+
+/* Rule a's test of the middles: |(xmid - off) - hmid| <= tol, where
+ * integer overflow (which SQL would turn into a REAL far off) fails. */
+static int mid_inside(const struct prow *h, const struct prow *x)
+{
+	int64_t d;
+
+	if (isnull(x, X_MID) || isnull(h, H_OFF) || isnull(h, H_HMID) || isnull(h, H_TOL))
+		return 0;
+	if (__builtin_sub_overflow(x->v[X_MID], h->v[H_OFF], &d) ||
+	    __builtin_sub_overflow(d, h->v[H_HMID], &d) || d == INT64_MIN)
+		return 0;
+	return (d < 0 ? -d : d) <= h->v[H_TOL];
+}
+
+/* Index of the first live record with t >= LO. */
+static size_t lower_bound(const struct pair_cur *c, int64_t lo)
+{
+	size_t a = c->first, b = c->len;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (c->buf[m].v[X_T] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* The host's other commands of this one's identity in [c_lo, c_hi]: 1
+ * when it is alone there. */
+static int host_alone(struct pair_cur *c, int *alone)
+{
+	const struct prow *h = &c->host;
+	static const int k[] = { H_CLO, H_CHI, H_GRP, H_QID, H_CID, H_SLBA };
+	int rc;
+
+	*alone = 0;
+	sqlite3_reset(c->c);
+	for (int i = 0; i < 6; i++)
+		if (isnull(h, k[i]))
+			return SQLITE_OK; /* a NULL bound or key: nothing is between */
+		else
+			sqlite3_bind_int64(c->c, i + 1, h->v[k[i]]);
+	rc = sqlite3_step(c->c);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? SQLITE_OK : step_error(c, c->c);
+	*alone = sqlite3_column_type(c->c, 0) == SQLITE_INTEGER &&
+		 sqlite3_column_int64(c->c, 0) == 1;
+	sqlite3_reset(c->c);
+	return SQLITE_OK;
+}
+
+/* The current host command's record by rules a and b, or NULL. */
+static int pair_one(struct pair_cur *c, const struct prow **out)
+{
+	const struct prow *h = &c->host, *only = NULL;
+	int a = !isnull(h, H_ALO) && !isnull(h, H_AHI);
+	int b = !isnull(h, H_BLO) && !isnull(h, H_BHI);
+	int64_t lo, hi;
+	int rc, n = 0, alone;
+
+	*out = NULL;
+	if (!a && !b)
+		return SQLITE_OK;
+	lo = a && b ? (h->v[H_ALO] < h->v[H_BLO] ? h->v[H_ALO] : h->v[H_BLO])
+		    : a ? h->v[H_ALO] : h->v[H_BLO];
+	hi = a && b ? (h->v[H_AHI] > h->v[H_BHI] ? h->v[H_AHI] : h->v[H_BHI])
+		    : a ? h->v[H_AHI] : h->v[H_BHI];
+	if (lo > hi)
+		return SQLITE_OK;
+	rc = target_cover(c, lo, hi);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (a)
+		for (size_t i = lower_bound(c, h->v[H_ALO]);
+		     i < c->len && c->buf[i].v[X_T] <= h->v[H_AHI]; i++)
+			if (same_identity(h, &c->buf[i]) && mid_inside(h, &c->buf[i])) {
+				*out = &c->buf[i];
+				return SQLITE_OK;
+			}
+	if (!b)
+		return SQLITE_OK;
+	for (size_t i = lower_bound(c, h->v[H_BLO]);
+	     i < c->len && c->buf[i].v[X_T] <= h->v[H_BHI]; i++)
+		if (same_identity(h, &c->buf[i])) {
+			only = &c->buf[i];
+			n++;
+		}
+	if (n != 1)
+		return SQLITE_OK;
+	rc = host_alone(c, &alone);
+	if (rc == SQLITE_OK && alone)
+		*out = only;
+	return rc;
+}
+
+/* A nullable integer, and SQLite's integer arithmetic on it (NULL in,
+ * NULL out); *OVER is set when a result does not fit 64 bits. */
+struct nint {
+	int64_t v;
+	int null;
+};
+
+static struct nint nget(const struct prow *r, int i)
+{
+	return (struct nint){ r->v[i], isnull(r, i) };
+}
+
+static struct nint nadd(struct nint a, struct nint b, int *over)
+{
+	struct nint r = { 0, a.null || b.null };
+
+	if (!r.null && __builtin_add_overflow(a.v, b.v, &r.v))
+		*over = 1;
+	return r;
+}
+
+static struct nint nsub(struct nint a, struct nint b, int *over)
+{
+	struct nint r = { 0, a.null || b.null };
+
+	if (!r.null && __builtin_sub_overflow(a.v, b.v, &r.v))
+		*over = 1;
+	return r;
+}
+
+static struct nint nmul(struct nint a, struct nint b, int *over)
+{
+	struct nint r = { 0, a.null || b.null };
+
+	if (!r.null && __builtin_mul_overflow(a.v, b.v, &r.v))
+		*over = 1;
+	return r;
+}
+
+/* By a positive constant: truncated, as SQLite's integer division. */
+static struct nint ndiv(struct nint a, int64_t k)
+{
+	return (struct nint){ a.null ? 0 : a.v / k, a.null };
+}
+
+static struct nint nk(int64_t v)
+{
+	return (struct nint){ v, 0 };
+}
+
+static void nset(struct prow *r, int i, struct nint v)
+{
+	r->v[i] = v.v;
+	if (v.null)
+		r->null |= 1u << i;
+}
+
+/* c->host: host command c->raw with group pair G, as the pair arm's hx
+ * and hm compute its windows (the formulas at the top of this file). */
+static int derive(struct pair_cur *c, const struct prow *g)
+{
+	const struct prow *h = &c->raw;
+	struct prow *o = &c->host;
+	struct nint sent = nget(h, R_SENT), wait = nget(h, R_WAIT), w = nget(g, G_WINDOW);
+	struct nint t = nget(h, R_T), drift, hs, hsw, w2;
+	int over = 0;
+
+	drift = ndiv(nmul(nget(g, G_DRIFT), nsub(sent, nget(g, G_HOST_MONO), &over), &over),
+		     1000000000);
+	hs = nadd(sent, nsub(nget(g, G_MONO_SHIFT), drift, &over), &over); /* sent + shift */
+	hsw = nadd(nadd(sent, wait, &over), nsub(nget(g, G_MONO_SHIFT), drift, &over),
+		   &over);                                  /* sent + wait + shift */
+	w2 = nmul(nk(2), w, &over);
+	o->null = 0;
+	nset(o, H_T, t);
+	nset(o, H_GRP, nget(h, R_GRP));
+	nset(o, H_TGRP, nget(g, G_TGRP));
+	nset(o, H_QID, nget(h, R_QID));
+	nset(o, H_CID, nget(h, R_CID));
+	nset(o, H_SLBA, nget(h, R_SLBA));
+	nset(o, H_ALO, nsub(hs, nk(20000), &over));
+	nset(o, H_AHI, nadd(hsw, nk(20000), &over));
+	nset(o, H_BLO, nsub(hs, w, &over));
+	nset(o, H_BHI, nadd(hsw, w, &over));
+	nset(o, H_OFF, nsub(nget(g, G_MONO_OFF), drift, &over));
+	nset(o, H_HMID, nadd(sent, ndiv(wait, 2), &over));
+	nset(o, H_TOL, nadd(ndiv(wait, 2), nk(1000), &over));
+	nset(o, H_CLO, nsub(nsub(t, w2, &over), wait, &over));
+	nset(o, H_CHI, nadd(nadd(t, w2, &over), wait, &over));
+	for (int i = R_KEYS; i < c->nh; i++)
+		nset(o, H_KEYS + i - R_KEYS, nget(h, i));
+	if (!over)
+		return SQLITE_OK;
+	sqlite3_free(c->base.pVtab->zErrMsg);
+	c->base.pVtab->zErrMsg = sqlite3_mprintf(
+		"ntp_pair: host command t %lld: its times overflow 64 bits (ntprof --portable "
+		"pairs it in SQL)", (long long)h->v[R_T]);
+	return SQLITE_ERROR;
+}
+
+/* Advance to the next host command and group pair that pair. */
+static int pair_next(sqlite3_vtab_cursor *cur)
+{
+	struct pair_cur *c = (struct pair_cur *)cur;
+	int rc;
+
+	for (;;) {
+		if (!c->have_raw) {
+			rc = sqlite3_step(c->h);
+			if (rc == SQLITE_DONE) {
+				c->eof = 1;
+				return SQLITE_OK;
+			}
+			if (rc != SQLITE_ROW)
+				return step_error(c, c->h);
+			rc = read_row(c, c->h, "host", c->nh, &c->raw);
+			if (rc != SQLITE_OK)
+				return rc;
+			c->have_raw = 1;
+			c->gi = 0;
+		}
+		while (c->gi < c->ngp) {
+			const struct prow *g = &c->gp[c->gi++];
+
+			if (isnull(g, G_HGRP) || isnull(&c->raw, R_GRP) ||
+			    g->v[G_HGRP] != c->raw.v[R_GRP])
+				continue;
+			rc = derive(c, g);
+			if (rc == SQLITE_OK)
+				rc = pair_one(c, &c->match);
+			if (rc != SQLITE_OK)
+				return rc;
+			if (c->match) {
+				c->out_x = *c->match;
+				c->rowid++;
+				return SQLITE_OK;
+			}
+		}
+		c->have_raw = 0;
+	}
+}
+
+/* The group pairs, all of them (a handful). */
+static int read_gp(struct pair_cur *c, sqlite3_stmt *st)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (c->ngp % 16 == 0) {
+			struct prow *p = sqlite3_realloc64(c->gp, (c->ngp + 16) * sizeof(*p));
+
+			if (!p)
+				return SQLITE_NOMEM;
+			c->gp = p;
+		}
+		rc = read_row(c, st, "group pair", G_N, &c->gp[c->ngp]);
+		if (rc != SQLITE_OK)
+			return rc;
+		c->ngp++;
+	}
+	return rc == SQLITE_DONE ? SQLITE_OK : step_error(c, st);
+}
+
+static void cur_clear(struct pair_cur *c)
+{
+	sqlite3_finalize(c->h);
+	sqlite3_finalize(c->x);
+	sqlite3_finalize(c->c);
+	c->h = c->x = c->c = NULL;
+	c->ngp = c->gi = 0;
+	c->have_raw = 0;
+	c->first = c->len = 0;
+	c->have_from = c->x_eof = 0;
+	c->eof = 1;
+	c->rowid = 0;
+}
+
+/* Prepare V as one read-only statement of MIN to MAX columns into *ST. */
+static int prepare_arg(struct pair_cur *c, sqlite3_value *v, const char *what, int min, int max,
+		       sqlite3_stmt **st)
+{
+	sqlite3 *db = ((struct pair_vtab *)c->base.pVtab)->db;
+	const char *sql = (const char *)sqlite3_value_text(v), *tail = NULL;
+	char **msg = &c->base.pVtab->zErrMsg;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, st, &tail) != SQLITE_OK) {
+		sqlite3_free(*msg);
+		*msg = sqlite3_mprintf("ntp_pair: the %s query: %s", what, sqlite3_errmsg(db));
+		return SQLITE_ERROR;
+	}
+	while (tail && strchr(" \t\n;", *tail) && *tail)
+		tail++;
+	if (*st && sqlite3_stmt_readonly(*st) && sqlite3_column_count(*st) >= min &&
+	    sqlite3_column_count(*st) <= max && (!tail || !*tail))
+		return SQLITE_OK;
+	sqlite3_free(*msg);
+	*msg = sqlite3_mprintf("ntp_pair: the %s query must be one SELECT of %d to %d columns",
+			       what, min, max);
+	return SQLITE_ERROR;
+}
+
+static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
+		       sqlite3_value **argv)
+{
+	struct pair_cur *c = (struct pair_cur *)cur;
+	sqlite3_stmt *gp = NULL;
+	int rc;
+
+	(void)idxstr;
+	cur_clear(c);
+	if (idx != 1 || argc != 4)
+		return SQLITE_CONSTRAINT;
+	rc = prepare_arg(c, argv[0], "group pairs", G_N, G_N, &gp);
+	if (rc == SQLITE_OK)
+		rc = read_gp(c, gp);
+	sqlite3_finalize(gp);
+	if (rc == SQLITE_OK)
+		rc = prepare_arg(c, argv[1], "host", R_KEYS, R_KEYS + NTP_PAIR_PASS, &c->h);
+	if (rc == SQLITE_OK)
+		rc = prepare_arg(c, argv[2], "target", X_KEYS, X_KEYS + NTP_PAIR_PASS, &c->x);
+	if (rc == SQLITE_OK)
+		rc = prepare_arg(c, argv[3], "count", 1, 1, &c->c);
+	if (rc != SQLITE_OK)
+		return rc;
+	c->nh = sqlite3_column_count(c->h);
+	c->nx = sqlite3_column_count(c->x);
+	c->eof = 0;
+	return pair_next(cur);
+}
+
+static int pair_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	struct pair_cur *c = (struct pair_cur *)cur;
+	const struct prow *r = NULL;
+	int i = 0;
+
+	switch (col) {
+	case C_HT: r = &c->host; i = H_T; break;
+	case C_TT: r = &c->out_x; i = X_T; break;
+	case C_GRP: r = &c->host; i = H_GRP; break;
+	case C_OFF: r = &c->host; i = H_OFF; break;
+	case C_HMID: r = &c->host; i = H_HMID; break;
+	case C_XMID: r = &c->out_x; i = X_MID; break;
+	default:
+		if (col >= C_H0 && col < C_H0 + NTP_PAIR_PASS && R_KEYS + col - C_H0 < c->nh) {
+			r = &c->host;
+			i = H_KEYS + col - C_H0;
+		} else if (col >= C_X0 && col < C_X0 + NTP_PAIR_PASS &&
+			   X_KEYS + col - C_X0 < c->nx) {
+			r = &c->out_x;
+			i = X_KEYS + col - C_X0;
+		}
+	}
+	if (r && !isnull(r, i))
+		sqlite3_result_int64(ctx, r->v[i]);
+	return SQLITE_OK;
+}
+
+static int pair_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct pair_cur *)cur)->eof;
+}
+
+static int pair_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct pair_cur *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static int pair_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	struct pair_cur *c = sqlite3_malloc(sizeof(*c));
+
+	(void)vt;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->eof = 1;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int pair_close(sqlite3_vtab_cursor *cur)
+{
+	struct pair_cur *c = (struct pair_cur *)cur;
+
+	cur_clear(c);
+	sqlite3_free(c->buf);
+	sqlite3_free(c->gp);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+/* The three queries are required, each by equality (the function's
+ * arguments). */
+static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
+{
+	int seen = 0;
+
+	(void)vt;
+	for (int i = 0; i < info->nConstraint; i++) {
+		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+
+		if (k->iColumn < C_GQ || k->iColumn > C_CQ)
+			continue;
+		if (!k->usable || k->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			return SQLITE_CONSTRAINT;
+		info->aConstraintUsage[i].argvIndex = k->iColumn - C_GQ + 1;
+		info->aConstraintUsage[i].omit = 1;
+		seen |= 1 << (k->iColumn - C_GQ);
+	}
+	if (seen != 15)
+		return SQLITE_CONSTRAINT;
+	info->idxNum = 1;
+	info->estimatedCost = 1e6;
+	info->estimatedRows = 1000000;
+	return SQLITE_OK;
+}
+
+static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			sqlite3_vtab **out, char **err)
+{
+	sqlite3_str *s = sqlite3_str_new(db);
+	struct pair_vtab *vt;
+	char *decl;
+	int rc;
+
+	(void)aux;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	sqlite3_str_appendall(s, "CREATE TABLE x(ht, tt, grp, off, hmid, xmid");
+	for (int i = 0; i < NTP_PAIR_PASS; i++)
+		sqlite3_str_appendf(s, ", h%d", i);
+	for (int i = 0; i < NTP_PAIR_PASS; i++)
+		sqlite3_str_appendf(s, ", x%d", i);
+	sqlite3_str_appendall(s, ", gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN)");
+	decl = sqlite3_str_finish(s);
+	if (!decl)
+		return SQLITE_NOMEM;
+	rc = sqlite3_declare_vtab(db, decl);
+	sqlite3_free(decl);
+	if (rc != SQLITE_OK)
+		return rc;
+	/* reads only what its queries read, which the authorizer sees */
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	vt = sqlite3_malloc(sizeof(*vt));
+	if (!vt)
+		return SQLITE_NOMEM;
+	memset(vt, 0, sizeof(*vt));
+	vt->db = db;
+	*out = &vt->base;
+	return SQLITE_OK;
+}
+
+static int pair_disconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+static const sqlite3_module pair_module = {
+	.iVersion = 0,
+	.xConnect = pair_connect,
+	.xBestIndex = pair_best_index,
+	.xDisconnect = pair_disconnect,
+	.xOpen = pair_open,
+	.xClose = pair_close,
+	.xFilter = pair_filter,
+	.xNext = pair_next,
+	.xEof = pair_eof,
+	.xColumn = pair_column,
+	.xRowid = pair_rowid,
+};
+
+int ntp_pair_register(sqlite3 *db)
+{
+	return sqlite3_create_module(db, "ntp_pair", &pair_module, NULL);
+}
