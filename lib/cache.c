@@ -773,12 +773,20 @@ static int write_tables(struct ntp_session *s, const char *path, const char *key
 			    "CREATE TABLE " CACHE_NEW "._ntp_cache_meta (key TEXT NOT NULL);\n"
 			    "INSERT INTO " CACHE_NEW "._ntp_cache_meta VALUES (%Q);\n", path, key);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		sqlite3_str_appendf(q, "CREATE TABLE " CACHE_NEW ".\"%w\" AS SELECT * FROM temp.\"%w\";\n",
-				    sqlite3_column_text(st, 1), sqlite3_column_text(st, 1));
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL) /* its index, once it is full */
+		const char *t = (const char *)sqlite3_column_text(st, 1);
+
+		/* empty, with its index, then filled: an INSERT of SELECT *
+		 * into a table of the same columns and indexes copies each
+		 * row's record and index entry as they are (SQLite's transfer
+		 * optimization) instead of decoding, encoding and sorting */
+		sqlite3_str_appendf(q, "CREATE TABLE " CACHE_NEW ".\"%w\" AS SELECT * FROM temp.\"%w\""
+				    " WHERE 0;\n", t, t);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
 			sqlite3_str_appendf(q, "CREATE INDEX " CACHE_NEW ".\"%w\" ON \"%w\" (%s);\n",
-					    sqlite3_column_text(st, 2), sqlite3_column_text(st, 1),
+					    sqlite3_column_text(st, 2), t,
 					    sqlite3_column_text(st, 3));
+		sqlite3_str_appendf(q, "INSERT INTO " CACHE_NEW ".\"%w\" SELECT * FROM temp.\"%w\";\n",
+				    t, t);
 	}
 	sqlite3_str_appendall(q, "COMMIT;\n");
 	rc = st ? 0 : -1;
