@@ -654,7 +654,11 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	(void)argc;
 	(void)argv;
 	(void)err;
-	sqlite3_str_appendall(s, "CREATE TABLE x(ht, tt, grp, off, hmid, xmid");
+	/* INTEGER where the pair arm's column is a table's (cmd.t, cmd.grp):
+	 * a table made of the rows has the same column affinities, and an
+	 * index on ht serves a look-up by an integer */
+	sqlite3_str_appendall(s, "CREATE TABLE x(ht INTEGER, tt INTEGER, grp INTEGER, off, hmid,"
+			      " xmid");
 	for (int i = 0; i < NTP_PAIR_PASS; i++)
 		sqlite3_str_appendf(s, ", h%d", i);
 	for (int i = 0; i < NTP_PAIR_PASS; i++)

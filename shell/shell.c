@@ -156,7 +156,7 @@ static int run(struct ntp_session *s, char **cmds_c, int ncmds, struct ntp_out o
 		run_stream(&sh, stdin);
 	sh.source = NULL;
 	if (sh_stopping) {
-		fprintf(stderr, "ntprof-shell: sh_interrupted by a signal; sh_stopping\n");
+		fprintf(stderr, "ntprof-shell: interrupted by a signal; stopping\n");
 		sh.failed = 1;
 	}
 	if (close_output(&sh, &sh.once, ".once") | close_output(&sh, &sh.output, ".output"))

@@ -274,7 +274,8 @@ SELECT * FROM (
 SELECT
   '@h@' AS hdb, p.ht AS ht, '@t@' AS tdb, p.tt AS tt, p.grp AS grp,
   (p.xmid - p.off) - p.hmid AS skew_ns,
-  p.h0 AS h_blk_sub, p.h1 AS h_drv_sub, p.h2 AS h_r2t,
+  -- h_r2t is cmd.h_data_sent there: the same INTEGER affinity
+  p.h0 AS h_blk_sub, p.h1 AS h_drv_sub, CAST(p.h2 AS INTEGER) AS h_r2t,
   p.h3 - (p.x0 - ifnull(p.x1, 0)) AS wire,
   p.x2 AS t_rx_path, p.x3 AS t_drv_sub, p.x4 AS t_storage, p.x5 AS t_drv_cpl,
   p.h4 AS h_rx_path, p.h5 AS h_drv_cpl, p.h6 AS h_blk_cpl, p.h7 AS h_handoff,

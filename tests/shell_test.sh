@@ -565,6 +565,7 @@ for sig in TERM INT; do
 	rc=$?
 	expect_rc 1 "SIG$sig during a query"
 	expect_err "interrupted" "SIG$sig during a query"
+	expect_err "ntprof-shell: interrupted by a signal; stopping" "SIG$sig: the shell says why it stops"
 done
 
 # ---- --sql in plain sqlite3 ----
