@@ -100,8 +100,7 @@ struct pair_cur {
 				      * read is in buf */
 	int x_eof;                   /* the target's scan reached its end */
 	int have_from;               /* from is set (a scan is under way) */
-	const struct prow *match;    /* the current host command's record */
-	struct prow out_x;           /* its copy (buf may move) */
+	struct prow out_x;           /* the current host command's record */
 	int eof;
 	sqlite3_int64 rowid;
 };
@@ -427,6 +426,7 @@ static int derive(struct pair_cur *c, const struct prow *g)
 static int pair_next(sqlite3_vtab_cursor *cur)
 {
 	struct pair_cur *c = (struct pair_cur *)cur;
+	const struct prow *match;
 	int rc;
 
 	for (;;) {
@@ -452,11 +452,11 @@ static int pair_next(sqlite3_vtab_cursor *cur)
 				continue;
 			rc = derive(c, g);
 			if (rc == SQLITE_OK)
-				rc = pair_one(c, &c->match);
+				rc = pair_one(c, &match);
 			if (rc != SQLITE_OK)
 				return rc;
-			if (c->match) {
-				c->out_x = *c->match;
+			if (match) {
+				c->out_x = *match; /* a copy: buf moves */
 				c->rowid++;
 				return SQLITE_OK;
 			}
@@ -671,8 +671,9 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	sqlite3_free(decl);
 	if (rc != SQLITE_OK)
 		return rc;
-	/* reads only what its queries read, which the authorizer sees */
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	/* it runs the SQL it is given: the session's TEMP views and top-level
+	 * queries may call it, a view or trigger stored in a file may not */
+	sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
 	vt = sqlite3_malloc(sizeof(*vt));
 	if (!vt)
 		return SQLITE_NOMEM;

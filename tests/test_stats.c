@@ -644,7 +644,8 @@ static void test_joined_forms(void **state)
 }
 
 /* ntp_pair refuses what it cannot pair as SQL would: a value that is no
- * integer (a changed recording), and arguments that are not one SELECT.
+ * integer (a changed recording), and arguments that are not one SELECT;
+ * and a call from a view stored in a database.
  * (The error also shows that the native session's join is ntp_pair's.) */
 static void test_pair_refuses(void **state)
 {
@@ -676,6 +677,15 @@ static void test_pair_refuses(void **state)
 	assert_non_null(strstr(sqlite3_errmsg(s.db), "must be one SELECT"));
 	sqlite3_finalize(st);
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_form"), 1);
+	/* it runs the SQL it is given: a view stored in a database (here
+	 * main) may not call it, only the session's TEMP views and queries */
+	assert_int_equal(sqlite3_exec(s.db, "CREATE VIEW main.pv AS SELECT ht FROM ntp_pair("
+				      "'SELECT 1, 2, 3, 4, 5, 6, 7', 'SELECT 1, 2, 3, 4, 5, 6',"
+				      " 'SELECT 1, 2, 3, 4, 5, 6, 7', 'SELECT 1')", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_not_equal(sqlite3_prepare_v2(s.db, "SELECT * FROM main.pv", -1, &st, NULL),
+			     SQLITE_OK);
+	assert_non_null(strstr(sqlite3_errmsg(s.db), "unsafe use"));
 	ntp_session_close(&s);
 	gen_result_free(&r);
 	tl_cleanup();
