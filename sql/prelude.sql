@@ -267,10 +267,10 @@ SELECT * FROM (
 -- @ntp_joined_native
 -- The same rows as the pair arm above, in the same order, by the native
 -- function ntp_pair (lib/pair.c): one scan of each recording, merged,
--- instead of a seek into the target's view per host command; ntp_pair
+-- instead of a seek into the target's view per host command. ntp_pair
 -- computes the windows of rules a and b as hx and hm do above, from the
--- values these queries read (lib/pair.c). Used where native functions are
--- (not in plain sqlite3); tests compare its rows with the pair arm's.
+-- values these queries read. Used where native functions are (not in plain
+-- sqlite3); tests compare its rows with the pair arm's.
 SELECT
   '@h@' AS hdb, p.ht AS ht, '@t@' AS tdb, p.tt AS tt, p.grp AS grp,
   (p.xmid - p.off) - p.hmid AS skew_ns,

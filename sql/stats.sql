@@ -333,7 +333,7 @@ FROM ks;
 -- empty ones with count 0; the counts of a histogram add up to its values.
 -- (Grouped and partitioned by the distribution first: a query for one
 -- component or stage reads only its values. The counts by GROUP BY, not by
--- a window over every value: 6.7 s against 9.3 s for one distribution of
+-- a window over every value: 6.8 s against 9.3 s for one distribution of
 -- 1 M commands.)
 CREATE TEMP VIEW ntp_report_hist AS
 WITH v AS (
