@@ -1353,36 +1353,86 @@ static inline void cdf_count(const int64_t *v, size_t m, int64_t x, int64_t *eq,
 }
 
 /*
- * Without sorting the values, written out or in memory: the points kept
- * are the values at rank 1 and at ranks ceil(s T / 200), s = 1 .. 200 (a
- * value's cum x 200 / T steps past (cum - n) x 200 / T exactly when it
- * holds one of those ranks, and rank T is the last). They are selected,
- * then one more pass counts each one's n and cum: about a binary search
- * of 201 values per value, where a sort of a million values cost several
- * times that.
+ * A distribution's shape, without sorting its values (written out or in
+ * memory): one selection of the values at the ranks wanted, then one pass
+ * that counts each selected value's n and cum (a binary search among them
+ * per value; a sort of a million values cost several times that) and, for
+ * the histogram, each value's bucket. Three results, each written when its
+ * output is not NULL:
+ * - LINE, the plot's CDF line (ntp_cdf, above): ranks 1 and
+ *   ceil(s T / 200), s = 1 .. 200;
+ * - POINTS, the shell's thinned CDF (stats.sql's _ntp_report_cdf_point),
+ *   [T, [ns, n, cum], ...]: the values holding rank 1 or a rank
+ *   ceil(m T / 1000) for m = 10, 20, .. 990 and 991 .. 1000, which are
+ *   those whose 1000 cum / T steps past a multiple of 10 above
+ *   1000 (cum - n) / T, or past any integer at 990 and above;
+ * - HIST, ntp_report_hist's counts, [[k, count], ...] for each bucket
+ *   with values in ascending k: k = floor(log2(ns / 1000)) from 1 us,
+ *   -1 below it, -2 below 0.
  */
 #define CDF_RANKS 201
+#define SCDF_RANKS 110
+#define HIST_KS 66 /* k = -2 .. 63 */
 
-static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+struct shape_out {
+	sqlite3_str *line;   /* ntp_cdf's line, or NULL */
+	sqlite3_str *points; /* the shell's CDF points, or NULL */
+	sqlite3_str *hist;   /* the histogram's counts, or NULL */
+};
+
+/* The histogram's bucket of X, from -2. */
+static inline int hist_k(int64_t x)
 {
-	size_t k[CDF_RANKS], m = 0, n = qagg_count(a);
-	int64_t v[CDF_RANKS], eq[CDF_RANKS] = { 0 }, lt[CDF_RANKS] = { 0 }, cum = 0;
-	int64_t total = (int64_t)n;
+	if (x < 0)
+		return -2;
+	if (x < 1000)
+		return -1;
+	return 63 - __builtin_clzll((uint64_t)(x / 1000));
+}
+
+static int size_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Count X: among the M selected values V (EQ, LT: cdf_count) and in HIST. */
+static inline void shape_count(const int64_t *v, size_t m, int64_t x, int64_t *eq, int64_t *lt,
+			       int64_t *hist)
+{
+	cdf_count(v, m, x, eq, lt);
+	if (hist)
+		hist[hist_k(x) + 2]++;
+}
+
+static int shape_entry(const struct shape_out *o, struct qagg *a)
+{
+	size_t k[CDF_RANKS + SCDF_RANKS], nk = 0, m = 0, n = qagg_count(a);
+	int64_t v[CDF_RANKS + SCDF_RANKS], eq[CDF_RANKS + SCDF_RANKS] = { 0 };
+	int64_t lt[CDF_RANKS + SCDF_RANKS] = { 0 }, hist[HIST_KS] = { 0 }, cum = 0;
+	int64_t total = (int64_t)n, *h = o->hist ? hist : NULL;
+	uint64_t t = n;
 	int rc;
 
-	(void)sum, (void)ci;
-	sqlite3_str_appendf(out, "[%lld", (long long)total);
-	if (!n) {
-		sqlite3_str_appendchar(out, 1, ']');
-		return 0;
-	}
-	k[0] = 0;
-	for (int s = 1; s <= 200; s++)
-		k[s] = (size_t)(((uint64_t)s * (uint64_t)total + 199) / 200) - 1;
-	rc = qagg_select(a, k, CDF_RANKS, v);
+	if (o->line)
+		sqlite3_str_appendf(o->line, "[%lld", (long long)total);
+	if (o->points)
+		sqlite3_str_appendf(o->points, "[%lld", (long long)total);
+	if (o->hist)
+		sqlite3_str_appendchar(o->hist, 1, '[');
+	if (!n)
+		goto close;
+	k[nk++] = 0;
+	for (int s = 1; o->line && s <= 200; s++)
+		k[nk++] = (size_t)((s * t + 199) / 200) - 1;
+	for (int s = 10; o->points && s <= 1000; s += s < 990 ? 10 : 1)
+		k[nk++] = (size_t)((s * t + 999) / 1000) - 1;
+	qsort(k, nk, sizeof(*k), size_cmp);
+	rc = qagg_select(a, k, (int)nk, v);
 	if (rc)
 		return rc;
-	for (int i = 0; i < CDF_RANKS; i++) /* distinct values, ascending */
+	for (size_t i = 0; i < nk; i++) /* distinct values, ascending */
 		if (!m || v[m - 1] != v[i])
 			v[m++] = v[i];
 	if (a->spilled) {
@@ -1394,23 +1444,51 @@ static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 		rd->a = a, rd->c = 0, rd->pos = 0;
 		while ((got = qread_next(rd)) > 0)
 			for (ssize_t i = 0; i < got; i++)
-				cdf_count(v, m, rd->buf[i], eq, lt);
+				shape_count(v, m, rd->buf[i], eq, lt, h);
 		sqlite3_free(rd);
 		if (got < 0)
 			return -2;
 	} else if (a->wide) {
 		for (size_t i = 0; i < n; i++)
-			cdf_count(v, m, ((const int64_t *)a->v)[i], eq, lt);
+			shape_count(v, m, ((const int64_t *)a->v)[i], eq, lt, h);
 	} else {
 		for (size_t i = 0; i < n; i++)
-			cdf_count(v, m, ((const int32_t *)a->v)[i], eq, lt);
+			shape_count(v, m, ((const int32_t *)a->v)[i], eq, lt, h);
 	}
 	for (size_t j = 0; j < m; j++) {
-		cum += lt[j] + eq[j];
-		cdf_point(out, v[j], eq[j], cum, total);
+		/* cum x 1000 fits: cum is under 2^55 */
+		int64_t before = cum + lt[j], pa, pb;
+
+		cum = before + eq[j];
+		pa = before * 1000 / total, pb = cum * 1000 / total;
+		if (o->line)
+			cdf_point(o->line, v[j], eq[j], cum, total);
+		if (o->points && (!before || pb / 10 > pa / 10 || (pb > pa && pb >= 990)))
+			sqlite3_str_appendf(o->points, ",[%lld,%lld,%lld]", (long long)v[j],
+					    (long long)eq[j], (long long)cum);
 	}
-	sqlite3_str_appendchar(out, 1, ']');
+	for (int i = 0, first = 1; o->hist && i < HIST_KS; i++)
+		if (hist[i]) {
+			sqlite3_str_appendf(o->hist, "%s[%d,%lld]", first ? "" : ",", i - 2,
+					    (long long)hist[i]);
+			first = 0;
+		}
+close:
+	if (o->line)
+		sqlite3_str_appendchar(o->line, 1, ']');
+	if (o->points)
+		sqlite3_str_appendchar(o->points, 1, ']');
+	if (o->hist)
+		sqlite3_str_appendchar(o->hist, 1, ']');
 	return 0;
+}
+
+static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+{
+	struct shape_out o = { out, NULL, NULL };
+
+	(void)sum, (void)ci;
+	return shape_entry(&o, a);
 }
 
 static void cdf_final(sqlite3_context *ctx)
@@ -1419,14 +1497,55 @@ static void cdf_final(sqlite3_context *ctx)
 }
 
 /*
- * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: ntp_dist's result and
- * ntp_cdf's of the same rows, [ntp_dist's array, ntp_cdf's array], from
- * one scan: the report's component statistics and the plot's CDF lines
- * read one group's commands once.
+ * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: from one scan of the same
+ * rows, [ntp_dist's array, ntp_cdf's array, the arguments' shell CDF
+ * points, their histograms' counts] (shape_entry): the report's statistics,
+ * the plot's CDF lines, .cdf's and .hist's rows of a group read its
+ * commands once. The arrays have an entry per argument, in order.
  */
 static void dist_cdf_final(sqlite3_context *ctx)
 {
-	dagg_final(ctx, "ntp_dist_cdf", dist_entry, cdf_entry);
+	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out[4], *all;
+	int rc = 0;
+
+	if (!d) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (d->failed) {
+		for (int i = 0; i < NTP_DIST_MAX; i++)
+			qagg_free(&d->q[i]);
+		return;
+	}
+	for (int j = 0; j < 4; j++)
+		out[j] = sqlite3_str_new(NULL);
+	for (int i = 0; i < d->nargs && !rc; i++) {
+		struct shape_out o = { out[1], out[2], out[3] };
+
+		for (int j = 0; j < 4; j++)
+			sqlite3_str_appendchar(out[j], 1, i ? ',' : '[');
+		rc = dist_entry(out[0], &d->q[i], d->sum[i], 0);
+		if (!rc)
+			rc = shape_entry(&o, &d->q[i]);
+	}
+	for (int i = 0; i < d->nargs; i++)
+		qagg_free(&d->q[i]);
+	all = sqlite3_str_new(NULL);
+	for (int j = 0; j < 4; j++) {
+		sqlite3_str_appendf(all, "%c%s]", j ? ',' : '[',
+				    sqlite3_str_errcode(out[j]) ? "" : sqlite3_str_value(out[j]));
+		if (sqlite3_str_errcode(out[j]) && !rc)
+			rc = -1;
+		sqlite3_free(sqlite3_str_finish(out[j]));
+	}
+	sqlite3_str_appendchar(all, 1, ']');
+	if (rc) {
+		qagg_error(ctx, "ntp_dist_cdf", rc);
+		sqlite3_free(sqlite3_str_finish(all));
+		return;
+	}
+	result_str(ctx, all);
 }
 
 /* After an aggregate's row: WHY is "" (the row counted), an error message

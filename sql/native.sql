@@ -30,12 +30,15 @@ SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
 FROM component
 WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
 -- Per group of the report, one scan of its commands (the join's matched
--- ones or the host's own, as its mode says) for two results:
--- ntp_dist_cdf() of the components, in _ntp_native_arg's order, the
--- statistics of ntp_report_component_stats below and the CDF lines of
--- _ntp_plot_cdf_line further down. Cached before the statistics
--- (_ntp_view_plan), so a prepared run holds the CDF lines too.
-CREATE TEMP VIEW _ntp_component_dist AS
+-- ones or the host's own, as its mode says) for ntp_dist_cdf() of the
+-- components, in _ntp_native_arg's order: the statistics of
+-- ntp_report_component_stats below, the CDF lines of _ntp_plot_cdf_line,
+-- and the CDF points and histograms of _ntp_native_shape further down.
+-- Cached before the statistics (_ntp_view_plan), so a prepared run holds
+-- the CDF lines too (IF NOT EXISTS: sqlite3 that reads this file after a
+-- set-up over a prepared run has this view already, a read of the kept
+-- rows).
+CREATE TEMP VIEW IF NOT EXISTS _ntp_component_dist AS
 SELECT
   g.hdb AS hdb,                -- host database
   g.grp AS grp,                -- grp.id there
@@ -53,7 +56,7 @@ SELECT
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
     FROM ntp_host_cmd AS c
     WHERE +c.db = g.hdb AND +c.grp = g.grp)
-  END AS dc                    -- [ntp_dist's array, ntp_cdf's array]
+  END AS dc                    -- ntp_dist_cdf's four arrays
 FROM ntp_report_group AS g
 LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
 UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
@@ -179,45 +182,64 @@ FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;
 
--- ntp_report_stage_stats of stats.sql again, with ntp_dist(): per group
--- one scan of its commands (the join's or the host's own, as
--- ntp_report_component_stats above; not ntp_command, whose look-up of each
--- matched command's target record is slow) and no sort of the values. The
--- same rows as the portable view (tests compare them); ntprof report
--- computes it once for its JSON and CSV. Its cache is then this view's
--- rows (ntp_session_cache): stats.sql's builder is for the portable view.
--- The stages are ntp_command's sums, here over the join's and the host's
--- columns (NULL: not in the group's report).
+-- The stages, in the order of the arguments of _ntp_stage_dist's
+-- aggregate: its place from 0 and stage.name.
+CREATE TEMP VIEW _ntp_native_stage_arg(idx, stage) AS
+VALUES
+--@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '  ', ', ')
+--@ FROM gen_list WHERE list = 'stage'
+;
+
+-- Per group of the report, one scan of its commands (the join's or the
+-- host's own, as _ntp_component_dist; not ntp_command, whose look-up of
+-- each matched command's target record is slow) for ntp_dist_cdf() of its
+-- stages, in _ntp_native_stage_arg's order: the statistics of
+-- ntp_report_stage_stats below and the stages' histograms and CDF points
+-- further down. The stages are ntp_command's sums, here over the join's
+-- and the host's columns (NULL: not in the group's report). Cached before
+-- the statistics, so a prepared run holds the histograms and CDF points too
+-- (IF NOT EXISTS: as _ntp_component_dist's).
+CREATE TEMP VIEW IF NOT EXISTS _ntp_stage_dist AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  CASE g.mode
+  WHEN 'joined' THEN (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
+--@ FROM gen_stage
+    FROM ntp_joined AS j
+    WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+      AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
+  ELSE (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
+--@ FROM gen_stage
+    FROM ntp_host_cmd AS c
+    WHERE +c.db = g.hdb AND +c.grp = g.grp)
+  END AS dc                    -- ntp_dist_cdf's four arrays
+FROM ntp_report_group AS g
+LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
+UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
+WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
+                    WHERE name = 'ntp_report_stage_stats');
+INSERT INTO _ntp_view_plan
+SELECT '_ntp_stage_dist', cache_ord - 1, cache_when, 1
+FROM _ntp_view_plan WHERE name = 'ntp_report_stage_stats';
+INSERT INTO _ntp_view_plan VALUES ('_ntp_native_stage_arg', NULL, 0, 0);
+INSERT INTO _ntp_native_only VALUES ('_ntp_stage_dist');
+
+-- ntp_report_stage_stats of stats.sql again, over _ntp_stage_dist: no
+-- sort of the values. The same rows as the portable view (tests compare
+-- them). Its cache is then this view's rows (ntp_session_cache):
+-- stats.sql's builder is for the portable view.
 DELETE FROM _ntp_cache_build WHERE name = 'ntp_report_stage_stats';
 DROP VIEW ntp_report_stage_stats;
 CREATE TEMP VIEW ntp_report_stage_stats AS
-WITH d AS MATERIALIZED (
-  SELECT g.hdb, g.grp,
-    CASE g.mode
-    WHEN 'joined' THEN (
-      SELECT ntp_dist(
---@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '        ', ', ') || ')'
---@ FROM gen_stage
-      FROM ntp_joined AS j
-      WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-        AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
-    ELSE (
-      SELECT ntp_dist(
---@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '        ', ', ') || ')'
---@ FROM gen_stage
-      FROM ntp_host_cmd AS c
-      WHERE +c.db = g.hdb AND +c.grp = g.grp)
-    END AS dist
-  FROM ntp_report_group AS g
-  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp
-), k(idx, stage) AS (
-  VALUES
---@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
---@ FROM gen_list WHERE list = 'stage'
-), v AS (
-  SELECT d.hdb, d.grp, k.stage, json_extract(d.dist, '$[' || k.idx || ']') AS a
-  FROM d
-  CROSS JOIN k
+WITH v AS (
+  SELECT d.hdb, d.grp, k.stage, json_extract(d.dc, '$[0][' || k.idx || ']') AS a
+  FROM _ntp_stage_dist AS d
+  CROSS JOIN _ntp_native_stage_arg AS k
 )
 SELECT
   v.hdb AS hdb,                                       -- host database
@@ -236,6 +258,55 @@ FROM v
 JOIN ntp_report_stage AS s ON s.hdb = v.hdb AND s.grp = v.grp AND s.stage = v.stage
 WHERE json_extract(v.a, '$[0]') > 0
 ORDER BY v.hdb, v.grp, s.ord;
+
+-- Per distribution of the report (group and component, group and stage of
+-- ntp_report_stage), what the scans of _ntp_component_dist and
+-- _ntp_stage_dist found of its shape: its CDF points and its histogram's
+-- counts (ntp_dist_cdf's third and fourth arrays, lib/native.c).
+CREATE TEMP VIEW _ntp_native_shape AS
+SELECT d.hdb AS hdb, d.grp AS grp, 'component' AS kind, k.component AS name,
+  json_extract(d.dc, '$[2][' || k.idx || ']') AS points, -- [total, [ns, n, cum], ...]
+  json_extract(d.dc, '$[3][' || k.idx || ']') AS hist    -- [[k, count], ...]
+FROM _ntp_component_dist AS d
+JOIN _ntp_native_arg AS k ON k.mode = d.mode
+UNION ALL
+SELECT d.hdb, d.grp, 'stage', k.stage,
+  json_extract(d.dc, '$[2][' || k.idx || ']'),
+  json_extract(d.dc, '$[3][' || k.idx || ']')
+FROM _ntp_stage_dist AS d
+CROSS JOIN _ntp_native_stage_arg AS k
+JOIN ntp_report_stage AS s ON s.hdb = d.hdb AND s.grp = d.grp AND s.stage = k.stage;
+INSERT INTO _ntp_view_plan VALUES ('_ntp_native_shape', NULL, 0, 1);
+
+-- _ntp_report_hist_count and _ntp_report_cdf_point of stats.sql again, from
+-- _ntp_native_shape: no value read again, no sort. The same rows as the
+-- portable views (tests compare them). ntp_report_hist over the counts and
+-- the CDF points are cached with the prepared run (plain sqlite3 reads them
+-- there: the portable views read every command's every value).
+DROP VIEW _ntp_report_hist_count;
+CREATE TEMP VIEW _ntp_report_hist_count AS
+SELECT s.hdb, s.grp, s.kind, s.name,
+  json_extract(h.value, '$[0]') AS k,
+  json_extract(h.value, '$[1]') AS n
+FROM _ntp_native_shape AS s
+JOIN json_each(s.hist) AS h;
+
+DROP VIEW _ntp_report_cdf_point;
+CREATE TEMP VIEW _ntp_report_cdf_point AS
+SELECT s.hdb, s.grp, s.kind, s.name,
+  json_extract(p.value, '$[0]') AS ns,
+  json_extract(p.value, '$[1]') AS n,
+  json_extract(p.value, '$[2]') AS cum,
+  json_extract(s.points, '$[0]') AS total,
+  json_extract(p.value, '$[2]') * 1.0 / json_extract(s.points, '$[0]') AS fraction
+FROM _ntp_native_shape AS s
+JOIN json_each(s.points) AS p ON p.key > 0
+ORDER BY s.hdb, s.grp, s.kind, s.name, ns;
+UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan)
+WHERE name = 'ntp_report_hist';
+UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan)
+WHERE name = '_ntp_report_cdf_point';
+INSERT INTO _ntp_native_only VALUES ('ntp_report_hist'), ('_ntp_report_cdf_point');
 
 -- _ntp_tail_band of stats.sql again, without its sort: per group the end
 -- to end's exact p50, p90, p99 and p99.9 from the scan of its commands

@@ -137,29 +137,20 @@ FROM ntp_report_hist AS h
 JOIN ntp_report_group AS g ON g.hdb = h.hdb AND g.grp = h.grp
 ORDER BY h.hdb, h.grp, h.kind, h.name, h.bucket;
 
--- .cdf: ntp_report_cdf thinned out for reading: a distribution's first
--- value, each value at which the cumulative share passes a whole percent,
--- above 99 % each tenth of a percent, and the last value (fraction 1).
+-- .cdf: ntp_report_cdf thinned out for reading (_ntp_report_cdf_point): a
+-- distribution's first value, each value at which the cumulative share
+-- passes a whole percent, above 99 % each tenth of a percent, and the last
+-- value (fraction 1).
 CREATE TEMP VIEW ntp_shell_cdf AS
-WITH r AS (
-  SELECT c.*,
-    -- per mille at or below the value before, and at or below this one
-    1000 * lag(c.cum, 1, 0) OVER w / c.total AS a,
-    1000 * c.cum / c.total AS b,
-    row_number() OVER w AS rn
-  FROM ntp_report_cdf AS c
-  WINDOW w AS (PARTITION BY c.hdb, c.grp, c.kind, c.name ORDER BY c.ns)
-)
 SELECT
   g.name AS "group",                          -- report name
-  r.name AS name,                             -- component or stage name
-  round(r.ns / 1000.0, 2) AS value_us,        -- the value, us
-  r.cum AS cmds,                              -- values at or below it
-  r.fraction AS fraction                      -- their share
-FROM r
-JOIN ntp_report_group AS g ON g.hdb = r.hdb AND g.grp = r.grp
-WHERE r.rn = 1 OR r.b / 10 > r.a / 10 OR (r.b > r.a AND r.b >= 990)
-ORDER BY r.hdb, r.grp, r.kind, r.name, r.ns;
+  c.name AS name,                             -- component or stage name
+  round(c.ns / 1000.0, 2) AS value_us,        -- the value, us
+  c.cum AS cmds,                              -- values at or below it
+  c.fraction AS fraction                      -- their share
+FROM _ntp_report_cdf_point AS c
+JOIN ntp_report_group AS g ON g.hdb = c.hdb AND g.grp = c.grp
+ORDER BY c.hdb, c.grp, c.kind, c.name, c.ns;
 
 -- .slowest's rows, unsorted, with their command (hdb, ht) and end to end
 -- in ns: the I/O commands of ntp_command, with their identity and stages

@@ -16,8 +16,10 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_tail_band', 10, 0, 1),
   ('ntp_report_tail', NULL, 0, 1),
   ('_ntp_text_tail', NULL, 0, 1),
+  ('_ntp_report_hist_count', NULL, 0, 1),
   ('ntp_report_hist', NULL, 0, 1),
   ('ntp_report_cdf', NULL, 0, 1),
+  ('_ntp_report_cdf_point', NULL, 0, 1),
   ('_ntp_series_agg', NULL, 0, 1),
   ('_ntp_series_e2e_of_agg', NULL, 0, 1),
   ('_ntp_series_e2e', NULL, 0, 1),
@@ -325,17 +327,14 @@ SELECT k, CASE WHEN k >= 0 THEN 1 << k WHEN k = -1 THEN 0 END,
   CASE WHEN k >= 0 THEN 1 << (k + 1) WHEN k = -1 THEN 1 ELSE 0 END
 FROM ks;
 
--- Log2 latency histograms in biolatency's layout, per group and component
--- and per group and stage (_ntp_report_cmd_value): bucket k holds the
--- values v with 2^k <= v/1 us < 2^(k+1); below them [0, 1) us, and one
--- bucket below 0 if any value is negative. Every bucket from the lowest
--- ([0, 1) us, or below 0) to the highest that holds a value has a row, the
--- empty ones with count 0; the counts of a histogram add up to its values.
--- (Grouped and partitioned by the distribution first: a query for one
--- component or stage reads only its values. The counts by GROUP BY, not by
--- a window over every value: 6.8 s against 9.3 s for one distribution of
--- 1 M commands.)
-CREATE TEMP VIEW ntp_report_hist AS
+-- Per group and component and per group and stage (_ntp_report_cmd_value),
+-- each log2 bucket of ntp_report_hist below that holds values: its count.
+-- k: floor(log2(v / 1 us)) for v >= 1 us, -1 for [0, 1) us, -2 below 0.
+-- (Counted by GROUP BY, not by a window over every value: 6.8 s against
+-- 9.3 s for one distribution of 1 M commands. native.sql counts them in
+-- the scans of the report's statistics, and a prepared run keeps the
+-- histograms.)
+CREATE TEMP VIEW _ntp_report_hist_count AS
 WITH v AS (
   -- each value's bucket: floor(log2(u)) of u >= 1 us in integers, 4 bits
   -- per hex digit of u, then the top digit's own (1 -> 0, 2-3 -> 1,
@@ -347,19 +346,34 @@ WITH v AS (
                       instr('123456789abcdef', substr(printf('%x', ns / 1000), 1, 1)), 1)
                AS INTEGER) END AS k
   FROM _ntp_report_cmd_value
-), c AS (
-  -- per bucket with values: its count
-  SELECT hdb, grp, kind, name, k, count(*) AS n
-  FROM v
-  GROUP BY hdb, grp, kind, name, k
-), r AS (
+)
+SELECT
+  hdb,                         -- host database
+  grp,                         -- grp.id there
+  kind,                        -- 'component' or 'stage'
+  name,                        -- component.name or stage.name
+  k,                           -- the bucket
+  count(*) AS n                -- its values
+FROM v
+GROUP BY hdb, grp, kind, name, k;
+
+-- Log2 latency histograms in biolatency's layout, per group and component
+-- and per group and stage (_ntp_report_cmd_value): bucket k holds the
+-- values v with 2^k <= v/1 us < 2^(k+1); below them [0, 1) us, and one
+-- bucket below 0 if any value is negative. Every bucket from the lowest
+-- ([0, 1) us, or below 0) to the highest that holds a value has a row, the
+-- empty ones with count 0; the counts of a histogram add up to its values.
+-- (Partitioned by the distribution first: a query for one component or
+-- stage reads only its values.)
+CREATE TEMP VIEW ntp_report_hist AS
+WITH r AS (
   -- per bucket with values: the next such bucket, whether it is the
   -- lowest, and the fullest bucket's count
   SELECT hdb, grp, kind, name, k, n,
     lead(k) OVER d AS next_k,
     row_number() OVER d AS nth,
     max(n) OVER (d ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS top
-  FROM c
+  FROM _ntp_report_hist_count
   WINDOW d AS (PARTITION BY hdb, grp, kind, name ORDER BY k)
 )
 -- each bucket with values, the empty ones up to the next, and below the
@@ -411,6 +425,22 @@ SELECT
   total,                       -- values in all
   cum * 1.0 / total AS fraction -- cum / total
 FROM d
+ORDER BY hdb, grp, kind, name, ns;
+
+-- ntp_report_cdf thinned out for reading (.cdf): a distribution's first
+-- value, each value at which the cumulative share passes a whole percent,
+-- above 99 % each tenth of a percent, and the last value (fraction 1), in
+-- integers: per mille at or below the value before, a, and at or below
+-- this one, b. native.sql selects them in the scans of the report's
+-- statistics, without a sort, and a prepared run keeps them.
+CREATE TEMP VIEW _ntp_report_cdf_point AS
+WITH r AS (
+  SELECT *, 1000 * (cum - n) / total AS a, 1000 * cum / total AS b
+  FROM ntp_report_cdf
+)
+SELECT hdb, grp, kind, name, ns, n, cum, total, fraction -- as ntp_report_cdf's
+FROM r
+WHERE cum = n OR b / 10 > a / 10 OR (b > a AND b >= 990)
 ORDER BY hdb, grp, kind, name, ns;
 
 -- The width of the time series' buckets, one row, 1 s unless changed:

@@ -50,17 +50,21 @@ question() {
 	percentiles) timed "$1" "$S" -c '.percentiles --stages' "$3" "$4" ;;
 	timeline) timed "$1" "$S" -c '.timeline 100ms' "$3" "$4" ;;
 	slowest) timed "$1" "$S" -c '.slowest 10' "$3" "$4" ;;
+	hist) timed "$1" "$S" -c '.hist' "$3" "$4" ;;
+	cdf) timed "$1" "$S" -c '.cdf' "$3" "$4" ;;
 	compare) timed "$1" "$N" compare "$3,$4" "$5,$6" ;;
 	plot) rm -rf "$dir/plot"; timed "$1" "$N" plot -o "$dir/plot" "$3,$4" ;;
 	esac
 }
-questions="report percentiles timeline slowest compare plot"
+questions="report percentiles timeline slowest hist cdf compare plot"
 label() {
 	case $1 in
 	report) echo '`ntprof report --detail H T`' ;;
 	percentiles) echo "\`ntprof-shell -c '.percentiles --stages'\`" ;;
 	timeline) echo "\`ntprof-shell -c '.timeline 100ms'\`" ;;
 	slowest) echo "\`ntprof-shell -c '.slowest 10'\`" ;;
+	hist) echo "\`ntprof-shell -c '.hist'\`" ;;
+	cdf) echo "\`ntprof-shell -c '.cdf'\`" ;;
 	compare) echo '`ntprof compare` of two runs' ;;
 	plot) echo '`ntprof plot` of one run' ;;
 	esac

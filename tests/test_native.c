@@ -917,9 +917,12 @@ static void check_spill_same(const int64_t *v, size_t n, int ngroups, int sums)
 		" GROUP BY g ORDER BY g)",
 		"SELECT group_concat(r, ' ') FROM (SELECT ntp_quantiles(x) AS r FROM t"
 		" GROUP BY g ORDER BY g)",
-		/* ntp_dist_cdf is ntp_dist's and ntp_cdf's answers together */
-		"SELECT group_concat(r, ' ') FROM (SELECT ntp_dist_cdf(x, x % 1000) IS"
-		" json_array(json(ntp_dist(x, x % 1000)), json(ntp_cdf(x, x % 1000))) AS r FROM t"
+		/* ntp_dist_cdf begins with ntp_dist's and ntp_cdf's answers */
+		"SELECT group_concat(r, ' ') FROM (SELECT json_remove(ntp_dist_cdf(x, x % 1000),"
+		" '$[3]', '$[2]') IS json_array(json(ntp_dist(x, x % 1000)),"
+		" json(ntp_cdf(x, x % 1000))) AS r FROM t GROUP BY g ORDER BY g)",
+		/* and its CDF points and histograms */
+		"SELECT group_concat(r, ' ') FROM (SELECT ntp_dist_cdf(x, x % 1000) AS r FROM t"
 		" GROUP BY g ORDER BY g)",
 	};
 	enum { NQ = sizeof(q) / sizeof(*q) };
@@ -945,6 +948,100 @@ static void check_spill_same(const int64_t *v, size_t n, int ngroups, int sums)
 		assert_true(ntp_native_spills() > spills);
 	/* what the aggregates held, given back */
 	assert_int_equal(ntp_native_held(), 0);
+}
+
+/*
+ * ntp_dist_cdf's CDF points and histogram of the N values V, from V sorted:
+ * each distinct value with n equal and cum at or below it is a point when it
+ * is the first, when 1000 cum / N passes a multiple of 10 above
+ * 1000 (cum - n) / N, or passes any integer at 990 and above; a value's
+ * bucket is floor(log2(v / 1000)) for v >= 1000, -1 below, -2 below 0.
+ */
+static void check_shape(sqlite3 *db, int64_t *v, size_t n)
+{
+	char want[32768], *q;
+	size_t len, i = 0;
+	int64_t count[66] = { 0 };
+
+	exec(db, "DELETE FROM t");
+	insert(db, 0, v, n);
+	qsort(v, n, sizeof(*v), cmp64);
+	len = (size_t)snprintf(want, sizeof(want), "[%zu", n);
+	while (i < n) {
+		size_t j = i;
+		int64_t a, b;
+
+		while (j < n && v[j] == v[i])
+			j++;
+		a = (int64_t)(1000 * i / n), b = (int64_t)(1000 * j / n);
+		if (!i || b / 10 > a / 10 || (b > a && b >= 990))
+			len += (size_t)snprintf(want + len, sizeof(want) - len, ",[%lld,%zu,%zu]",
+						(long long)v[i], j - i, j);
+		i = j;
+	}
+	len += (size_t)snprintf(want + len, sizeof(want) - len, "] [");
+	for (i = 0; i < n; i++) {
+		int k = v[i] < 0 ? -2 : v[i] < 1000 ? -1 : 0;
+
+		for (int64_t u = v[i] / 1000; u > 1; u >>= 1)
+			k++;
+		count[k + 2]++;
+	}
+	for (int k = -2, first = 1; k < 64; k++)
+		if (count[k + 2]) {
+			len += (size_t)snprintf(want + len, sizeof(want) - len, "%s[%d,%lld]",
+						first ? "" : ",", k, (long long)count[k + 2]);
+			first = 0;
+		}
+	snprintf(want + len, sizeof(want) - len, "]");
+	q = query1(db, "SELECT json_extract(d, '$[2][0]') || ' ' || json_extract(d, '$[3][0]')"
+		   " FROM (SELECT ntp_dist_cdf(x) AS d FROM t)");
+	if (strcmp(q, want))
+		fail_msg("%zu values: got %.400s, want %.400s", n, q, want);
+	free(q);
+}
+
+static int64_t shape_ties(size_t i, size_t n)
+{
+	return (int64_t)(rng() % 7) * 1500;
+}
+
+static int64_t shape_signed(size_t i, size_t n)
+{
+	return (int64_t)(rng() % 4000000) - 1000000;
+}
+
+static int64_t shape_far(size_t i, size_t n)
+{
+	return ((int64_t)1 << 45) + (int64_t)(rng() % 3) * ((int64_t)1 << 43);
+}
+
+/* The shape against its definition, on ties, one value, negative values,
+ * values far from 0 and the sizes where ranks coincide. */
+static void test_sql_dist_shape(void **state)
+{
+	int64_t (*const gen[])(size_t, size_t) = {
+		shape_ties, gen_duration, gen_equal, shape_signed, shape_far, gen_ascending,
+	};
+	sqlite3 *db = open_db();
+
+	(void)state;
+	exec(db, "CREATE TABLE t(g INTEGER, x INTEGER)");
+	for (size_t g = 0; g < sizeof(gen) / sizeof(*gen); g++)
+		for (size_t s = 0; s < NSIZES; s++) {
+			size_t n = SIZES[s];
+			int64_t *v = malloc(n * sizeof(*v));
+
+			assert_non_null(v);
+			rng_seed(70 + g * 10 + s);
+			for (size_t i = 0; i < n; i++)
+				v[i] = gen[g](i, n);
+			check_shape(db, v, n);
+			free(v);
+		}
+	assert_query(db, "SELECT ntp_dist_cdf(NULL) FROM t",
+		     "[[[0,null,null,null,null,null]],[[0]],[[0]],[[]]]");
+	sqlite3_close(db);
 }
 
 static void test_sql_spill_same(void **state)
@@ -1348,6 +1445,7 @@ int main(void)
 		cmocka_unit_test(test_sql_tally),
 		cmocka_unit_test(test_sql_nomem),
 		cmocka_unit_test(test_sql_spill_same),
+		cmocka_unit_test(test_sql_dist_shape),
 		cmocka_unit_test(test_ci_ranks),
 		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_sql_bands),

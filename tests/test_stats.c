@@ -464,6 +464,55 @@ static void test_cdf_line_forms(void **state)
 		    "SELECT * FROM _ntp_plot_cdf_line ORDER BY n, ord, fraction", check_cdf_lines);
 }
 
+/* The histograms' own checks: one per distribution of the report's values,
+ * its counts adding up to them. */
+static void check_hist_counts(struct ntp_session *s)
+{
+	int64_t dists = tl_int(s->db, "SELECT count(*) FROM (SELECT DISTINCT hdb, grp, kind, name"
+			       " FROM _ntp_report_cmd_value)");
+
+	assert_true(dists > 10);
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM (SELECT hdb, grp, kind, name,"
+				" sum(count) AS c FROM ntp_report_hist GROUP BY 1, 2, 3, 4) AS h"
+				" JOIN (SELECT hdb, grp, kind, name, count(*) AS c"
+				" FROM _ntp_report_cmd_value GROUP BY 1, 2, 3, 4) AS v"
+				" USING (hdb, grp, kind, name) WHERE h.c = v.c"), dists);
+}
+
+/* ntp_report_hist of native.sql (counted in the statistics' scans) and of
+ * stats.sql (GROUP BY over every value): a cached view of the
+ * preparation. */
+static void test_hist_forms(void **state)
+{
+	(void)state;
+	check_forms("ntp_report_hist", 1, NULL, "SELECT * FROM ntp_report_hist", check_hist_counts);
+}
+
+/* The CDF points' own checks: per distribution, the first value (cum = n)
+ * and the last (fraction 1), and at most 111 points. */
+static void check_cdf_points(struct ntp_session *s)
+{
+	int64_t dists = tl_int(s->db, "SELECT count(*) FROM (SELECT DISTINCT hdb, grp, kind, name"
+			       " FROM _ntp_report_cmd_value)");
+
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM (SELECT min(ns), cum, n"
+				" FROM _ntp_report_cdf_point GROUP BY hdb, grp, kind, name)"
+				" WHERE cum = n"), dists);
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM (SELECT max(ns), cum, total, fraction,"
+				" count(*) AS k FROM _ntp_report_cdf_point GROUP BY hdb, grp, kind, name)"
+				" WHERE cum = total AND fraction = 1 AND k <= 111 AND k > 2"), dists);
+}
+
+/* _ntp_report_cdf_point of native.sql (selected in the statistics' scans)
+ * and of stats.sql (ntp_report_cdf thinned): a cached view of the
+ * preparation, what .cdf prints. */
+static void test_cdf_point_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_report_cdf_point", 1, NULL, "SELECT * FROM _ntp_report_cdf_point",
+		    check_cdf_points);
+}
+
 /* The series' own checks: every form's buckets hold every command of it
  * (the joined form's, the matches of the accepted joins). */
 static void check_series_sums(struct ntp_session *s)
@@ -1181,6 +1230,8 @@ int main(void)
 		cmocka_unit_test(test_pair_refuses),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
+		cmocka_unit_test(test_hist_forms),
+		cmocka_unit_test(test_cdf_point_forms),
 		cmocka_unit_test(test_mixed_verdicts),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
