@@ -25,7 +25,8 @@
  *
  * Integer arithmetic as SQLite's (division truncates, NULL propagates); a
  * result that overflows 64 bits, which SQLite would turn into a REAL, is
- * an error here rather than a different pairing.
+ * an error here rather than a different pairing (the SQL join then fails
+ * too, on "integer overflow" in its sums: tests/test_stats.c).
  *
  * Arguments (SQL text, each a read-only SELECT):
  *   GP:     hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono,
@@ -417,8 +418,8 @@ static int derive(struct pair_cur *c, const struct prow *g)
 		return SQLITE_OK;
 	sqlite3_free(c->base.pVtab->zErrMsg);
 	c->base.pVtab->zErrMsg = sqlite3_mprintf(
-		"ntp_pair: host command t %lld: its times overflow 64 bits (ntprof --portable "
-		"pairs it in SQL)", (long long)h->v[R_T]);
+		"ntp_pair: host command t %lld: its times overflow 64 bits: impossible values",
+		(long long)h->v[R_T]);
 	return SQLITE_ERROR;
 }
 

@@ -740,6 +740,49 @@ static void test_pair_refuses(void **state)
 	tl_cleanup();
 }
 
+/* A host command whose times overflow 64 bits in the windows (its h_rx
+ * delta near INT64_MAX, every column still an integer): SQL would compute
+ * the window in REALs, but its sums overflow, and the portable join fails;
+ * the native join refuses the run too, naming the command. */
+static void test_pair_overflow(void **state)
+{
+	struct gen_result r;
+	struct ntp_session s;
+	char *paths[2], err[NTP_ERR_MAX], t[32];
+	sqlite3 *db;
+
+	(void)state;
+	gen_hosts(&r, 1, 53);
+	assert_int_equal(sqlite3_open(tl_file("h0.db"), &db), SQLITE_OK);
+	snprintf(t, sizeof(t), "%lld", (long long)tl_int(db, "SELECT t FROM cmd LIMIT 1 OFFSET 500"));
+	assert_true(tl_int(db, "SELECT m.mono_start + %s > 1000000000 FROM meta AS m", t));
+	assert_int_equal(sqlite3_exec(db, "UPDATE cmd SET h_rx = 9223372036853775807 WHERE t = (SELECT"
+				      " t FROM cmd LIMIT 1 OFFSET 500)", NULL, NULL, NULL), SQLITE_OK);
+	/* its wait and end to end are integers still */
+	assert_int_equal(tl_int(db, "SELECT typeof(wait_ns) = 'integer' AND typeof(e2e) ="
+				" 'integer' FROM ntp_cmd_span WHERE t = %s", t), 1);
+	sqlite3_close(db);
+	for (int portable = 0; portable < 2; portable++) {
+		paths[0] = strdup(tl_file("h0.db"));
+		paths[1] = strdup(tl_file("t.db"));
+		assert_int_equal(ntp_session_open(&s, 2, paths, NTP_OPEN_NO_CHECK |
+						  (portable ? NTP_OPEN_PORTABLE : 0), err,
+						  sizeof(err)), 0);
+		free(paths[0]);
+		free(paths[1]);
+		assert_int_equal(ntp_session_prepare(&s, err, sizeof(err)), -1);
+		if (portable) {
+			assert_non_null(strstr(err, "integer overflow"));
+		} else {
+			assert_non_null(strstr(err, t));
+			assert_non_null(strstr(err, "overflow 64 bits: impossible values"));
+		}
+		ntp_session_close(&s);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* A host matched in two targets, one join accepted and one refused (a copy
  * of the target under another name, four records in five deleted: a fifth
  * matched): the native scans of a joined group skip the test of each
@@ -1228,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_joined_count_forms),
 		cmocka_unit_test(test_joined_forms),
 		cmocka_unit_test(test_pair_refuses),
+		cmocka_unit_test(test_pair_overflow),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
 		cmocka_unit_test(test_hist_forms),
