@@ -1024,24 +1024,35 @@ static int dagg_entries(sqlite3_str *out, struct dagg *d, dagg_entry *entry, int
 	return rc;
 }
 
+/* The aggregate's state at its end, or NULL when it has nothing to return
+ * (no row: the result is NULL; an error was reported: its values freed). */
+static struct dagg *dagg_state(sqlite3_context *ctx)
+{
+	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+
+	if (!d) {
+		sqlite3_result_null(ctx);
+		return NULL;
+	}
+	if (d->failed) {
+		for (int i = 0; i < NTP_DIST_MAX; i++)
+			qagg_free(&d->q[i]);
+		return NULL;
+	}
+	return d;
+}
+
 /* The aggregate NAME's result: ENTRY of each argument, in a JSON array;
  * with ENTRY2 too, [the array of ENTRY's, the array of ENTRY2's]. */
 static void dagg_final(sqlite3_context *ctx, const char *name, dagg_entry *entry,
 		       dagg_entry *entry2)
 {
-	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+	struct dagg *d = dagg_state(ctx);
 	int ci = sqlite3_user_data(ctx) != NULL, rc = 0;
 	sqlite3_str *out;
 
-	if (!d) {
-		sqlite3_result_null(ctx);
+	if (!d)
 		return;
-	}
-	if (d->failed) {
-		for (int i = 0; i < NTP_DIST_MAX; i++)
-			qagg_free(&d->q[i]);
-		return;
-	}
 	out = sqlite3_str_new(NULL);
 	if (entry2)
 		sqlite3_str_appendchar(out, 1, '[');
@@ -1505,19 +1516,12 @@ static void cdf_final(sqlite3_context *ctx)
  */
 static void dist_cdf_final(sqlite3_context *ctx)
 {
-	struct dagg *d = sqlite3_aggregate_context(ctx, 0);
+	struct dagg *d = dagg_state(ctx);
 	sqlite3_str *out[4], *all;
 	int rc = 0;
 
-	if (!d) {
-		sqlite3_result_null(ctx);
+	if (!d)
 		return;
-	}
-	if (d->failed) {
-		for (int i = 0; i < NTP_DIST_MAX; i++)
-			qagg_free(&d->q[i]);
-		return;
-	}
 	for (int j = 0; j < 4; j++)
 		out[j] = sqlite3_str_new(NULL);
 	for (int i = 0; i < d->nargs && !rc; i++) {
