@@ -875,7 +875,7 @@ static void quantiles_final(sqlite3_context *ctx)
  * (ntp_ci_ranks): [n, sum, p50, p99, p999, p50_lo, p50_hi, p99_lo, p99_hi],
  * an interval null when its ranks fall outside 1..n.
  */
-#define NTP_DIST_MAX 32
+#define NTP_DIST_MAX 16
 
 struct dagg {
 	int nargs;                 /* arguments, fixed by the first row */

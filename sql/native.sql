@@ -30,14 +30,10 @@ SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
 FROM component
 WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
 -- Per group of the report, one scan of its commands (the join's matched
--- ones or the host's own, as its mode says; not ntp_command, whose look-up
--- of each matched command's target record is slow) for ntp_dist_cdf() of
--- the components, in _ntp_native_arg's order, then of the stages, in
--- _ntp_native_stage_arg's (ntp_command's sums, here over the join's and the
--- host's columns; NULL: not in the group's report): the statistics of
--- ntp_report_component_stats and ntp_report_stage_stats below, the CDF
--- lines of _ntp_plot_cdf_line, and the CDF points and histograms of
--- _ntp_native_shape further down.
+-- ones or the host's own, as its mode says) for ntp_dist_cdf() of the
+-- components, in _ntp_native_arg's order: the statistics of
+-- ntp_report_component_stats below, the CDF lines of _ntp_plot_cdf_line,
+-- and the CDF points and histograms of _ntp_native_shape further down.
 -- Cached before the statistics (_ntp_view_plan), so a prepared run holds
 -- the CDF lines too (IF NOT EXISTS: sqlite3 that reads this file after a
 -- set-up over a prepared run has this view already, a read of the kept
@@ -50,20 +46,14 @@ SELECT
   CASE g.mode
   WHEN 'joined' THEN (
     SELECT ntp_dist_cdf(
---@ SELECT wrap(name, -92, '      ', ', ') || ',' FROM gen_list WHERE list = 'joined'
-      -- then the stages, in _ntp_native_stage_arg's order
---@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
---@ FROM gen_stage
+--@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'joined'
     FROM ntp_joined AS j
     -- unary +: scan, do not build an automatic index per group
     WHERE +j.hdb = g.hdb AND +j.grp = g.grp
       AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
   ELSE (
     SELECT ntp_dist_cdf(
---@ SELECT wrap(name, -92, '      ', ', ') || ',' FROM gen_list WHERE list = 'host'
-      -- then the stages
---@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
---@ FROM gen_stage
+--@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
     FROM ntp_host_cmd AS c
     WHERE +c.db = g.hdb AND +c.grp = g.grp)
   END AS dc                    -- ntp_dist_cdf's four arrays
@@ -192,24 +182,54 @@ FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;
 
--- The stages' arguments of _ntp_component_dist's aggregate, after the
--- components' (_ntp_native_arg): per report mode, the argument's place from
--- 0 and stage.name.
-CREATE TEMP VIEW _ntp_native_stage_arg AS
-WITH s(i, stage) AS (
-  VALUES
---@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
+-- The stages, in the order of the arguments of _ntp_stage_dist's
+-- aggregate: its place from 0 and stage.name.
+CREATE TEMP VIEW _ntp_native_stage_arg(idx, stage) AS
+VALUES
+--@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '  ', ', ')
 --@ FROM gen_list WHERE list = 'stage'
-)
-SELECT
-  m.mode AS mode,              -- the group's report mode
-  m.n + s.i AS idx,            -- the argument's place, from 0
-  s.stage AS stage             -- stage.name
-FROM (SELECT mode, count(*) AS n FROM _ntp_native_arg GROUP BY mode) AS m
-CROSS JOIN s;
-INSERT INTO _ntp_view_plan VALUES ('_ntp_native_stage_arg', NULL, 0, 0);
+;
 
--- ntp_report_stage_stats of stats.sql again, over _ntp_component_dist: no
+-- Per group of the report, one scan of its commands (the join's or the
+-- host's own, as _ntp_component_dist; not ntp_command, whose look-up of
+-- each matched command's target record is slow) for ntp_dist_cdf() of its
+-- stages, in _ntp_native_stage_arg's order: the statistics of
+-- ntp_report_stage_stats below and the stages' histograms and CDF points
+-- further down. The stages are ntp_command's sums, here over the join's
+-- and the host's columns (NULL: not in the group's report). Cached before
+-- the statistics, so a prepared run holds the histograms and CDF points too
+-- (IF NOT EXISTS: as _ntp_component_dist's).
+CREATE TEMP VIEW IF NOT EXISTS _ntp_stage_dist AS
+SELECT
+  g.hdb AS hdb,                -- host database
+  g.grp AS grp,                -- grp.id there
+  CASE g.mode
+  WHEN 'joined' THEN (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
+--@ FROM gen_stage
+    FROM ntp_joined AS j
+    WHERE +j.hdb = g.hdb AND +j.grp = g.grp
+      AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
+  ELSE (
+    SELECT ntp_dist_cdf(
+--@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
+--@ FROM gen_stage
+    FROM ntp_host_cmd AS c
+    WHERE +c.db = g.hdb AND +c.grp = g.grp)
+  END AS dc                    -- ntp_dist_cdf's four arrays
+FROM ntp_report_group AS g
+LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
+UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
+WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
+                    WHERE name = 'ntp_report_stage_stats');
+INSERT INTO _ntp_view_plan
+SELECT '_ntp_stage_dist', cache_ord - 1, cache_when, 1
+FROM _ntp_view_plan WHERE name = 'ntp_report_stage_stats';
+INSERT INTO _ntp_view_plan VALUES ('_ntp_native_stage_arg', NULL, 0, 0);
+INSERT INTO _ntp_native_only VALUES ('_ntp_stage_dist');
+
+-- ntp_report_stage_stats of stats.sql again, over _ntp_stage_dist: no
 -- sort of the values. The same rows as the portable view (tests compare
 -- them). Its cache is then this view's rows (ntp_session_cache):
 -- stats.sql's builder is for the portable view.
@@ -218,8 +238,8 @@ DROP VIEW ntp_report_stage_stats;
 CREATE TEMP VIEW ntp_report_stage_stats AS
 WITH v AS (
   SELECT d.hdb, d.grp, k.stage, json_extract(d.dc, '$[0][' || k.idx || ']') AS a
-  FROM _ntp_component_dist AS d
-  JOIN _ntp_native_stage_arg AS k ON k.mode = d.mode
+  FROM _ntp_stage_dist AS d
+  CROSS JOIN _ntp_native_stage_arg AS k
 )
 SELECT
   v.hdb AS hdb,                                       -- host database
@@ -240,9 +260,9 @@ WHERE json_extract(v.a, '$[0]') > 0
 ORDER BY v.hdb, v.grp, s.ord;
 
 -- Per distribution of the report (group and component, group and stage of
--- ntp_report_stage), what the scan of _ntp_component_dist found of its
--- shape: its CDF points and its histogram's counts (ntp_dist_cdf's third
--- and fourth arrays, lib/native.c).
+-- ntp_report_stage), what the scans of _ntp_component_dist and
+-- _ntp_stage_dist found of its shape: its CDF points and its histogram's
+-- counts (ntp_dist_cdf's third and fourth arrays, lib/native.c).
 CREATE TEMP VIEW _ntp_native_shape AS
 SELECT d.hdb AS hdb, d.grp AS grp, 'component' AS kind, k.component AS name,
   json_extract(d.dc, '$[2][' || k.idx || ']') AS points, -- [total, [ns, n, cum], ...]
@@ -253,8 +273,8 @@ UNION ALL
 SELECT d.hdb, d.grp, 'stage', k.stage,
   json_extract(d.dc, '$[2][' || k.idx || ']'),
   json_extract(d.dc, '$[3][' || k.idx || ']')
-FROM _ntp_component_dist AS d
-JOIN _ntp_native_stage_arg AS k ON k.mode = d.mode
+FROM _ntp_stage_dist AS d
+CROSS JOIN _ntp_native_stage_arg AS k
 JOIN ntp_report_stage AS s ON s.hdb = d.hdb AND s.grp = d.grp AND s.stage = k.stage;
 INSERT INTO _ntp_view_plan VALUES ('_ntp_native_shape', NULL, 0, 1);
 
