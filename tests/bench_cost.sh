@@ -232,9 +232,10 @@ collector runs on:
 
 Goals: the patch at most 3 ns for an unsampled command and 300 ns for a
 sampled one (amortized, its trap included); \`-s 100 --no-arrivals\` at most
-0.5 % of a core at 1 M IOPS. The decision for an unsampled command (three
-64-bit mixes and a modulo of the SQE's fields: the hash BPF and the
-collector recompute) is the floor of every sampling case.
+0.5 % of a core at 1 M IOPS. The decision for an unsampled command (the
+SQE's fields in three words, each multiplied, mixed once by a finaliser,
+and a modulo: the hash BPF and the collector recompute) is the floor of
+every sampling case.
 
 Checked against the phases (the collector's section, "Phases"): they do not
 agree, and the model says why. The phases switch sampling in the fixture
