@@ -89,7 +89,7 @@ TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg test_live
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
-	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity \
+	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity $(OUTPUT)/spdk_trace_log \
 	$(OUTPUT)/btf_merge $(OUTPUT)/slow_audit.so $(OUTPUT)/patch_cost \
 	$(OUTPUT)/stamp_cost $(OUTPUT)/store_cost
 
@@ -350,6 +350,13 @@ $(OUTPUT)/check_fidelity: tests/check_fidelity.c $(OUTPUT)/native.o $(OUTPUT)/pa
 		$(OUTPUT)/pair.o -o $@ \
 		$(LIBS_SQL) -lm
 
+# SPDK's own trace of a host's commands as such a latency log, with
+# ntprof's sampling rule (tests/spdk/verify.sh's peer case).
+$(OUTPUT)/spdk_trace_log: tests/spdk/trace_log.c tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h \
+		| $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -Itests/fixture $< -o $@
+
 # For the VM tests: vmlinux and one module's BTF in one file (--btf).
 $(OUTPUT)/btf_merge: tests/btf_merge.c | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -431,6 +438,7 @@ check-quick-user:
 check-unit: $(TESTS)
 	@set -e; for t in $(TESTS); do echo "== $$t"; $$t; done
 	@echo "== tests/spdk/build_test.sh"; sh tests/spdk/build_test.sh
+	@echo "== tests/spdk/trace_test.sh"; sh tests/spdk/trace_test.sh
 
 check-cli: all
 	@sh tests/shell_test.sh
@@ -444,6 +452,8 @@ check-unit-rest: $(TESTS)
 
 check-cli-rest: all
 	@sh tests/cli.sh
+	@sh tests/spdk/build_test.sh
+	@sh tests/spdk/trace_test.sh
 	@sh tests/reader_test.sh
 	@sh tests/compare_test.sh
 	@python3 tests/tutorial_test.py .

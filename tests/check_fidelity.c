@@ -46,6 +46,15 @@
  * first: a distribution shifted on purpose, which the verdict must refuse
  * (the test's negative control).
  *
+ * --near NS is for a log whose submission times are not the record's own
+ * reading but another clock mapped onto CLOCK_MONOTONIC (SPDK's trace,
+ * tests/spdk/trace_log.c): a sampled command is then the log's command of
+ * the same cid and slba submitted nearest its h_queue, within NS; and
+ * only the sampled commands submitted within the log's span (its first
+ * and last submission, widened by NS) are judged, since such a log (a
+ * trace's ring) can hold only the end of a run. How many were left out is
+ * printed.
+ *
  * Prints the table; the last line is `fidelity: ok` or `fidelity: FAILED`
  * with what failed. Exits 0, 1 when a premise or a verdict failed, 2 on a
  * usage or input error.
@@ -106,13 +115,6 @@ static int cmp_rec_t(const void *a, const void *b)
 {
 	uint64_t x = ((const struct fx_lat_rec *)a)->t_submit;
 	uint64_t y = ((const struct fx_lat_rec *)b)->t_submit;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_key_rec(const void *key, const void *b)
-{
-	uint64_t x = *(const uint64_t *)key, y = ((const struct fx_lat_rec *)b)->t_submit;
 
 	return (x > y) - (x < y);
 }
@@ -258,30 +260,54 @@ static double us(double ns)
 	return ns / 1e3;
 }
 
+/* The first of the log's N records (sorted by submission time) submitted
+ * at T or later; N if none is. */
+static size_t lower_bound(const struct fx_lat_rec *sorted, size_t n, uint64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sorted[mid].t_submit < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Match ntprof's sampled commands with the log's (sorted by submission
  * time): each offset (e2e less the workload's latency of the same command)
  * into OFF; returns how many matched; *FLAGGED the matched ones the log
- * says it sampled.
+ * says it sampled. The same cid and slba, submitted at h_queue exactly, or
+ * with NEAR the nearest within NEAR ns.
  */
 static size_t match(const struct sample *s, size_t ns, const struct fx_lat_rec *sorted, size_t nw,
-		    int64_t *off, size_t *flagged)
+		    uint64_t near, int64_t *off, size_t *flagged)
 {
 	size_t m = 0;
 
 	*flagged = 0;
 	for (size_t i = 0; i < ns; i++) {
-		const struct fx_lat_rec *r = bsearch(&s[i].h_queue, sorted, nw, sizeof(*sorted),
-						     cmp_key_rec);
+		uint64_t lo = s[i].h_queue > near ? s[i].h_queue - near : 0, best_d = UINT64_MAX;
+		const struct fx_lat_rec *r = NULL;
 
-		/* commands submitted in the same ns (queue depth > 1): the first
-		 * of them, then the one with this identity */
-		while (r && r > sorted && r[-1].t_submit == s[i].h_queue)
-			r--;
-		while (r && r < sorted + nw && r->t_submit == s[i].h_queue &&
-		       (r->cid != s[i].cid || r->slba != s[i].slba))
-			r++;
-		if (!r || r == sorted + nw || r->t_submit != s[i].h_queue)
+		/* commands submitted in the same ns (queue depth > 1) or within
+		 * NEAR: the one with this identity nearest in time */
+		for (size_t j = lower_bound(sorted, nw, lo);
+		     j < nw && sorted[j].t_submit <= s[i].h_queue + near; j++) {
+			uint64_t d = sorted[j].t_submit > s[i].h_queue ?
+					     sorted[j].t_submit - s[i].h_queue :
+					     s[i].h_queue - sorted[j].t_submit;
+
+			if (sorted[j].cid == s[i].cid && sorted[j].slba == s[i].slba && d < best_d) {
+				best_d = d;
+				r = &sorted[j];
+			}
+		}
+		if (!r)
 			continue;
 		off[m++] = s[i].e2e - (int64_t)r->lat_ns;
 		*flagged += r->sampled;
@@ -299,18 +325,30 @@ int main(int argc, char **argv)
 	struct sample *s = NULL;
 	unsigned long rate;
 	char why[160], *end;
+	uint64_t near = 0;
 	int ai = 1, rc = 2;
 
-	if (argc == 6 && !strcmp(argv[1], "--shift-workload")) {
-		shift = strtod(argv[2], &end) / 100;
-		if (*end || end == argv[2]) {
-			fprintf(stderr, PROG ": bad --shift-workload: %s\n", argv[2]);
-			return 2;
+	while (argc - ai > 3 && argv[ai][0] == '-') {
+		if (!strcmp(argv[ai], "--shift-workload")) {
+			shift = strtod(argv[ai + 1], &end) / 100;
+			if (*end || end == argv[ai + 1]) {
+				fprintf(stderr, PROG ": bad --shift-workload: %s\n", argv[ai + 1]);
+				return 2;
+			}
+		} else if (!strcmp(argv[ai], "--near")) {
+			near = strtoull(argv[ai + 1], &end, 10);
+			if (*end || end == argv[ai + 1] || !near || near > 1000000000) {
+				fprintf(stderr, PROG ": bad --near (ns, 1 to 10^9): %s\n", argv[ai + 1]);
+				return 2;
+			}
+		} else {
+			break;
 		}
-		ai = 3;
+		ai += 2;
 	}
 	if (argc - ai != 3) {
-		fprintf(stderr, "usage: " PROG " [--shift-workload PCT] LATLOG SAMPLED RATE\n");
+		fprintf(stderr, "usage: " PROG " [--shift-workload PCT] [--near NS] LATLOG SAMPLED "
+				"RATE\n");
 		return 2;
 	}
 	rate = strtoul(argv[ai + 2], &end, 10);
@@ -325,6 +363,22 @@ int main(int argc, char **argv)
 	if (!nw) {
 		fprintf(stderr, PROG ": %s: no command in the latency log\n", argv[ai]);
 		goto out;
+	}
+	if (near) {
+		/* only the sampled commands within the log's span */
+		uint64_t first = UINT64_MAX, last = 0;
+		size_t k = 0;
+
+		for (size_t i = 0; i < nw; i++) {
+			first = w[i].t_submit < first ? w[i].t_submit : first;
+			last = w[i].t_submit > last ? w[i].t_submit : last;
+		}
+		for (size_t i = 0; i < ns; i++)
+			if (s[i].h_queue + near >= first && s[i].h_queue <= last + near)
+				s[k++] = s[i];
+		printf("--near %llu: %zu of ntprof's %zu sampled commands submitted outside the "
+		       "log's span, left out\n", (unsigned long long)near, ns - k, ns);
+		ns = k;
 	}
 	wv = malloc(nw * sizeof(*wv));
 	sv = malloc((ns ? ns : 1) * sizeof(*sv));
@@ -354,7 +408,7 @@ int main(int argc, char **argv)
 
 	/* the offset, command by command */
 	qsort(w, nw, sizeof(*w), cmp_rec_t);
-	nm = match(s, ns, w, nw, off, &flagged_matched);
+	nm = match(s, ns, w, nw, near, off, &flagged_matched);
 	if (nm) {
 		int64_t *o = malloc(nm * sizeof(*o));
 

@@ -8,10 +8,12 @@ RPC="/usr/bin/python3 $S/scripts/rpc.py"
 export LD_LIBRARY_PATH="$S/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # nvmf_tgt_up CPUMASK LOG SECS: start nvmf_tgt (its pid in $tgt; under
-# $TGT_WRAP, such as "taskset -c 0", if set) and wait up to SECS for its RPC
-# socket; 1 if it exits or never answers.
+# $TGT_WRAP, such as "taskset -c 0", if set; with $TGT_ARGS, such as its
+# tracing's options, if set) and wait up to SECS for its RPC socket; 1 if
+# it exits or never answers.
 nvmf_tgt_up() {
-	${TGT_WRAP:-} "$S/build/bin/nvmf_tgt" --no-huge -s 1024 -m "$1" >"$2" 2>&1 &
+	# shellcheck disable=SC2086 # TGT_ARGS: words
+	${TGT_WRAP:-} "$S/build/bin/nvmf_tgt" --no-huge -s 1024 -m "$1" ${TGT_ARGS:-} >"$2" 2>&1 &
 	tgt=$!
 	_n=0
 	until $RPC rpc_get_methods >/dev/null 2>&1; do

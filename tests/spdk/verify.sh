@@ -17,6 +17,24 @@
 # to end; it fails when a recording is empty, fewer than 99.5 % matched, the
 # components do not add up or the means differ by more than 10 %.
 #
+# Then the peer case, over NVMe/TCP: the tutorial's workload recorded by
+# ntprof and by SPDK's own tracing at once (nvmf_tgt -e nvmf_tcp,
+# spdk_nvme_perf -y nvme_tcp), at -s 10 and at -s 1. SPDK's trace stamps
+# with the TSC; two anchors (.output/spdk_trace_log anchor) before and
+# after the run map it onto CLOCK_MONOTONIC, which needs the kernel's
+# clocksource to be the TSC. Its ring holds the end of a run (32768 events
+# a core in spdk_nvme_perf: about 16,000 commands), so only ntprof's
+# commands in that span count. Host: SPDK traces every command from
+# submission (where the patch takes h_queue) to completion (between h_cqe
+# and h_complete); .output/check_fidelity --near compares ntprof's sampled
+# commands with all of them, command by command (the offset: fixed within
+# 1 us for 99 %, or the two do not measure the same thing) and as
+# distributions (p50, p90, p99: the sampled commands no slower than the
+# rest), and shows SPDK's own percentiles of the commands ntprof sampled
+# and of the rest. Target: tests/spdk/peer_target.py, each interval both
+# define (NEW, EXECUTING, EXECUTED, RDY_TO_COMPLETE, COMPLETED), request
+# by request. SPDK's tracing costs every command alike, sampled or not.
+#
 # Then over NVMe/RDMA, in two qemu guests (tests/vm) with soft-RoCE
 # (rdma_rxe) on a private wire: nvmf_tgt in one, spdk_nvme_perf in the
 # other, each recorded by ntprof-collect in its guest, the same four
@@ -24,27 +42,30 @@
 # commands, too few to sample). The guests run the host machine's SPDK
 # build and need `-cpu max` (SPDK and Debian's DPDK use SSE4 and AVX), two
 # CPUs each (SPDK polls one) and 3 GiB; a case takes a few minutes. The
-# third argument picks the transports: "tcp", "rdma" or "tcp rdma" (the
-# default). The same judgement applies to both. A static build and one
+# third argument picks the cases: "tcp", "peer", "rdma" or several, space
+# separated ("tcp peer rdma", the default). The same judgement applies to
+# tcp and rdma. A static build and one
 # configured --with-shared are both taken (tests/spdk/build.sh).
 # Root: the collector loads BPF programs.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 S=${1:-}
 SECS=${2:-10}
-TRS=${3:-tcp rdma}
+TRS=${3:-tcp peer rdma}
 
 die() { echo "verify: $*" >&2; exit 2; }
 
-[ -n "$S" ] || die "usage: verify.sh SPDK_DIR [SECS] [tcp|rdma|'tcp rdma'] (an SPDK build with spdk-patch/ applied)"
+[ -n "$S" ] || die "usage: verify.sh SPDK_DIR [SECS] ['tcp peer rdma'] (an SPDK build with spdk-patch/ applied)"
 S=$(cd "$S" 2>/dev/null && pwd) || die "$1: no such directory"
 for t in $TRS; do
-	case $t in tcp | rdma) ;; *) die "$t: the transports are tcp and rdma" ;; esac
+	case $t in tcp | peer | rdma) ;; *) die "$t: the cases are tcp, peer and rdma" ;; esac
 done
 . "$top/tests/spdk/build.sh"
 spdk_build_check || exit 2
 [ "$SPDK_SHARED" = 1 ] && echo "verify: $S is a shared build (--with-shared): the probes are in build/lib"
 [ "$(id -u)" = 0 ] || die "needs root (ntprof-collect loads BPF programs)"
-[ -x "$top/ntprof-collect" ] && [ -x "$top/ntprof-shell" ] || die "build ntprof first (make)"
+for b in ntprof-collect ntprof-shell .output/check_fidelity .output/spdk_trace_log; do
+	[ -x "$top/$b" ] || die "$b: build ntprof first (make)"
+done
 python3 -c 'import json' 2>/dev/null || die "needs python3"
 
 d=$(mktemp -d "${TMPDIR:-/tmp}/ntprof-spdk.XXXXXX") || exit 1
@@ -119,6 +140,72 @@ tcp() {
 	one qd16 100 -q 16 -o 4096 -w randread
 	one write16k 10 -q 1 -o 16384 -w randwrite
 	one mix7030 10 -q 16 -o 4096 -w randrw -M 70
+}
+
+# peer_one NAME RATE PERF-ARGS...: a run recorded by ntprof and traced by
+# SPDK, judged as one is, then against the trace
+peer_one() {
+	name=$1 rate=$2
+	shift 2
+	TGT_ARGS="-e nvmf_tcp --num-trace-entries 262144" target_up
+	"$top/ntprof-collect" record -r target -t tcp -s "$rate" -i 1 -q \
+		--spdk-target "$S/build/bin/nvmf_tgt" -o "$d/$name-t.db" >"$d/$name-tc.log" 2>&1 &
+	tc=$!
+	"$top/ntprof-collect" record -r host -t tcp -s "$rate" -i 1 -q --wait \
+		--spdk-host "$S/build/bin/spdk_nvme_perf" -o "$d/$name-h.db" >"$d/$name-hc.log" 2>&1 &
+	hc=$!
+	sleep 1
+	a0=$("$top/.output/spdk_trace_log" anchor)
+	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" -y nvme_tcp \
+		"$@" -r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
+		>"$d/$name-perf.log" 2>&1 &
+	pp=$!
+	wait $pp
+	a1=$("$top/.output/spdk_trace_log" anchor)
+	kill -INT $hc $tc
+	wait $hc $tc
+	kill $tgt
+	wait $tgt 2>/dev/null
+	"$S/build/bin/spdk_trace" -j -s spdk_nvme_perf -p $pp >"$d/$name-host.json" \
+		2>"$d/$name-trace.err"
+	"$S/build/bin/spdk_trace" -j -s nvmf -p $tgt >"$d/$name-target.json" \
+		2>>"$d/$name-trace.err"
+	rm -f "/dev/shm/spdk_nvme_perf_trace.pid$pp" "/dev/shm/nvmf_trace.pid$tgt"
+	judge "$name"
+	echo "-- $name: host, ntprof's sampled commands against SPDK's trace of every command"
+	# shellcheck disable=SC2086 # the anchors: four words
+	python3 "$top/tests/spdk/trace_cmds.py" host <"$d/$name-host.json" >"$d/$name-host.txt" &&
+		"$top/.output/spdk_trace_log" log $a0 $a1 "$rate" 1 <"$d/$name-host.txt" \
+			>"$d/$name.lat" || {
+		echo "$name: no host trace (spdk_trace: $(head -1 "$d/$name-trace.err"))" >&2
+		fail=1
+		return
+	}
+	"$top/ntprof-shell" -c ".mode csv" -c ".headers off" -c "SELECT p.h_queue, c.cid, c.slba, c.e2e
+		FROM ntp_command AS c JOIN host.ntp_cmd_point AS p ON p.t = c.ht
+		WHERE c.queue = 'io'" "$d/$name-h.db" "$d/$name-t.db" >"$d/$name.sampled" \
+		2>>"$d/sql.err"
+	"$top/.output/check_fidelity" --near 2000 "$d/$name.lat" "$d/$name.sampled" "$rate" ||
+		fail=1
+	echo "-- $name: target, ntprof's stages against SPDK's trace of the same requests"
+	# shellcheck disable=SC2086 # the anchors
+	python3 "$top/tests/spdk/trace_cmds.py" target <"$d/$name-target.json" \
+		>"$d/$name-target.txt" &&
+		python3 "$top/tests/spdk/peer_target.py" "$d/$name-target.txt" $a0 $a1 \
+			"$d/$name-t.db" || fail=1
+}
+
+peer() {
+	cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	if [ "$(cat $cs)" != tsc ]; then
+		echo "verify: peer: the clocksource is $(cat $cs), not the TSC: SPDK's trace cannot be mapped onto ntprof's clock" >&2
+		fail=1
+		return
+	fi
+	[ -x "$S/build/bin/spdk_trace" ] || die "$S/build/bin/spdk_trace: not built"
+	header "NVMe/TCP on loopback, with SPDK's own tracing"
+	peer_one peer10 10 -q 1 -o 4096 -w randread
+	peer_one peer1 1 -q 1 -o 4096 -w randread
 }
 
 # NVMe/RDMA: the cases run in the guests (tests/spdk/rdma_guest.sh), then
