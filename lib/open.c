@@ -301,15 +301,19 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	for (int r = 0; r < nruns; r++)
 		if (!(s->run_label[r] = strdup(labels[r])))
 			return ntp_session_close(s), ntp_fail(err, errlen, "out of memory");
-	/* 64 MiB of page cache for the TEMP tables and sorts of a big join;
-	 * beyond it they spill to temporary files, so that runs of 10 M
-	 * commands a side are prepared and compared in bounded memory
-	 * (docs/performance.md, "At scale"). NOMUTEX: one thread uses a
-	 * session, and the native functions' calls per row and column would
-	 * each take the connection's mutex otherwise. */
+	/* 64 MiB of page cache for the TEMP tables of a big join; beyond it
+	 * they spill to temporary files, so that runs of 10 M commands a side
+	 * are prepared and compared in bounded memory (docs/performance.md,
+	 * "At scale"). The main database holds nothing, but SQLite's sorter
+	 * takes its cache size as the size of the runs it sorts in memory
+	 * before merging them: 2 MiB runs sort a million keys twice as fast
+	 * as 64 MiB ones (CREATE INDEX, ORDER BY, window functions alike).
+	 * NOMUTEX: one thread uses a session, and the native functions' calls
+	 * per row and column would each take the connection's mutex
+	 * otherwise. */
 	if (sqlite3_open_v2(":memory:", &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI |
 			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK || ntp_harden(s->db) ||
-	    ntp_exec(s->db, "PRAGMA cache_size = -65536; PRAGMA temp.cache_size = -65536")) {
+	    ntp_exec(s->db, "PRAGMA cache_size = -2048; PRAGMA temp.cache_size = -65536")) {
 		ntp_session_close(s);
 		return ntp_fail(err, errlen, "cannot open SQLite");
 	}

@@ -287,9 +287,11 @@ char *ntp_session_sql(const struct ntp_session *s)
 	sqlite3_str_appendall(q, "-- ntprof: the views ntprof-shell creates, for sqlite3\n"
 			      "-- (the shell also loads native functions: see docs/sql.md)\n"
 			      "-- first: changing temp_store drops every TEMP object; sorts and\n"
-			      "-- TEMP tables beyond the page cache go to temporary files\n"
+			      "-- TEMP tables beyond the page cache go to temporary files. The\n"
+			      "-- main database holds nothing, but SQLite sorts in runs of its\n"
+			      "-- cache size: small runs sort faster, in less memory\n"
 			      "PRAGMA temp_store = FILE;\n"
-			      "PRAGMA cache_size = -524288;\nPRAGMA temp.cache_size = -524288;\n");
+			      "PRAGMA cache_size = -2048;\nPRAGMA temp.cache_size = -524288;\n");
 	for (int i = 0; ok && i < s->ndbs; i++) {
 		char *uri = s->dbs[i].from[0] ? NULL : file_uri(s->dbs[i].path);
 
