@@ -468,6 +468,9 @@ UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_
   cache_when = 1 -- only with a target open
 WHERE name = '_ntp_target_e2e';
 INSERT INTO _ntp_native_only VALUES ('_ntp_host_e2e'), ('_ntp_target_e2e');
+-- its table's index, in the order of ntp_shell_slowest (shell.sql) and
+-- .slowest: their first commands are read off it, without a sort
+INSERT INTO _ntp_cache_index VALUES ('_ntp_host_e2e', 'e2e DESC, db, t');
 DROP VIEW _ntp_series_e2e;
 CREATE TEMP VIEW _ntp_series_e2e AS
 WITH a AS (

@@ -170,12 +170,19 @@ SELECT
 FROM ntp_command
 WHERE queue = 'io';
 
--- .slowest: those rows, slowest end to end first.
+-- .slowest: those rows, slowest end to end first. In the order of the
+-- host's commands by end to end (_ntp_host_e2e: the same values, and the
+-- same order's keys, as those rows'), each command's row found by its
+-- keys: where the prepared run keeps that table with its index on the
+-- order (native.sql), the first N rows cost N look-ups, not a sort of
+-- every command (`SELECT * FROM ntp_shell_slowest LIMIT 10` in sqlite3).
 CREATE TEMP VIEW ntp_shell_slowest AS
-SELECT "group", t_s, qid, cid, slba, mode, e2e_us,
---@ SELECT wrap(name || '_us', -92, '  ', ', ') FROM gen_list WHERE list = 'stage'
-FROM _ntp_shell_slowest_row
-ORDER BY e2e DESC, hdb, ht;
+SELECT r."group" AS "group", r.t_s AS t_s, r.qid AS qid, r.cid AS cid, r.slba AS slba,
+  r.mode AS mode, r.e2e_us AS e2e_us,
+--@ SELECT wrap('r.' || name || '_us AS ' || name || '_us', -92, '  ', ', ') FROM gen_list WHERE list = 'stage'
+FROM _ntp_host_e2e AS h
+JOIN _ntp_shell_slowest_row AS r ON r.hdb = h.db AND r.ht = h.t
+ORDER BY h.e2e DESC, h.db, h.t;
 
 -- .timeline: each recording's own time series (ntp_series, forms host and
 -- target; recordings in ntp_db order), with the commands in flight (Little's law) and the records the

@@ -177,10 +177,18 @@ entry() { ls -t "$cache"/*.db | head -n 1; }
 db=$(entry)
 mac=${db%.db}.mac
 [ -f "$db" ] && [ -f "$mac" ] && ok || bad "no cache entry for the current recordings"
-# its one index: the join's, by host command (sql/join.sql, _ntp_cache_index)
+# its indexes (_ntp_cache_index): the join's, by host command (sql/join.sql),
+# and the host's commands by end to end, .slowest's order (sql/native.sql)
 expect "the cache entry's indexes" "$(sqlite3 "$db" "SELECT group_concat(sql, '; ')
-	FROM sqlite_schema WHERE type = 'index'")" \
-	'CREATE INDEX "_ntp_joined_cache_i" ON "_ntp_joined_cache" (hdb, ht)'
+	FROM (SELECT sql FROM sqlite_schema WHERE type = 'index' ORDER BY name)")" \
+	'CREATE INDEX "_ntp_host_e2e_cache_i" ON "_ntp_host_e2e_cache" (e2e DESC, db, t); CREATE INDEX "_ntp_joined_cache_i" ON "_ntp_joined_cache" (hdb, ht)'
+# ntp_shell_slowest's first rows come off that index, in its order, with no
+# sort of every command (at most of the rows of one end to end)
+plan=$("$SHELL_BIN" -c 'EXPLAIN QUERY PLAN SELECT * FROM ntp_shell_slowest LIMIT 10' \
+	host.db target.db 2>&1)
+echo "$plan" | grep -q "SCAN _ntp_cache._ntp_host_e2e_cache USING COVERING INDEX _ntp_host_e2e_cache_i" &&
+	! echo "$plan" | grep -q "USE TEMP B-TREE FOR ORDER BY" && ok ||
+	bad "ntp_shell_slowest over the prepared run: not in its index's order: $plan"
 
 # Damaged: a byte changed in the middle of the file.
 size=$(stat -c %s "$db")
