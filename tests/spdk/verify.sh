@@ -79,11 +79,9 @@ target_up() {
 	nvmf_export tcp 127.0.0.1 || die "cannot configure nvmf_tgt"
 }
 
-# one NAME RATE PERF-ARGS...: a run, recorded on both sides
-one() {
-	name=$1 rate=$2
-	shift 2
-	target_up
+# collectors_up: both sides' collectors for the case $name at -s $rate
+# (their pids in $tc and $hc), the host's waiting for spdk_nvme_perf
+collectors_up() {
 	"$top/ntprof-collect" record -r target -t tcp -s "$rate" -i 1 -q \
 		--spdk-target "$S/build/bin/nvmf_tgt" -o "$d/$name-t.db" >"$d/$name-tc.log" 2>&1 &
 	tc=$!
@@ -91,13 +89,26 @@ one() {
 		--spdk-host "$S/build/bin/spdk_nvme_perf" -o "$d/$name-h.db" >"$d/$name-hc.log" 2>&1 &
 	hc=$!
 	sleep 1
-	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" "$@" \
-		-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
-		>"$d/$name-perf.log" 2>&1
+}
+
+# collectors_down: stop both collectors, then nvmf_tgt
+collectors_down() {
 	kill -INT $hc $tc
 	wait $hc $tc
 	kill $tgt
 	wait $tgt 2>/dev/null
+}
+
+# one NAME RATE PERF-ARGS...: a run, recorded on both sides
+one() {
+	name=$1 rate=$2
+	shift 2
+	target_up
+	collectors_up
+	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" "$@" \
+		-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
+		>"$d/$name-perf.log" 2>&1
+	collectors_down
 	judge "$name"
 }
 
@@ -148,13 +159,7 @@ peer_one() {
 	name=$1 rate=$2
 	shift 2
 	TGT_ARGS="-e nvmf_tcp --num-trace-entries 262144" target_up
-	"$top/ntprof-collect" record -r target -t tcp -s "$rate" -i 1 -q \
-		--spdk-target "$S/build/bin/nvmf_tgt" -o "$d/$name-t.db" >"$d/$name-tc.log" 2>&1 &
-	tc=$!
-	"$top/ntprof-collect" record -r host -t tcp -s "$rate" -i 1 -q --wait \
-		--spdk-host "$S/build/bin/spdk_nvme_perf" -o "$d/$name-h.db" >"$d/$name-hc.log" 2>&1 &
-	hc=$!
-	sleep 1
+	collectors_up
 	a0=$("$top/.output/spdk_trace_log" anchor)
 	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" -y nvme_tcp \
 		"$@" -r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
@@ -162,10 +167,7 @@ peer_one() {
 	pp=$!
 	wait $pp
 	a1=$("$top/.output/spdk_trace_log" anchor)
-	kill -INT $hc $tc
-	wait $hc $tc
-	kill $tgt
-	wait $tgt 2>/dev/null
+	collectors_down
 	"$S/build/bin/spdk_trace" -j -s spdk_nvme_perf -p $pp >"$d/$name-host.json" \
 		2>"$d/$name-trace.err"
 	"$S/build/bin/spdk_trace" -j -s nvmf -p $tgt >"$d/$name-target.json" \
