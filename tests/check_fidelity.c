@@ -10,7 +10,9 @@
  *            command, and which ones it sampled (tests/fixture/README.md)
  *   SAMPLED  the sampled I/O commands as ntprof has them, one a line:
  *            h_queue (CLOCK_MONOTONIC ns), cid, slba, e2e (ns), separated
- *            by commas or blanks (ntp_command joined with ntp_cmd_point)
+ *            by commas or blanks: what `check_fidelity --sampled-sql`
+ *            prints, asked of ntprof-shell over the run's host and target
+ *            in CSV (ntp_command joined with ntp_cmd_point)
  *   RATE     the -s the run was recorded with
  *
  * What each side includes. ntprof's end to end of a host command is its
@@ -74,6 +76,14 @@
 #define WIDEN 0.02          /* each end of an interval, widened by this share */
 #define OFFSET_BAND_NS 1000 /* a fixed offset: 99 % of commands within this of the median */
 #define NPCT 3
+
+/* SAMPLED's rows, over the run's recordings in ntprof-shell (the host's
+ * schema is `host`): ntprof's sampled I/O commands, their submission
+ * (h_queue), identity and end to end. --sampled-sql prints it. */
+static const char sampled_sql[] =
+	"SELECT p.h_queue, c.cid, c.slba, c.e2e\n"
+	"FROM ntp_command AS c JOIN host.ntp_cmd_point AS p ON p.t = c.ht\n"
+	"WHERE c.queue = 'io'";
 
 /* The percentiles judged: ntp_select_quantiles' place and ntp_ci_ranks'. */
 static const struct {
@@ -328,6 +338,10 @@ int main(int argc, char **argv)
 	uint64_t near = 0;
 	int ai = 1, rc = 2;
 
+	if (argc == 2 && !strcmp(argv[1], "--sampled-sql")) {
+		puts(sampled_sql);
+		return 0;
+	}
 	while (argc - ai > 3 && argv[ai][0] == '-') {
 		if (!strcmp(argv[ai], "--shift-workload")) {
 			shift = strtod(argv[ai + 1], &end) / 100;
@@ -348,7 +362,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - ai != 3) {
 		fprintf(stderr, "usage: " PROG " [--shift-workload PCT] [--near NS] LATLOG SAMPLED "
-				"RATE\n");
+				"RATE\n       " PROG " --sampled-sql\n");
 		return 2;
 	}
 	rate = strtoul(argv[ai + 2], &end, 10);

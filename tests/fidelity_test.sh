@@ -85,10 +85,8 @@ run() {
 judge() {
 	name=$1 rate=$2 plog=$d/$1-perf.log
 	# ntprof's sampled I/O commands: h_queue (the submission), identity, e2e
-	"$SHELL_BIN" -c ".mode csv" -c ".headers off" -c "SELECT p.h_queue, c.cid, c.slba, c.e2e
-		FROM ntp_command AS c JOIN host.ntp_cmd_point AS p ON p.t = c.ht
-		WHERE c.queue = 'io'" "$d/$name-host.db" "$d/$name-target.db" \
-		>"$d/$name.sampled" 2>"$d/$name-sql.err"
+	"$SHELL_BIN" -c ".mode csv" -c ".headers off" -c "$("$CHECK" --sampled-sql)" \
+		"$d/$name-host.db" "$d/$name-target.db" >"$d/$name.sampled" 2>"$d/$name-sql.err"
 	expect "$name: ntprof-shell's exit status" $? 0
 	"$CHECK" "$d/$name.lat" "$d/$name.sampled" "$rate" >"$d/$name.txt" 2>&1
 	rc=$?

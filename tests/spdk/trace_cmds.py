@@ -35,7 +35,9 @@ def main():
             name, obj = names.get(e["tpoint"]), e.get("object", {}).get("id")
             if name == "NVME_TCP_SUBMIT" and obj:
                 a = e["args"]  # ctx cid opc dw10 dw11 dw12 qd
-                qid = int(e["poller"][1:]) if "poller" in e else 0
+                if "poller" not in e:
+                    sys.exit("trace_cmds.py: NVME_TCP_SUBMIT without its owner (the qpair's id)")
+                qid = int(e["poller"][1:])
                 open_[obj] = (e["tsc"], qid, a[1], a[2], a[3] | a[4] << 32, a[5] & 0xffff)
             elif name == "NVME_TCP_COMPLETE" and obj in open_:
                 s, qid, cid, opc, slba, nlb = open_.pop(obj)

@@ -69,6 +69,10 @@ python3 "$top/tests/spdk/trace_cmds.py" target <target.json >target.txt
 expect "target: the complete request, first time of each state" "$(cat target.txt)" \
 	"100 110 120 130 150"
 expect_fail "trace_cmds.py: a mode" 1 "usage" python3 "$top/tests/spdk/trace_cmds.py" </dev/null
+# a submission without its qpair (the owner): no guess at the qid
+sed 's/"poller": "q01", "object": {"id": "p5",/"object": {"id": "p5",/' host.json >noqp.json
+expect_fail "trace_cmds.py: a submission without its qpair" 1 "without its owner" \
+	python3 "$top/tests/spdk/trace_cmds.py" host <noqp.json
 
 # the log: 8 bytes of magic, 32 a command, every one sampled at -s 1
 A="1000000 5000000000 5000000 5002000000"

@@ -101,15 +101,23 @@ collectors_down() {
 	wait $tgt 2>/dev/null
 }
 
+# run_perf PERF-ARGS...: spdk_nvme_perf on CPU 1 for SECS against nvmf_tgt, its
+# output in the case's log, its pid in $pp (the name of its trace)
+run_perf() {
+	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" "$@" \
+		-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
+		>"$d/$name-perf.log" 2>&1 &
+	pp=$!
+	wait $pp
+}
+
 # one NAME RATE PERF-ARGS...: a run, recorded on both sides
 one() {
 	name=$1 rate=$2
 	shift 2
 	target_up
 	collectors_up
-	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" "$@" \
-		-r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
-		>"$d/$name-perf.log" 2>&1
+	run_perf "$@"
 	collectors_down
 	judge "$name"
 }
@@ -163,11 +171,7 @@ peer_one() {
 	TGT_ARGS="-e nvmf_tcp --num-trace-entries 262144" target_up
 	collectors_up
 	a0=$("$top/.output/spdk_trace_log" anchor)
-	taskset -c 1 "$S/build/bin/spdk_nvme_perf" --no-huge -s 1024 -c 0x2 -t "$SECS" -y nvme_tcp \
-		"$@" -r "trtype:TCP adrfam:IPv4 traddr:127.0.0.1 trsvcid:4420 subnqn:$NQN" \
-		>"$d/$name-perf.log" 2>&1 &
-	pp=$!
-	wait $pp
+	run_perf -y nvme_tcp "$@"
 	a1=$("$top/.output/spdk_trace_log" anchor)
 	collectors_down
 	"$S/build/bin/spdk_trace" -j -s spdk_nvme_perf -p $pp >"$d/$name-host.json" \
@@ -177,7 +181,8 @@ peer_one() {
 	rm -f "/dev/shm/spdk_nvme_perf_trace.pid$pp" "/dev/shm/nvmf_trace.pid$tgt"
 	judge "$name"
 	echo "-- $name: host, ntprof's sampled commands against SPDK's trace of every command"
-	# shellcheck disable=SC2086 # the anchors: four words
+	# shellcheck disable=SC2086 # the anchors: four words; NSID 1, the
+	# namespace nvmf_export adds
 	python3 "$top/tests/spdk/trace_cmds.py" host <"$d/$name-host.json" >"$d/$name-host.txt" &&
 		"$top/.output/spdk_trace_log" log $a0 $a1 "$rate" 1 <"$d/$name-host.txt" \
 			>"$d/$name.lat" || {
@@ -185,10 +190,9 @@ peer_one() {
 		fail=1
 		return
 	}
-	"$top/ntprof-shell" -c ".mode csv" -c ".headers off" -c "SELECT p.h_queue, c.cid, c.slba, c.e2e
-		FROM ntp_command AS c JOIN host.ntp_cmd_point AS p ON p.t = c.ht
-		WHERE c.queue = 'io'" "$d/$name-h.db" "$d/$name-t.db" >"$d/$name.sampled" \
-		2>>"$d/sql.err"
+	"$top/ntprof-shell" -c ".mode csv" -c ".headers off" \
+		-c "$("$top/.output/check_fidelity" --sampled-sql)" "$d/$name-h.db" "$d/$name-t.db" \
+		>"$d/$name.sampled" 2>>"$d/sql.err"
 	"$top/.output/check_fidelity" --near 2000 "$d/$name.lat" "$d/$name.sampled" "$rate" ||
 		fail=1
 	echo "-- $name: target, ntprof's stages against SPDK's trace of the same requests"
