@@ -2,9 +2,9 @@
 /*
  * The cache of prepared runs (docs/performance.md, "How a run is prepared").
  *
- * A session's prepared TEMP tables (sql/cache.sql, _ntp_cache_table: the
+ * A session's prepared tables (sql/cache.sql, _ntp_cache_table: the
  * clock offset, the join, the report's groups and statistics) are written
- * to DIR/NAME.db, NAME being a hash of the key: every recording's identity
+ * to DIR/NAME.db (straight into it: ntp_cache_begin), NAME being a hash of the key: every recording's identity
  * (device, inode, size, mtime, ctime, a hash of its first page), ntprof's
  * version and SQL, and what else changes the tables (the form, the runs
  * and the names the recordings are attached as). DIR/NAME.mac holds an
@@ -755,51 +755,6 @@ out:
 	return rc;
 }
 
-/* Write the session's prepared tables and the key into the new file PATH
- * (empty). 0 or -1. */
-static int write_tables(struct ntp_session *s, const char *path, const char *key)
-{
-	sqlite3_str *q = sqlite3_str_new(NULL);
-	sqlite3_stmt *st = cache_tables(s->db);
-	char *sql;
-	int rc;
-
-	/* a file of our own: no rollback journal on disk (the MAC tells a torn
-	 * file); defensive mode allows MEMORY, not OFF */
-	sqlite3_str_appendf(q, "ATTACH %Q AS " CACHE_NEW ";\n"
-			    "PRAGMA " CACHE_NEW ".journal_mode = MEMORY;\n"
-			    "PRAGMA " CACHE_NEW ".synchronous = OFF;\n"
-			    "BEGIN;\n"
-			    "CREATE TABLE " CACHE_NEW "._ntp_cache_meta (key TEXT NOT NULL);\n"
-			    "INSERT INTO " CACHE_NEW "._ntp_cache_meta VALUES (%Q);\n", path, key);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 1);
-
-		/* empty, with its index, then filled: an INSERT of SELECT *
-		 * into a table of the same columns and indexes copies each
-		 * row's record and index entry as they are (SQLite's transfer
-		 * optimization) instead of decoding, encoding and sorting */
-		sqlite3_str_appendf(q, "CREATE TABLE " CACHE_NEW ".\"%w\" AS SELECT * FROM temp.\"%w\""
-				    " WHERE 0;\n", t, t);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			sqlite3_str_appendf(q, "CREATE INDEX " CACHE_NEW ".\"%w\" ON \"%w\" (%s);\n",
-					    sqlite3_column_text(st, 2), t,
-					    sqlite3_column_text(st, 3));
-		sqlite3_str_appendf(q, "INSERT INTO " CACHE_NEW ".\"%w\" SELECT * FROM temp.\"%w\";\n",
-				    t, t);
-	}
-	sqlite3_str_appendall(q, "COMMIT;\n");
-	rc = st ? 0 : -1;
-	sqlite3_finalize(st);
-	sql = sqlite3_str_finish(q);
-	rc = rc || !sql || exec_own(s, sql);
-	if (rc)
-		exec(s->db, "ROLLBACK");
-	exec_own(s, "DETACH " CACHE_NEW);
-	sqlite3_free(sql);
-	return rc ? -1 : 0;
-}
-
 /* One cache entry, for eviction. */
 struct entry {
 	char name[NAME_HEX + 1];
@@ -910,52 +865,6 @@ static void evict(int dfd)
 	free(e);
 }
 
-/* Keep the prepared tables: NAME.db written aside and renamed in after its
- * MAC, so a reader sees a whole file or none. 0 or -1. */
-static int keep(struct ntp_session *s, int dfd, const char *dir, const char *key,
-		const char *name)
-{
-	char tmp[PATH_MAX + 16], mtmp[PATH_MAX + 16], to[PATH_MAX + 64];
-	char mac[2 * NTP_SHA256_LEN + 1];
-	unsigned char secret[32];
-	int fd, mfd = -1, rc = -1, doomed;
-
-	if (read_secret(dfd, dir, secret, 1))
-		return -1;
-	snprintf(tmp, sizeof(tmp), "%s/tmp-XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	doomed = ntp_remove_on_signal(tmp, NULL);
-	if (write_tables(s, tmp, key) || mac_file(fd, secret, key, mac))
-		goto out;
-	snprintf(mtmp, sizeof(mtmp), "%s/tmp-XXXXXX", dir);
-	mfd = mkstemp(mtmp);
-	if (mfd < 0)
-		goto out;
-	if (write(mfd, mac, 2 * NTP_SHA256_LEN) != 2 * NTP_SHA256_LEN || close(mfd)) {
-		unlink(mtmp);
-		mfd = -1;
-		goto out;
-	}
-	mfd = -1;
-	snprintf(to, sizeof(to), "%s/%s.db", dir, name);
-	if (rename(tmp, to)) {
-		unlink(mtmp);
-		goto out;
-	}
-	snprintf(to, sizeof(to), "%s/%s.mac", dir, name);
-	rc = rename(mtmp, to) ? -1 : 0;
-	if (rc)
-		unlink(mtmp);
-out:
-	close(fd);
-	if (doomed)
-		ntp_remove_forget(0);
-	unlink(tmp); /* renamed: nothing there */
-	return rc;
-}
-
 /* Remember the cache file NAME in DIR as the session's, if it is there
  * (kept, and not evicted at once by a cap smaller than it). */
 static void kept_file(struct ntp_session *s, int dfd, const char *dir, const char *name)
@@ -1013,31 +922,172 @@ char *ntp_cache_setup_sql(const struct ntp_session *s)
 	return sqlite3_str_finish(q);
 }
 
-void ntp_cache_store(struct ntp_session *s, double took)
+/* A run being prepared straight into a new cache file (ntp_cache_begin). */
+struct ntp_cache_new {
+	int dfd;                    /* the cache directory */
+	char dir[PATH_MAX];         /* its path */
+	char tmp[PATH_MAX + 16];    /* the new file, DIR/tmp-XXXXXX */
+	int fd;                     /* it, open: its MAC is of what SQLite wrote there */
+	int doomed;                 /* removed on a signal until renamed */
+	char *key;                  /* the key */
+	char name[NAME_HEX + 1];    /* the name it is kept under */
+};
+
+static void free_new(struct ntp_cache_new *w)
 {
-	char dir[PATH_MAX], name[NAME_HEX + 1];
-	char *key = NULL;
-	int dfd = -1, kept = 0;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->doomed)
+		ntp_remove_forget(0);
+	if (*w->tmp)
+		unlink(w->tmp); /* renamed: nothing there */
+	if (w->dfd >= 0)
+		close(w->dfd);
+	sqlite3_free(w->key);
+	free(w);
+}
 
-	if (ntp_cache_usable(s) && (dfd = open_dir(s, dir, sizeof(dir), 1)) >= 0 && (key = make_key(s))) {
-		const char *prev = ntp_progress_begin(s, "keeping the prepared run");
+struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
+{
+	struct ntp_cache_new *w;
+	unsigned char secret[32];
+	char *sql = NULL;
+	int ok;
 
-		key_name(key, name);
-		kept = !keep(s, dfd, dir, key, name);
-		if (kept)
-			evict(dfd);
-		kept_file(s, dfd, dir, name);
-		ntp_progress_end(s, prev);
+	/* inside a transaction of the user's (a shell's BEGIN), the file
+	 * could not be committed alone: TEMP tables, not kept */
+	if (!ntp_cache_usable(s) || !sqlite3_get_autocommit(s->db) || !(w = calloc(1, sizeof(*w))))
+		return NULL;
+	w->fd = -1;
+	ok = (w->dfd = open_dir(s, w->dir, sizeof(w->dir), 1)) >= 0 &&
+	     !read_secret(w->dfd, w->dir, secret, 1) && (w->key = make_key(s));
+	if (ok) {
+		key_name(w->key, w->name);
+		snprintf(w->tmp, sizeof(w->tmp), "%s/tmp-XXXXXX", w->dir);
+		w->fd = mkstemp(w->tmp);
+		if (w->fd < 0)
+			*w->tmp = 0;
+		ok = w->fd >= 0;
 	}
+	if (ok) {
+		w->doomed = ntp_remove_on_signal(w->tmp, NULL);
+		/* a file of our own: no rollback journal on disk (the MAC tells
+		 * a torn file; defensive mode allows MEMORY, not OFF), and the
+		 * main database's 2 MiB of page cache (open.c): the tables are
+		 * written once and read back in order, and a larger cache only
+		 * holds more of them in memory */
+		sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB ";\n"
+				      "PRAGMA " CACHE_DB ".journal_mode = MEMORY;\n"
+				      "PRAGMA " CACHE_DB ".synchronous = OFF;\n"
+				      "PRAGMA " CACHE_DB ".cache_size = -2048;\n"
+				      "CREATE TABLE " CACHE_DB "._ntp_cache_meta (key TEXT NOT NULL);\n"
+				      "INSERT INTO " CACHE_DB "._ntp_cache_meta VALUES (%Q);\n",
+				      w->tmp, w->key);
+		ok = sql && !exec_own(s, sql);
+		if (!ok)
+			exec_own(s, "DETACH " CACHE_DB); /* if attached */
+	}
+	sqlite3_free(sql);
+	if (!ok) {
+		free_new(w);
+		return NULL;
+	}
+	return w;
+}
+
+const char *ntp_cache_schema(void)
+{
+	return CACHE_DB;
+}
+
+void ntp_cache_abandon(struct ntp_session *s, struct ntp_cache_new *w)
+{
+	if (!w)
+		return;
+	if (!sqlite3_get_autocommit(s->db))
+		exec(s->db, "ROLLBACK");
+	exec_own(s, "DETACH " CACHE_DB);
+	free_new(w);
+}
+
+/* Rename the committed file W and its MAC into place: a reader sees a
+ * whole file or none (a reader between the two renames sees a MAC that
+ * does not match and prepares again: slower, never wrong). 0 or -1. */
+static int put_in_place(struct ntp_cache_new *w, char *to, size_t n)
+{
+	char mtmp[PATH_MAX + 16], mac[2 * NTP_SHA256_LEN + 1];
+	unsigned char secret[32];
+	int mfd;
+
+	if (read_secret(w->dfd, w->dir, secret, 0) || mac_file(w->fd, secret, w->key, mac))
+		return -1;
+	snprintf(mtmp, sizeof(mtmp), "%s/tmp-XXXXXX", w->dir);
+	mfd = mkstemp(mtmp);
+	if (mfd < 0)
+		return -1;
+	if (write(mfd, mac, 2 * NTP_SHA256_LEN) != 2 * NTP_SHA256_LEN || close(mfd)) {
+		unlink(mtmp);
+		return -1;
+	}
+	snprintf(to, n, "%s/%s.db", w->dir, w->name);
+	if (rename(w->tmp, to)) {
+		unlink(mtmp);
+		return -1;
+	}
+	*w->tmp = 0;
+	if (w->doomed)
+		ntp_remove_forget(0);
+	w->doomed = 0;
+	{
+		char m[PATH_MAX + 64];
+
+		snprintf(m, sizeof(m), "%s/%s.mac", w->dir, w->name);
+		if (rename(mtmp, m)) {
+			unlink(mtmp);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took)
+{
+	char to[PATH_MAX + 64];
+	const char *prev;
+	char *uri = NULL, *sql = NULL;
+	int kept = 0, rc = 0;
+
+	if (!w) {
+		if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1))
+			ntp_say(s, "preparing the run took %.1f s%s", took,
+			    s->flags & NTP_OPEN_NO_CACHE ? " (--no-cache: not kept)" : "");
+		return 0;
+	}
+	prev = ntp_progress_begin(s, "keeping the prepared run");
+	/* the MAC over the committed file, read through the descriptor
+	 * mkstemp gave (closing it now drops no lock: none is held between
+	 * transactions) */
+	kept = !put_in_place(w, to, sizeof(to));
+	if (kept) {
+		/* read it as later sessions do: read-only and immutable, so that
+		 * no SQL of this session writes what is kept */
+		uri = read_uri(to, 1);
+		sql = uri ? sqlite3_mprintf("DETACH " CACHE_DB ";\nATTACH %Q AS " CACHE_DB ";", uri)
+			  : NULL;
+		rc = !sql || exec_own(s, sql) ? -1 : 0;
+		evict(w->dfd);
+		kept_file(s, w->dfd, w->dir, w->name);
+	}
+	ntp_progress_end(s, prev);
 	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {
 		if (kept)
 			ntp_say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
-			    "one", took, dir);
+			    "one", took, w->dir);
 		else
-			ntp_say(s, "preparing the run took %.1f s%s", took,
-			    s->flags & NTP_OPEN_NO_CACHE ? " (--no-cache: not kept)" : "");
+			ntp_say(s, "preparing the run took %.1f s", took);
 	}
-	sqlite3_free(key);
-	if (dfd >= 0)
-		close(dfd);
+	sqlite3_free(sql);
+	sqlite3_free(uri);
+	free_new(w);
+	return rc;
 }

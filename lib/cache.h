@@ -13,14 +13,32 @@
 /* Read the session's prepared tables from its cache file, if one is there
  * and passes every check, and redefine the cached views as reads of it:
  * 1. 0 when there is none (or it is refused, said on stderr, and removed):
- * prepare the run, then ntp_cache_store. Never fails the session. */
+ * prepare the run (ntp_cache_begin, ntp_cache_keep). Never fails the
+ * session. */
 int ntp_cache_load(struct ntp_session *s);
 
-/* After ntp_session_prepare computed the tables (in TOOK seconds): keep
- * them in a cache file for the processes after this one, evict the least
- * recently used files beyond the cap, and say on stderr how long the
- * preparation took when it took long. Never fails the session. */
-void ntp_cache_store(struct ntp_session *s, double took);
+/* A run about to be prepared and kept: a new file in the cache directory,
+ * holding the key, attached as ntp_cache_schema() for ntp_session_prepare
+ * to write the prepared tables into (sql/join.sql, _ntp_prepare_into)
+ * inside one transaction. NULL when the run is not to be kept, or cannot
+ * be (the tables then go to TEMP). Never fails the session. */
+struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s);
+
+/* The schema name the prepared tables are read from, kept or read. */
+const char *ntp_cache_schema(void);
+
+/* The preparation into W failed: roll back its transaction (the views as
+ * they were), detach and remove the file. W may be NULL. */
+void ntp_cache_abandon(struct ntp_session *s, struct ntp_cache_new *w);
+
+/* After ntp_session_prepare computed the tables (in TOOK seconds) and, with
+ * W, committed them into W's file: keep that file for the processes after
+ * this one (its MAC, then renamed in, then read read-only as a later
+ * session reads it), evict the least recently used files beyond the cap,
+ * and say on stderr how long the preparation took when it took long.
+ * Frees W. 0, or -1 when the kept tables cannot be read again (the
+ * session's views then fail). */
+int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took);
 
 /* Does the session read and keep prepared runs (not --no-cache, a merge's
  * batch, or a temporary merged file or private copy)? */

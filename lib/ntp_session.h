@@ -65,7 +65,7 @@ struct ntp_session {
 	int nruns;                            /* runs: host and target pairs, compared */
 	char *run_label[NTP_MAX_DBS];         /* each run's label (ntp_run.run) */
 	int native;                           /* native aggregates in use (native.sql) */
-	int joined;                           /* ntp_joined cached in a TEMP table */
+	int joined;                           /* the run prepared (ntp_session_prepare) */
 	int flags;                            /* NTP_OPEN_* */
 	int host_base;                        /* hosts named before this session (merge) */
 	int nmerged;                          /* merged files attached */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Preparing a session: the views the SQL's plan caches (sql/join.sql,
- * _ntp_view_plan) computed once into TEMP tables, or read from the run an
- * earlier process prepared and kept (lib/cache.c); a view no report needs
+ * _ntp_view_plan) computed once into tables (of the cache file the run is
+ * kept in, or TEMP), or read from the run an earlier process prepared and
+ * kept (lib/cache.c); a view no report needs
  * cached when asked for; whether a query should wait for the preparation.
  */
 #include <string.h>
@@ -14,17 +15,44 @@
 #include "ntp_progress.h"
 #include "ntp_session.h"
 
+/* Run the preparation's SQL with its tables in SCHEMA (sql/join.sql,
+ * _ntp_prepare_into). 0, or -1 (sqlite3_errmsg says why). */
+static int run_prepare(struct ntp_session *s, const char *schema)
+{
+	char *set = sqlite3_mprintf("UPDATE _ntp_prepare_into SET schema = %Q", schema);
+	char *sql = NULL;
+	int rc;
+
+	if (set && !ntp_exec(s->db, set))
+		sql = ntp_query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
+	/* 'temp' again at once: what plain sqlite3's set-up prints reads it */
+	rc = !sql || ntp_exec(s->db, "UPDATE _ntp_prepare_into SET schema = 'temp'") ||
+	     ntp_exec(s->db, sql);
+	sqlite3_free(sql);
+	sqlite3_free(set);
+	return rc ? -1 : 0;
+}
+
+/* A failure of the disk rather than of the SQL: the cache directory's
+ * file system full or failing, where TEMP may still have room. */
+static int disk_error(int code)
+{
+	code &= 0xff;
+	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
+}
+
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 {
 	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
-	 * computed once into a TEMP table and the view replaced by a read of
-	 * it: the same rows, without redoing the join and the percentiles for
-	 * every query. */
-	const char *progress;
-	char *sql;
-	int rc;
-
+	 * computed once into a table and the view replaced by a read of it:
+	 * the same rows, without redoing the join and the percentiles for
+	 * every query. A run that is to be kept is prepared straight into its
+	 * cache file (lib/cache.c), in one transaction; otherwise into TEMP
+	 * tables. */
+	struct ntp_cache_new *w;
 	struct timespec t0, t1;
+	const char *progress;
+	int rc = -1;
 
 	if (s->joined)
 		return 0;
@@ -36,15 +64,36 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
 				      "computing the statistics");
-	sql = ntp_query_text(s->db, "SELECT sql FROM _ntp_prepare_sql");
-	rc = !sql || ntp_exec(s->db, sql);
-	sqlite3_free(sql);
-	ntp_progress_end(s, progress);
-	if (rc)
+	if ((w = ntp_cache_begin(s))) {
+		rc = ntp_exec(s->db, "BEGIN") || run_prepare(s, ntp_cache_schema()) ||
+		     ntp_exec(s->db, "COMMIT") ? -1 : 0;
+		if (rc) {
+			int code = sqlite3_extended_errcode(s->db);
+
+			ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
+			ntp_cache_abandon(s, w);
+			w = NULL;
+			if (!disk_error(code)) {
+				ntp_progress_end(s, progress);
+				return -1;
+			}
+			/* not kept, but prepared */
+			ntp_say(s, "warning: the prepared run cannot be written in the cache directory "
+			    "(%s); preparing it without keeping it", err);
+		}
+	}
+	if (rc && run_prepare(s, "temp")) {
+		ntp_progress_end(s, progress);
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
+	}
+	ntp_progress_end(s, progress);
 	s->joined = 1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ntp_cache_store(s, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	if (ntp_cache_keep(s, w, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9)) {
+		s->joined = 0;
+		return ntp_fail(err, errlen, "cannot read the prepared run again: %s",
+				sqlite3_errmsg(s->db));
+	}
 	return 0;
 }
 

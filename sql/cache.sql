@@ -1,4 +1,4 @@
--- ntprof cache: which TEMP tables a prepared session holds, for lib/cache.c,
+-- ntprof cache: which tables a prepared session holds, for lib/cache.c,
 -- which keeps them in a cache file between processes (docs/performance.md,
 -- "How a run is prepared") and, when a later process opens the same
 -- recordings, reads them from there instead of preparing the run again.
@@ -8,14 +8,14 @@
 INSERT INTO _ntp_view_plan VALUES
   ('_ntp_cache_table', NULL, 0, 0);
 
--- The views ntp_session_prepare computes into TEMP tables in this session,
+-- The views ntp_session_prepare computes into tables in this session,
 -- in their order: the rows of _ntp_prepare_step's plan (join.sql), one per
 -- view.
 CREATE TEMP VIEW _ntp_cache_table AS
 SELECT
   p.cache_ord AS ord,                          -- the caching order
   p.name AS name,                              -- the TEMP view
-  '_' || ltrim(p.name, '_') || '_cache' AS tbl, -- the TEMP table it reads once prepared
+  '_' || ltrim(p.name, '_') || '_cache' AS tbl, -- the table it reads once prepared
   -- its index (_ntp_cache_index), NULL if none: its name, its columns and
   -- the SQL a file stores for it
   CASE WHEN i.cols IS NOT NULL THEN '_' || ltrim(p.name, '_') || '_cache_i' END AS idx,

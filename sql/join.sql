@@ -110,26 +110,42 @@ CREATE TEMP TABLE _ntp_native_only (
   name TEXT PRIMARY KEY
 ) WITHOUT ROWID;
 
+-- Where the prepared tables go, one row: 'temp', or the schema of the
+-- cache file ntp_session_prepare writes them into while it prepares a run
+-- it keeps (lib/cache.c sets it while it reads _ntp_prepare_sql, and
+-- sets it back): no TEMP table copied into the file afterwards.
+CREATE TEMP TABLE _ntp_prepare_into (
+  -- The schema: 'temp' or an attached database's name.
+  schema TEXT NOT NULL
+);
+INSERT INTO _ntp_prepare_into VALUES ('temp');
+
 -- Per form (native 0 or 1) and view to cache, in order: the statements
--- that make a TEMP table _NAME_cache of its rows (by its builder, in the
--- portable form, if it has one), its index if it has one, and redefine the
--- view as a read of it.
+-- that make a table _NAME_cache of its rows in _ntp_prepare_into's schema
+-- (by its builder, in the portable form, if it has one: a builder makes a
+-- TEMP table, then moved there), its index if it has one, and redefine
+-- the view as a read of it.
 CREATE TEMP VIEW _ntp_prepare_step AS
 SELECT
   f.native AS native,          -- the form
   p.cache_ord AS ord,          -- the order
-  coalesce(CASE WHEN NOT f.native THEN b.sql END,
-    printf('CREATE TEMP TABLE "%w" AS SELECT * FROM "%w";', p.c, p.name)) || char(10)
-    || coalesce((SELECT printf('CREATE INDEX "%w" ON "%w" (%s);', p.c || '_i', p.c, i.cols)
+  coalesce(
+    CASE WHEN NOT f.native THEN b.sql || CASE WHEN p.s != 'temp' THEN char(10)
+      || printf('CREATE TABLE "%w"."%w" AS SELECT * FROM temp."%w";' || char(10)
+                || 'DROP TABLE temp."%w";', p.s, p.c, p.c, p.c) ELSE '' END END,
+    CASE WHEN p.s = 'temp' THEN 'CREATE TEMP TABLE ' ELSE printf('CREATE TABLE "%w".', p.s) END
+      || printf('"%w" AS SELECT * FROM "%w";', p.c, p.name)) || char(10)
+    || coalesce((SELECT printf('CREATE INDEX %s"%w" ON "%w" (%s);', p.q, p.c || '_i', p.c, i.cols)
                  || char(10) FROM _ntp_cache_index AS i WHERE i.name = p.name), '')
-    || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM "%w";',
-      p.name, p.name, p.c) || char(10) AS stmt -- the statements
+    || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM %s"%w";',
+      p.name, p.name, p.q, p.c) || char(10) AS stmt -- the statements
 FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f
 CROSS JOIN (
-  SELECT name, cache_ord, '_' || ltrim(name, '_') || '_cache' AS c
-  FROM _ntp_view_plan
-  WHERE cache_ord IS NOT NULL
-    AND cache_when IN (SELECT cache_when FROM _ntp_cache_when)
+  SELECT v.name AS name, v.cache_ord AS cache_ord, '_' || ltrim(v.name, '_') || '_cache' AS c,
+    i.schema AS s, CASE WHEN i.schema = 'temp' THEN '' ELSE printf('"%w".', i.schema) END AS q
+  FROM _ntp_view_plan AS v, _ntp_prepare_into AS i
+  WHERE v.cache_ord IS NOT NULL
+    AND v.cache_when IN (SELECT cache_when FROM _ntp_cache_when)
 ) AS p
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
 WHERE f.native OR p.name NOT IN (SELECT name FROM _ntp_native_only);

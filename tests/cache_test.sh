@@ -376,6 +376,54 @@ n=$(sqlite3 host.db 'SELECT count(*) FROM cmd')
 grep -q "^ *$n AS records" view.txt && ! grep -q "records AS records" view.txt && ok ||
 	bad "ntp_db does not hold the recordings' counts as read at open: $(grep -i records view.txt)"
 
+# The preparing session reads the file it kept as later sessions do,
+# read-only: SQL typed into it cannot change what the next process reads.
+rm -rf "$cache"
+"$NTPROF" report -d --no-cache host.db target.db > want.txt 2> /dev/null
+"$SHELL_BIN" -c .stages -c "DELETE FROM _ntp_cache._ntp_report_group_cache" host.db target.db \
+	> got.txt 2> err.txt
+st=$?
+"$NTPROF" report -d host.db target.db > got2.txt 2> err2.txt
+[ "$st" = 1 ] && grep -qi "read-\{0,1\}only" err.txt && [ ! -s err2.txt ] && cmp -s want.txt got2.txt &&
+	ok || { bad "the preparing session could write the kept run (exit $st)"; cat err.txt err2.txt >&2; }
+
+# A cache directory that cannot hold the run (a file size limit, SIGXFSZ
+# ignored, so the file's writes fail): the run is prepared all the same,
+# without keeping it, said so, and nothing is left in the directory.
+rm -rf "$cache"
+(trap '' XFSZ; ulimit -f 64 && exec "$NTPROF" report -d host.db target.db) > got.txt 2> err.txt
+st=$?
+[ "$st" = 0 ] && cmp -s want.txt got.txt &&
+	grep -q "^ntprof: warning: the prepared run cannot be written in the cache directory" err.txt &&
+	grep -q "^ntprof: preparing the run took [0-9.]* s$" err.txt &&
+	[ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$')" ] && ok ||
+	{ bad "a cache directory without room (exit $st): $(ls "$cache" | tr '\n' ' ')"; cat err.txt >&2; }
+
+# A preparation ended by a signal (SIGINT, as Ctrl-C sends it) while it
+# writes the run into its cache file leaves nothing in the directory.
+"$GEN" -o big.db -t big-t.db -n 30 -r 20000 -q 4 -Q 4 > /dev/null || bad "generator big"
+rm -rf "$cache"
+env --default-signal=INT "$NTPROF" report big.db big-t.db > /dev/null 2> int.err &
+pid=$!
+i=0
+while [ $i -lt 1200 ] && ! ls "$cache" 2>/dev/null | grep -q '^tmp-'; do
+	sleep 0.05
+	i=$((i + 1))
+done
+if ! ls "$cache" 2>/dev/null | grep -q '^tmp-'; then
+	bad "no file being written in the cache directory within 60 s of the report's start"
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+elif ! kill -INT "$pid"; then
+	bad "the report of 600,000 commands ended before a signal could reach it"
+	wait "$pid"
+else
+	wait "$pid"
+	st=$?
+	[ "$st" = 130 ] && [ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$')" ] && ok ||
+		{ bad "SIGINT while preparing (exit $st) left: $(ls "$cache" | tr '\n' ' ')"; cat int.err >&2; }
+fi
+
 # The recordings were never written (host.db was replaced on purpose).
 sha256sum host.db target.db other.db other-t.db base.db base-t.db |
 	sed 's/^[0-9a-f]*  host\.db$/X/' | cmp -s - sums.now && ok || bad "a recording changed"
