@@ -217,15 +217,16 @@ done
 
 # ntp_report_stage_stats three ways, the same rows: the portable view, its
 # faster builder (stats.sql; --portable's .percentiles --stages computes it
-# once by it) and native.sql's form over ntp_dist (the default session's,
-# which .percentiles --stages caches), on a joined recording, a host's
-# alone, and one with writes, R2T, sampling and lost target records
+# once by it, into TEMP or the prepared run's file) and native.sql's form
+# over ntp_dist (the default session's, which .percentiles --stages
+# caches), on a joined recording, a host's alone, and one with writes,
+# R2T, sampling and lost target records
 for set in "$H $T" "$SOLO" "$L $LT"; do
 	# shellcheck disable=SC2086
 	run --portable -csv -c '.once '"$d/stage-view.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
 		-c '.once /dev/null' -c '.percentiles --stages' \
 		-c '.once '"$d/stage-cache.csv" -c 'SELECT * FROM ntp_report_stage_stats;' \
-		-c "SELECT count(*) FROM sqlite_temp_schema WHERE name = '_ntp_report_stage_stats_cache';" $set
+		-c "SELECT count(*) FROM pragma_table_list WHERE name = '_ntp_report_stage_stats_cache';" $set
 	# shellcheck disable=SC2086
 	"$BIN" -csv -c '.percentiles --stages' -c '.once '"$d/stage-native.csv" \
 		-c 'SELECT * FROM ntp_report_stage_stats;' $set > /dev/null 2>&1
