@@ -387,10 +387,13 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	 * prepared run holds (_ntp_host_e2e), then only their rows of
 	 * _ntp_shell_slowest_row (shell_test: ntp_shell_slowest's first N).
 	 * The groups (of the name) are written out as constants: a lookup of
-	 * each command's group in a table cost as much as the scan itself. */
+	 * each command's group in a table cost as much as the scan itself;
+	 * unary +, so that the first N come off the table's index in this
+	 * order (sql/native.sql) rather than a sort of a recording's commands
+	 * found by the table's key. */
 	q = sqlite3_mprintf(
 		"SELECT ifnull(group_concat(c, ' OR '), '0') FROM (\n"
-		"  SELECT printf('(h.db = %%Q AND +h.grp IN (%%s))', hdb, group_concat(grp, ', ')) AS c\n"
+		"  SELECT printf('(+h.db = %%Q AND +h.grp IN (%%s))', hdb, group_concat(grp, ', ')) AS c\n"
 		"  FROM ntp_report_group\n"
 		"  WHERE queue = 'io' AND (%Q IS NULL OR name LIKE '%%' || %Q || '%%')\n"
 		"  GROUP BY hdb)",

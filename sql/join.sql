@@ -103,6 +103,19 @@ CREATE TEMP TABLE _ntp_cache_index (
 ) WITHOUT ROWID;
 INSERT INTO _ntp_cache_index VALUES ('ntp_joined', 'hdb, ht');
 
+-- The cached views whose table is declared instead of made by CREATE TABLE
+-- AS: a key of their rows (WITHOUT ROWID), so that a range of it is a seek.
+-- Filled in the order of the key (a recording's commands by cmd.t), each
+-- row goes at the end of the tree.
+CREATE TEMP TABLE _ntp_cache_ddl (
+  -- The TEMP view, as in _ntp_view_plan.
+  name TEXT PRIMARY KEY,
+  -- What follows CREATE TABLE and the table's name: the view's columns
+  -- with the declared types CREATE TABLE AS would give them, the key, the
+  -- options. The cache's check compares the columns with the view's.
+  ddl TEXT NOT NULL
+) WITHOUT ROWID;
+
 -- The cached views only the native form has (native.sql adds them, with
 -- their rows in _ntp_view_plan): the portable form's steps leave them out.
 CREATE TEMP TABLE _ntp_native_only (
@@ -123,8 +136,9 @@ INSERT INTO _ntp_prepare_into VALUES ('temp');
 -- Per form (native 0 or 1) and view to cache, in order: the statements
 -- that make a table _NAME_cache of its rows in _ntp_prepare_into's schema
 -- (by its builder, in the portable form, if it has one: a builder makes a
--- TEMP table, then moved there), its index if it has one, and redefine
--- the view as a read of it.
+-- TEMP table, then moved there; declared by _ntp_cache_ddl, then filled,
+-- if it has a row there), its index if it has one, and redefine the view
+-- as a read of it.
 CREATE TEMP VIEW _ntp_prepare_step AS
 SELECT
   f.native AS native,          -- the form
@@ -134,7 +148,9 @@ SELECT
       || printf('CREATE TABLE "%w"."%w" AS SELECT * FROM temp."%w";' || char(10)
                 || 'DROP TABLE temp."%w";', p.s, p.c, p.c, p.c) ELSE '' END END,
     CASE WHEN p.s = 'temp' THEN 'CREATE TEMP TABLE ' ELSE printf('CREATE TABLE "%w".', p.s) END
-      || printf('"%w" AS SELECT * FROM "%w";', p.c, p.name)) || char(10)
+      || CASE WHEN d.ddl IS NULL THEN printf('"%w" AS SELECT * FROM "%w";', p.c, p.name)
+         ELSE printf('"%w" %s;' || char(10) || 'INSERT INTO %s"%w" SELECT * FROM "%w";',
+           p.c, d.ddl, p.q, p.c, p.name) END) || char(10)
     || coalesce((SELECT printf('CREATE INDEX %s"%w" ON "%w" (%s);', p.q, p.c || '_i', p.c, i.cols)
                  || char(10) FROM _ntp_cache_index AS i WHERE i.name = p.name), '')
     || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM %s"%w";',
@@ -148,6 +164,7 @@ CROSS JOIN (
     AND v.cache_when IN (SELECT cache_when FROM _ntp_cache_when)
 ) AS p
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
+LEFT JOIN _ntp_cache_ddl AS d ON d.name = p.name
 WHERE f.native OR p.name NOT IN (SELECT name FROM _ntp_native_only);
 
 -- The SQL ntp_session_prepare runs, one row: the steps of this session's form.

@@ -471,6 +471,12 @@ INSERT INTO _ntp_native_only VALUES ('_ntp_host_e2e'), ('_ntp_target_e2e');
 -- its table's index, in the order of ntp_shell_slowest (shell.sql) and
 -- .slowest: their first commands are read off it, without a sort
 INSERT INTO _ntp_cache_index VALUES ('_ntp_host_e2e', 'e2e DESC, db, t');
+-- both keyed by recording and cmd.t (unique there): the portable
+-- _ntp_series_e2e (stats.sql), which plain sqlite3 runs over a prepared
+-- run, seeks each bucket's commands instead of sorting every command
+INSERT INTO _ntp_cache_ddl VALUES
+  ('_ntp_host_e2e', '(db, grp INT, t INT, e2e, PRIMARY KEY (db, t)) WITHOUT ROWID'),
+  ('_ntp_target_e2e', '(db, grp INT, t INT, e2e, PRIMARY KEY (db, t)) WITHOUT ROWID');
 DROP VIEW _ntp_series_e2e;
 CREATE TEMP VIEW _ntp_series_e2e AS
 WITH a AS (

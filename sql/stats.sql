@@ -551,39 +551,89 @@ CREATE TEMP VIEW _ntp_series_e2e_of_agg AS
 SELECT form, db, grp, bucket, n, sum_e2e, p99_ns FROM _ntp_series_agg;
 
 CREATE TEMP VIEW _ntp_series_e2e AS
-WITH c AS (
-  SELECT 'host' AS form, h.db AS db, h.grp AS grp,
-    (h.t - o.first_t) / w.width_ns AS bucket, h.e2e AS e2e
-  FROM _ntp_host_e2e AS h
-  JOIN _ntp_series_grp AS o ON o.db = h.db AND o.grp = h.grp
+WITH RECURSIVE g AS (
+  -- per form, recording and group: where its buckets start (the
+  -- recording's first command) and its last command's t (NULL: none),
+  -- found from the end. A query for some forms reads only theirs.
+  SELECT 'host' AS form, o.db AS db, o.grp AS grp, o.first_t AS first_t, w.width_ns AS w,
+    (SELECT h.t FROM _ntp_host_e2e AS h WHERE h.db = o.db AND +h.grp = o.grp
+     ORDER BY h.t DESC LIMIT 1) AS last_t
+  FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'host')
   UNION ALL
-  SELECT 'target', x.db, x.grp, (x.t - o.first_t) / w.width_ns, x.e2e
-  FROM _ntp_target_e2e AS x
-  JOIN _ntp_series_grp AS o ON o.db = x.db AND o.grp = x.grp
+  SELECT 'target', o.db, o.grp, o.first_t, w.width_ns,
+    (SELECT x.t FROM _ntp_target_e2e AS x WHERE x.db = o.db AND +x.grp = o.grp
+     ORDER BY x.t DESC LIMIT 1)
+  FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'target')
   UNION ALL
-  SELECT 'joined', j.hdb, j.grp, (j.ht - o.first_t) / w.width_ns, j.e2e
-  FROM ntp_joined AS j
-  JOIN _ntp_series_grp AS o ON o.db = j.hdb AND o.grp = j.grp
+  SELECT 'joined', o.db, o.grp, o.first_t, w.width_ns,
+    (SELECT j.ht FROM ntp_joined AS j WHERE j.hdb = o.db AND +j.grp = o.grp
+       AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+     ORDER BY j.ht DESC LIMIT 1)
+  FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
-  WHERE (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
-), r AS (
-  -- one sort: each end to end's rank in its bucket, the bucket's count
-  -- and sum (c is read once, so that a query for one form reads only its
-  -- commands)
-  SELECT form, db, grp, bucket, e2e,
-    row_number() OVER w AS rn,
-    count(*) OVER a AS n,
-    sum(e2e) OVER a AS sum_e2e
-  FROM c
-  WINDOW w AS (PARTITION BY form, db, grp, bucket ORDER BY e2e),
-    a AS (w ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+  WHERE o.db IN (SELECT hdb FROM _ntp_join_ok)
+), k(k) AS (
+  -- bucket numbers, up to the most any group has
+  SELECT 0
+  UNION ALL
+  SELECT k + 1 FROM k WHERE k < (SELECT max((last_t - first_t) / w) FROM g)
+), b AS (
+  -- each group's buckets up to its last command's: bucket k is [lo, hi)
+  SELECT g.form, g.db, g.grp, k.k AS bucket, g.first_t + k.k * g.w AS lo,
+    g.first_t + (k.k + 1) * g.w AS hi
+  FROM g
+  JOIN k ON k.k <= (g.last_t - g.first_t) / g.w
+  WHERE g.last_t IS NOT NULL
+), n AS (
+  -- each bucket's commands: a range of t in the recording (of the rowid
+  -- of cmd, or of the key of the prepared run's tables), each one's group
+  -- tested; their count, sum, and the end to end at the p99's rank,
+  -- (n q' + 99999) / 100000, counted down from the largest. Each bucket's
+  -- values are sorted on their own, not every command in one sort; and
+  -- the window functions stay in this CTE, where they do not keep SQLite
+  -- from pushing a query's src (_ntp_series_src_row) into its arms
+  SELECT b.*, CASE b.form
+    WHEN 'host' THEN (SELECT count(*) FROM _ntp_host_e2e AS h
+      WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
+    WHEN 'target' THEN (SELECT count(*) FROM _ntp_target_e2e AS x
+      WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
+    ELSE (SELECT count(*) FROM ntp_joined AS j
+      WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) END AS n, CASE b.form
+    WHEN 'host' THEN (SELECT sum(h.e2e) FROM _ntp_host_e2e AS h
+      WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
+    WHEN 'target' THEN (SELECT sum(x.e2e) FROM _ntp_target_e2e AS x
+      WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
+    ELSE (SELECT sum(j.e2e) FROM ntp_joined AS j
+      WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) END AS sum_e2e,
+  CASE b.form
+    WHEN 'host' THEN (SELECT e2e FROM (SELECT h.e2e AS e2e,
+        row_number() OVER (ORDER BY h.e2e DESC) AS r,
+        count(*) OVER () AS c FROM _ntp_host_e2e AS h
+        WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
+      WHERE r = c - (c * 99000 + 99999) / 100000 + 1)
+    WHEN 'target' THEN (SELECT e2e FROM (SELECT x.e2e AS e2e,
+        row_number() OVER (ORDER BY x.e2e DESC) AS r,
+        count(*) OVER () AS c FROM _ntp_target_e2e AS x
+        WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
+      WHERE r = c - (c * 99000 + 99999) / 100000 + 1)
+    ELSE (SELECT e2e FROM (SELECT j.e2e AS e2e,
+        row_number() OVER (ORDER BY j.e2e DESC) AS r,
+        count(*) OVER () AS c FROM ntp_joined AS j
+        WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
+          AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
+      WHERE r = c - (c * 99000 + 99999) / 100000 + 1) END AS p99_ns
+  FROM b
 )
--- the end to end at the p99's rank, (n q' + 99999) / 100000
-SELECT form, db, grp, bucket, n, sum_e2e, e2e AS p99_ns
-FROM r
-WHERE rn = (n * 99000 + 99999) / 100000;
+-- the buckets with a command
+SELECT n.form, n.db, n.grp, n.bucket, n.n, n.sum_e2e, n.p99_ns
+FROM n
+WHERE n.n > 0;
 
 -- Per recording and group, what places its buckets: its name, the
 -- recording's -s, its first command and end (_ntp_series_grp) and the

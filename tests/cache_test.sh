@@ -190,6 +190,33 @@ echo "$plan" | grep -q "SCAN _ntp_cache._ntp_host_e2e_cache USING COVERING INDEX
 	! echo "$plan" | grep -q "USE TEMP B-TREE FOR ORDER BY" && ok ||
 	bad "ntp_shell_slowest over the prepared run: not in its index's order: $plan"
 
+# The end-to-end tables are keyed by recording and cmd.t (_ntp_cache_ddl,
+# sql/native.sql), and plain sqlite3's .timeline over the prepared run
+# (the portable _ntp_series_e2e) finds each bucket's commands by a range
+# of that key, and computes nothing from the recordings' commands: with
+# ntp_host_cmd made to fail when a row of it is read, .timeline's rows
+# are the same, while _ntp_series_agg, which reads it, fails.
+expect "the end-to-end tables' keys" "$(sqlite3 "$db" "SELECT group_concat(name || ' '
+	|| (sql LIKE '%PRIMARY KEY (db, t)) WITHOUT ROWID'), ', ') FROM (SELECT name, sql
+	FROM sqlite_schema WHERE name IN ('_ntp_host_e2e_cache', '_ntp_target_e2e_cache')
+	ORDER BY name)")" "_ntp_host_e2e_cache 1, _ntp_target_e2e_cache 1"
+"$SHELL_BIN" --sql host.db target.db > setup.sql 2> /dev/null
+tl='UPDATE ntp_bucket SET width_ns = 20000000; SELECT * FROM ntp_shell_timeline;'
+plan=$(sqlite3 -init setup.sql :memory: "EXPLAIN QUERY PLAN SELECT * FROM _ntp_series_e2e" 2>&1)
+for side in host target; do
+	echo "$plan" | grep -q "SEARCH _ntp_cache._ntp_${side}_e2e_cache USING PRIMARY KEY (db=? AND t>? AND t<?)" &&
+		! echo "$plan" | grep -q "SCAN _ntp_cache._ntp_${side}_e2e_cache" && ok ||
+		bad "plain sqlite3's _ntp_series_e2e: the $side's buckets not found by its key: $plan"
+done
+sed "s/^  'host' AS db, s.t AS t, s.grp AS grp,$/  'host' AS db, s.t AS t, s.grp + 0 * json(s.t || 'x') AS grp,/" \
+	setup.sql > poison.sql
+sqlite3 -init setup.sql :memory: "$tl" > tl-want.txt 2>&1
+sqlite3 -init poison.sql :memory: "$tl" > tl-got.txt 2>&1
+sqlite3 -init poison.sql :memory: "SELECT count(*) FROM _ntp_series_agg" > agg.txt 2>&1
+[ "$(wc -l < tl-want.txt)" -ge 5 ] && cmp -s tl-want.txt tl-got.txt && grep -q "malformed JSON" agg.txt &&
+	ok || { bad "plain sqlite3's .timeline over the prepared run read the recordings' commands"
+		diff tl-want.txt tl-got.txt | head -5 >&2; head -3 agg.txt >&2; }
+
 # Damaged: a byte changed in the middle of the file.
 size=$(stat -c %s "$db")
 printf 'X' | dd of="$db" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
