@@ -931,6 +931,7 @@ struct ntp_cache_new {
 	int doomed;                 /* removed on a signal until renamed */
 	char *key;                  /* the key */
 	char name[NAME_HEX + 1];    /* the name it is kept under */
+	unsigned char secret[32];   /* the user's secret, for its MAC */
 };
 
 static void free_new(struct ntp_cache_new *w)
@@ -944,13 +945,13 @@ static void free_new(struct ntp_cache_new *w)
 	if (w->dfd >= 0)
 		close(w->dfd);
 	sqlite3_free(w->key);
+	explicit_bzero(w->secret, sizeof(w->secret));
 	free(w);
 }
 
 struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
 {
 	struct ntp_cache_new *w;
-	unsigned char secret[32];
 	char *sql = NULL;
 	int ok;
 
@@ -960,7 +961,7 @@ struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
 		return NULL;
 	w->fd = -1;
 	ok = (w->dfd = open_dir(s, w->dir, sizeof(w->dir), 1)) >= 0 &&
-	     !read_secret(w->dfd, w->dir, secret, 1) && (w->key = make_key(s));
+	     !read_secret(w->dfd, w->dir, w->secret, 1) && (w->key = make_key(s));
 	if (ok) {
 		key_name(w->key, w->name);
 		snprintf(w->tmp, sizeof(w->tmp), "%s/tmp-XXXXXX", w->dir);
@@ -1016,10 +1017,9 @@ void ntp_cache_abandon(struct ntp_session *s, struct ntp_cache_new *w)
 static int put_in_place(struct ntp_cache_new *w, char *to, size_t n)
 {
 	char mtmp[PATH_MAX + 16], mac[2 * NTP_SHA256_LEN + 1];
-	unsigned char secret[32];
 	int mfd;
 
-	if (read_secret(w->dfd, w->dir, secret, 0) || mac_file(w->fd, secret, w->key, mac))
+	if (mac_file(w->fd, w->secret, w->key, mac))
 		return -1;
 	snprintf(mtmp, sizeof(mtmp), "%s/tmp-XXXXXX", w->dir);
 	mfd = mkstemp(mtmp);
