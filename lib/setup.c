@@ -140,15 +140,17 @@ static char *merged_arm(const struct ntp_session *s, const struct ntp_dbinfo *m,
 	return sqlite3_str_finish(q);
 }
 
-/* The arm of view NAME for host H and target T: with native functions
- * (NATIVE), its NAME_native arm where the prelude has one. */
-static char *pair_arm(const char *name, int native, const char *h, const char *t)
+/* The arm of view NAME for database DB (and D) or for host H and target T:
+ * with native functions (NATIVE), its NAME_native arm where the prelude
+ * has one. */
+static char *own_arm(const char *name, int native, const char *db, const char *h,
+		     const char *t, const struct ntp_dbinfo *d)
 {
 	char *own = native ? sqlite3_mprintf("%s_native", name) : NULL;
-	char *a = own ? arm2(own, "", h, t, NULL) : NULL;
+	char *a = own ? arm2(own, db, h, t, d) : NULL;
 
 	sqlite3_free(own);
-	return a ? a : arm2(name, "", h, t, NULL);
+	return a ? a : arm2(name, db, h, t, d);
 }
 
 /* CREATE TEMP VIEW NAME AS one arm per database OVER names (all, host,
@@ -174,10 +176,10 @@ static int prelude_view(sqlite3_str *q, const struct ntp_session *s, int native,
 			for (int t = 0; t < s->ndbs && !strcmp(d->role, "host"); t++)
 				if (!strcmp(s->dbs[t].role, "target") && !s->dbs[t].from[0] &&
 				    s->dbs[t].run == d->run)
-					rc |= add_arm(q, pair_arm(name, native, d->schema,
-								  s->dbs[t].schema), &n);
+					rc |= add_arm(q, own_arm(name, native, "", d->schema,
+								 s->dbs[t].schema, NULL), &n);
 		if (!strcmp(over, "all") || !strcmp(over, d->role))
-			rc |= add_arm(q, arm2(name, d->schema, "", "", d), &n);
+			rc |= add_arm(q, own_arm(name, native, d->schema, "", "", d), &n);
 	}
 	snprintf(none, sizeof(none), "%s_none", name);
 	if (!n)

@@ -203,6 +203,46 @@ SELECT
   s.p99_ns AS p99_ns,        -- 99th percentile
   s.p999_ns AS p999_ns       -- 99.9th percentile
 FROM "@db@".ntp_component_stats AS s
+-- @_ntp_component_stats_native
+-- The same rows as the arm above, in the same order, by the native
+-- aggregate ntp_dist (lib/native.c): per group, one scan of the host's
+-- commands, each component's exact percentiles selected without a sort,
+-- where the recording's view numbers every value of every component in a
+-- window (ntprof merge copies these rows: 28 s of sorting at 1 M commands).
+-- Used where native functions are (not in plain sqlite3); tests compare
+-- its rows with the arm above.
+SELECT * FROM (
+  WITH d AS MATERIALIZED (
+    -- per group: ntp_dist's [n, sum, p50, p99, p999, p90] of each
+    -- component, in k's order (unary +: a scan, no automatic index)
+    SELECT g.id AS grp, (
+      SELECT ntp_dist(
+--@ SELECT wrap('s.' || name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
+      FROM "@db@".ntp_cmd_span AS s
+      WHERE +s.grp = g.id) AS a
+    FROM "@db@".grp AS g
+  ), k(idx, component) AS (
+    VALUES
+--@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '      ', ', ') FROM gen_list WHERE list = 'host'
+  ), v AS (
+    SELECT d.grp AS grp, k.component AS component,
+      json_extract(d.a, '$[' || k.idx || ']') AS x
+    FROM d CROSS JOIN k
+  )
+  SELECT
+    '@db@' AS db, grp, component,
+    json_extract(x, '$[0]') AS n,
+    json_extract(x, '$[1]') AS sum_ns,
+    -- as avg(): the sum as a double, over n
+    json_extract(x, '$[1]') * 1.0 / json_extract(x, '$[0]') AS mean_ns,
+    json_extract(x, '$[2]') AS p50_ns,
+    json_extract(x, '$[3]') AS p99_ns,
+    json_extract(x, '$[4]') AS p999_ns
+  FROM v
+  WHERE json_extract(x, '$[0]') > 0
+  -- the order of the recording's view: its GROUP BY grp, component
+  ORDER BY grp, component
+)
 -- @_ntp_series_grp all
 SELECT
   '@db@' AS db,              -- database

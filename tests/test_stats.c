@@ -614,6 +614,57 @@ static void test_joined_count_forms(void **state)
 	tl_cleanup();
 }
 
+/* _ntp_component_stats' native arm (ntp_dist, prelude.sql) and its
+ * portable arm (each host's ntp_component_stats, window functions): the
+ * same rows, in the same order, with the same types and every bit of the
+ * mean, on two hosts with a read and a write group each, writes with R2T
+ * (an optional component, NULL on reads). What ntprof merge copies. */
+static void test_component_stats_forms(void **state)
+{
+	static const char q[] = "SELECT *, typeof(n), typeof(sum_ns), typeof(mean_ns),"
+				" typeof(p50_ns), typeof(p99_ns), typeof(p999_ns),"
+				" printf('%.17g', mean_ns) FROM _ntp_component_stats";
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+	char *form[2];
+
+	(void)state;
+	gen_defaults(&c);
+	c.nhosts = 2;
+	c.qd = 4;
+	c.read_frac = 0.6;
+	c.write_kib = 32;
+	c.seconds = 0.5;
+	c.seed = 37;
+	tl_gen(&c, &r);
+	for (int k = 0; k < 2; k++) {
+		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("h1.db"),
+			tl_file("t.db"), NULL);
+		assert_int_equal(s.native, !k);
+		/* the native arm where native functions are */
+		assert_int_equal(tl_has_row(s.db, "SELECT 1 FROM sqlite_temp_schema WHERE"
+					    " name = '_ntp_component_stats' AND sql LIKE"
+					    " '%%ntp_dist(%%'"), !k);
+		form[k] = rows_text(s.db, q);
+		/* both hosts' groups, R2T in the writes' only */
+		assert_int_equal(tl_int(s.db, "SELECT count(DISTINCT db || grp)"
+					" FROM _ntp_component_stats"), 4);
+		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_component_stats"
+					" WHERE component = 'h_r2t'"), 2);
+		assert_int_equal(tl_int(s.db, "SELECT sum(n) FROM _ntp_component_stats"
+					" WHERE component = 'e2e'"),
+				 tl_int(s.db, "SELECT count(*) FROM ntp_host_cmd"));
+		ntp_session_close(&s);
+	}
+	assert_true(strlen(form[0]) > 1000);
+	assert_string_equal(form[0], form[1]);
+	sqlite3_free(form[0]);
+	sqlite3_free(form[1]);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* ntp_joined's native arm (ntp_pair, lib/pair.c) and its portable arm
  * (prelude.sql): the same rows in the same order, on runs that exercise
  * each of the pairing's rules: reads and writes with R2T; identities that
@@ -1269,6 +1320,7 @@ int main(void)
 		cmocka_unit_test(test_cdf_line_forms),
 		cmocka_unit_test(test_series_forms),
 		cmocka_unit_test(test_joined_count_forms),
+		cmocka_unit_test(test_component_stats_forms),
 		cmocka_unit_test(test_joined_forms),
 		cmocka_unit_test(test_pair_refuses),
 		cmocka_unit_test(test_pair_overflow),
