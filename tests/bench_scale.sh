@@ -6,7 +6,9 @@
 # IOPS, -s 1; a second run of the same size and another seed for compare),
 # each question as a fresh process, first (no prepared run: it prepares
 # one and keeps it) and later (the same question again, the run prepared),
-# in seconds, in B and with its peak RSS. The later question is asked
+# in seconds, in B and with its peak RSS; and ntprof merge of the run, then
+# a report of the merged file (merge writes a file and keeps no prepared
+# run: its later is the same work again). The later question is asked
 # twice, from 3 s after the first ends, and the second is the figure: a
 # prepared run's file is hashed whole until a read at least 2 s after it
 # was written notes it (lib/cache.c), which the first later read does. B is a bare scan of the host
@@ -54,9 +56,11 @@ question() {
 	cdf) timed "$1" "$S" -c '.cdf' "$3" "$4" ;;
 	compare) timed "$1" "$N" compare "$3,$4" "$5,$6" ;;
 	plot) rm -rf "$dir/plot"; timed "$1" "$N" plot -o "$dir/plot" "$3,$4" ;;
+	merge) rm -f "$dir/m.db"; timed "$1" "$N" merge -o "$dir/m.db" "$3" "$4" ;;
+	merged) timed "$1" "$N" report --detail "$dir/m.db" ;;
 	esac
 }
-questions="report percentiles timeline slowest hist cdf compare plot"
+questions="report percentiles timeline slowest hist cdf compare plot merge merged"
 label() {
 	case $1 in
 	report) echo '`ntprof report --detail H T`' ;;
@@ -67,6 +71,8 @@ label() {
 	cdf) echo "\`ntprof-shell -c '.cdf'\`" ;;
 	compare) echo '`ntprof compare` of two runs' ;;
 	plot) echo '`ntprof plot` of one run' ;;
+	merge) echo '`ntprof merge -o M H T` (never kept: later is the same work)' ;;
+	merged) echo '`ntprof report --detail M` (the merged file)' ;;
 	esac
 }
 
@@ -110,7 +116,7 @@ for n in $sizes; do
 		if (!($1 in f)) { f[$1] = $2 " " $3; order[++k] = $1 } else l[$1] = $2 " " $3 }
 		END { for (i = 1; i <= k; i++) print n, bare, order[i], f[order[i]], l[order[i]] }' \
 		"$dir/times" >> "$dir/rows"
-	rm -f "$dir"/h?.db "$dir"/t?.db
+	rm -f "$dir"/h?.db "$dir"/t?.db "$dir/m.db"
 	rm -rf "$dir/cache"
 done
 
