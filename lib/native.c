@@ -289,6 +289,7 @@ struct qagg {
 	int wide;       /* v is int64_t[] */
 	int failed;     /* an error was reported; xFinal only frees */
 	int spilled;    /* values are in the file fd too */
+	int sorted;     /* v[0..n) is in ascending order (qagg_select) */
 	int fd;
 	struct qchunk *chunk;
 	size_t nchunk, capchunk;
@@ -523,6 +524,7 @@ static int qagg_add(struct qagg *a, int64_t x)
 		return -1;
 	if (a->n == a->cap && (rc = qagg_room(a)))
 		return rc;
+	a->sorted = 0;
 	if (a->wide)
 		((int64_t *)a->v)[a->n++] = x;
 	else
@@ -781,14 +783,86 @@ static int spill_select(struct qagg *a, const size_t *kk, int nk, int64_t *out)
 	return rc;
 }
 
+/* Fewer values than this are selected, not sorted (qagg_select). */
+#define QAGG_SORT_MIN 4096
+#define RADIX_BITS 11
+#define RADIX_N (1u << RADIX_BITS)
+
+/*
+ * Sort V[0..N) ascending by an LSD radix sort of the 32 bits with the sign
+ * bit flipped (three passes of 11 bits, counted in one), through a buffer
+ * of N values; a pass whose digit is the same in every value is skipped.
+ * 0, or -1 when the buffer would take the selection's memory budget
+ * (NTPROF_SELECT_MEMORY) or cannot be had: V is then untouched.
+ */
+static int radix_sort32(int32_t *v, size_t n)
+{
+	size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
+	uint32_t (*count)[RADIX_N];
+	uint32_t *src = (uint32_t *)v, *dst, *t;
+
+	if (held + n * sizeof(*v) > ntp_budget)
+		return -1;
+	dst = sqlite3_malloc64((sqlite3_uint64)n * sizeof(*dst));
+	count = sqlite3_malloc64(3 * sizeof(*count));
+	if (!dst || !count) {
+		sqlite3_free(dst);
+		sqlite3_free(count);
+		return -1;
+	}
+	held_add(n * sizeof(*v));
+	memset(count, 0, 3 * sizeof(*count));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = src[i] ^ 0x80000000u;
+
+		count[0][x & (RADIX_N - 1)]++;
+		count[1][(x >> RADIX_BITS) & (RADIX_N - 1)]++;
+		count[2][x >> 2 * RADIX_BITS]++;
+	}
+	for (int d = 0; d < 3; d++) {
+		unsigned int shift = d * RADIX_BITS;
+		uint32_t sum = 0, *c = count[d];
+
+		if (c[((src[0] ^ 0x80000000u) >> shift) & (RADIX_N - 1)] == n)
+			continue; /* one digit: this pass would change nothing */
+		for (size_t b = 0; b < RADIX_N; b++) {
+			uint32_t m = c[b];
+
+			c[b] = sum;
+			sum += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[((src[i] ^ 0x80000000u) >> shift) & (RADIX_N - 1)]++] = src[i];
+		t = src, src = dst, dst = t;
+	}
+	if (src != (uint32_t *)v) {
+		memcpy(v, src, n * sizeof(*v));
+		dst = src;
+	}
+	held_sub(n * sizeof(*v));
+	sqlite3_free(dst);
+	sqlite3_free(count);
+	return 0;
+}
+
 /* Ranks K[0..NK) (ascending) of A's values into OUT, in memory or from its
- * file. Returns 0, -1 out of memory, -2 a file error. */
+ * file. Returns 0, -1 out of memory, -2 a file error. Many values of 32
+ * bits in memory are sorted once instead (a radix sort is a few passes;
+ * selecting a CDF's 300 ranks is about nine), and every later selection
+ * of the same values reads its ranks off them. */
 static int qagg_select(struct qagg *a, const size_t *k, int nk, int64_t *out)
 {
 	if (a->spilled) {
 		int rc = a->n ? qagg_spill(a) : 0;
 
 		return rc ? rc : spill_select(a, k, nk, out);
+	}
+	if (!a->wide && !a->sorted && a->n >= QAGG_SORT_MIN && !radix_sort32(a->v, a->n))
+		a->sorted = 1;
+	if (a->sorted) {
+		for (int i = 0; i < nk; i++)
+			out[i] = a->wide ? ((const int64_t *)a->v)[k[i]] : ((const int32_t *)a->v)[k[i]];
+		return 0;
 	}
 	if (a->wide)
 		select_64(a->v, a->n, k, nk, out);
@@ -1417,6 +1491,51 @@ static inline void shape_count(const int64_t *v, size_t m, int64_t x, int64_t *e
 		hist[hist_k(x) + 2]++;
 }
 
+/* The first of the N ascending values S above X (ABOVE), or at or above it. */
+static size_t bound32(const int32_t *s, size_t n, int64_t x, int above)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid] < x || (above && s[mid] == x))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* What shape_count counts, over the N ascending values S (qagg_select
+ * sorted them), from bounds: each of the M selected values' equal values
+ * and those between it and the one before it, and each histogram bucket's
+ * values, by binary searches instead of a look at every value. */
+static void shape_sorted32(const int32_t *s, size_t n, const int64_t *v, size_t m, int64_t *eq,
+			   int64_t *lt, int64_t *hist)
+{
+	size_t at = 0;
+
+	for (size_t j = 0; j < m; j++) {
+		size_t lo = bound32(s, n, v[j], 0), hi = bound32(s, n, v[j], 1);
+
+		lt[j] += (int64_t)(lo - at);
+		eq[j] += (int64_t)(hi - lo);
+		at = hi;
+	}
+	if (!hist)
+		return;
+	/* hist_k's buckets: below 0, below 1000, then [1000 2^k, 1000 2^(k+1)) */
+	at = bound32(s, n, 0, 0);
+	hist[0] += (int64_t)at;
+	for (int64_t end = 1000, i = 1; at < n; end *= 2, i++) {
+		size_t e = bound32(s, n, end, 0);
+
+		hist[i] += (int64_t)(e - at);
+		at = e;
+	}
+}
+
 static int shape_entry(const struct shape_out *o, struct qagg *a)
 {
 	size_t k[CDF_RANKS + SCDF_RANKS], nk = 0, m = 0, n = qagg_count(a);
@@ -1459,6 +1578,8 @@ static int shape_entry(const struct shape_out *o, struct qagg *a)
 		sqlite3_free(rd);
 		if (got < 0)
 			return -2;
+	} else if (a->sorted && !a->wide) {
+		shape_sorted32(a->v, n, v, m, eq, lt, h);
 	} else if (a->wide) {
 		for (size_t i = 0; i < n; i++)
 			shape_count(v, m, ((const int64_t *)a->v)[i], eq, lt, h);
