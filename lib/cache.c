@@ -370,12 +370,12 @@ static int exec_own(struct ntp_session *s, const char *sql)
 }
 
 /* The session's prepared tables (sql/cache.sql), one statement stepping
- * through name, tbl; NULL on an error. */
+ * through name, tbl, idx, idx_cols, more; NULL on an error. */
 static sqlite3_stmt *cache_tables(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(db, "SELECT name, tbl, idx, idx_cols FROM _ntp_cache_table"
+	if (sqlite3_prepare_v2(db, "SELECT name, tbl, idx, idx_cols, more FROM _ntp_cache_table"
 			       " ORDER BY ord", -1, &st, NULL) != SQLITE_OK)
 		return NULL;
 	return st;
@@ -403,12 +403,15 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
  * each view as a read of its table, in the plan's order: a view's columns
  * are read once the views under it read their tables, so that SQLite
  * never expands the whole unprepared tree of views above the join (which
- * takes seconds). Inside the savepoint ntp_cache, released on success and
- * rolled back otherwise. 0, or -1 with *WHY set. */
-static int check_cache(sqlite3 *db, const char *key, const char **why)
+ * takes seconds). The tables prepared only for the sessions that want
+ * them (_ntp_cache_table's more) may all be missing, and *MISSING then
+ * says so; some of them missing is refused. Inside the savepoint
+ * ntp_cache, released on success and rolled back otherwise. 0, or -1 with
+ * *WHY set. */
+static int check_cache(sqlite3 *db, const char *key, const char **why, int *missing)
 {
 	sqlite3_stmt *st, *o = NULL;
-	int ntables = 0, nindexes = 0, nobjects = -1, ok;
+	int ntables = 0, nindexes = 0, nobjects = -1, nmore = 0, nlack = 0, ok;
 
 	*why = "it does not hold the prepared tables";
 	if (exec(db, "SAVEPOINT ntp_cache"))
@@ -421,6 +424,14 @@ static int check_cache(sqlite3 *db, const char *key, const char **why)
 		char *want = columns(db, "temp", name), *have = columns(db, CACHE_DB, tbl);
 		char *sql = NULL;
 
+		if (sqlite3_column_int(st, 4) && (!have || !*have)) {
+			/* not prepared for the session that kept it: its view stays */
+			nlack++;
+			sqlite3_free(want);
+			sqlite3_free(have);
+			continue;
+		}
+		nmore += sqlite3_column_int(st, 4);
 		ok = want && have && *want && !strcmp(want, have);
 		if (ok) {
 			sql = sqlite3_mprintf("DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS "
@@ -436,6 +447,11 @@ static int check_cache(sqlite3 *db, const char *key, const char **why)
 		nindexes += sqlite3_column_type(st, 2) != SQLITE_NULL;
 	}
 	sqlite3_finalize(st);
+	if (ok && nlack && nmore) {
+		*why = "it holds some of the tables prepared on demand, not all";
+		ok = 0;
+	}
+	*missing = nlack > 0;
 	/* nothing else: its tables, and each index as _ntp_cache_table says */
 	if (ok && sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM " CACHE_DB ".sqlite_schema),"
 				     " (SELECT count(*) FROM " CACHE_DB ".sqlite_schema WHERE"
@@ -688,7 +704,7 @@ int ntp_cache_load(struct ntp_session *s)
 	unsigned char secret[32];
 	struct stat st, at;
 	char *key = NULL, *uri = NULL, *sql = NULL;
-	int dfd = -1, fd = -1, rc = 0, attached = 0, was_seen = 0;
+	int dfd = -1, fd = -1, rc = 0, attached = 0, was_seen = 0, missing = 0;
 
 	if (!ntp_cache_usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
 	    read_secret(dfd, dir, secret, 0) || !(key = make_key(s)))
@@ -724,8 +740,9 @@ int ntp_cache_load(struct ntp_session *s)
 		why = "it changed while it was read";
 		goto refuse;
 	}
-	if (check_cache(s->db, key, &why))
+	if (check_cache(s->db, key, &why, &missing))
 		goto refuse;
+	s->more_missing = missing;
 	if (!was_seen)
 		note_seen(dir, name, secret, key, mac, &st);
 	/* recently used: evicted last (the MAC's file: the file's own times
@@ -905,8 +922,11 @@ char *ntp_cache_setup_sql(const struct ntp_session *s)
 			    "-- the set-up again after the recordings change.\n"
 			    "ATTACH %Q AS " CACHE_DB ";\n", uri);
 	sqlite3_free(uri);
-	st = cache_tables(s->db);
-	ok = st != NULL;
+	/* the tables the file has: one prepared for a session that wants it
+	 * may be missing (its view then stays) */
+	ok = sqlite3_prepare_v2(s->db, "SELECT name, tbl FROM _ntp_cache_table WHERE NOT more"
+				" OR tbl IN (SELECT name FROM " CACHE_DB ".sqlite_schema"
+				" WHERE type = 'table') ORDER BY ord", -1, &st, NULL) == SQLITE_OK;
 	/* IF EXISTS: a view of the native forms alone (native.sql) is not in
 	 * the portable set-up, and is then only a read of its table */
 	while (ok && sqlite3_step(st) == SQLITE_ROW)
@@ -932,6 +952,7 @@ struct ntp_cache_new {
 	char *key;                  /* the key */
 	char name[NAME_HEX + 1];    /* the name it is kept under */
 	unsigned char secret[32];   /* the user's secret, for its MAC */
+	char *orig;                 /* ntp_cache_begin_more: the kept file it copies */
 };
 
 static void free_new(struct ntp_cache_new *w)
@@ -945,14 +966,16 @@ static void free_new(struct ntp_cache_new *w)
 	if (w->dfd >= 0)
 		close(w->dfd);
 	sqlite3_free(w->key);
+	free(w->orig);
 	explicit_bzero(w->secret, sizeof(w->secret));
 	free(w);
 }
 
-struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
+/* A new file in the cache directory for the session's key, open, removed
+ * on a signal until kept. NULL when there is none to be had. */
+static struct ntp_cache_new *new_file(struct ntp_session *s)
 {
 	struct ntp_cache_new *w;
-	char *sql = NULL;
 	int ok;
 
 	/* inside a transaction of the user's (a shell's BEGIN), the file
@@ -970,27 +993,98 @@ struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
 			*w->tmp = 0;
 		ok = w->fd >= 0;
 	}
+	if (!ok) {
+		free_new(w);
+		return NULL;
+	}
+	w->doomed = ntp_remove_on_signal(w->tmp, NULL);
+	return w;
+}
+
+/* Attach W's file as the cache's schema, to write: no rollback journal on
+ * disk (the MAC tells a torn file; defensive mode allows MEMORY, not OFF),
+ * and the main database's 2 MiB of page cache (open.c): the tables are
+ * written once and read back in order, and a larger cache only holds more
+ * of them in memory. Then the statements MORE. 0, or -1 (detached). */
+static int attach_new(struct ntp_session *s, struct ntp_cache_new *w, const char *more)
+{
+	char *sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB ";\n"
+				    "PRAGMA " CACHE_DB ".journal_mode = MEMORY;\n"
+				    "PRAGMA " CACHE_DB ".synchronous = OFF;\n"
+				    "PRAGMA " CACHE_DB ".cache_size = -2048;\n%s",
+				    w->tmp, more);
+	int rc = !sql || exec_own(s, sql) ? -1 : 0;
+
+	if (rc)
+		exec_own(s, "DETACH " CACHE_DB); /* if attached */
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Attach the kept file W copied as the cache's schema again, read-only
+ * and immutable, as ntp_cache_load had it. */
+static void attach_orig(struct ntp_session *s, struct ntp_cache_new *w)
+{
+	char *uri = read_uri(w->orig, 1);
+	char *sql = uri ? sqlite3_mprintf("ATTACH %Q AS " CACHE_DB, uri) : NULL;
+
+	if (!sql || exec_own(s, sql))
+		s->joined = 0; /* its views cannot be read: prepare again */
+	sqlite3_free(sql);
+	sqlite3_free(uri);
+}
+
+struct ntp_cache_new *ntp_cache_begin_more(struct ntp_session *s)
+{
+	struct ntp_cache_new *w;
+	int in, ok;
+
+	if (!s->cache_file || !(w = new_file(s)))
+		return NULL;
+	ok = (w->orig = strdup(s->cache_file)) != NULL;
+	in = ok ? open(w->orig, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	ok = in >= 0;
+	/* the whole file, then its copy in its place to add to */
+	while (ok) {
+		ssize_t n = copy_file_range(in, NULL, w->fd, NULL, 1 << 30, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		ok = n >= 0;
+		if (n <= 0)
+			break;
+	}
+	if (in >= 0)
+		close(in);
+	if (ok && exec_own(s, "DETACH " CACHE_DB))
+		ok = 0;
+	else if (ok && attach_new(s, w, "")) {
+		attach_orig(s, w);
+		ok = 0;
+	}
+	if (!ok) {
+		free_new(w);
+		return NULL;
+	}
+	return w;
+}
+
+struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s)
+{
+	struct ntp_cache_new *w = new_file(s);
+	char *sql = NULL;
+	int ok = w != NULL;
+
 	if (ok) {
-		w->doomed = ntp_remove_on_signal(w->tmp, NULL);
-		/* a file of our own: no rollback journal on disk (the MAC tells
-		 * a torn file; defensive mode allows MEMORY, not OFF), and the
-		 * main database's 2 MiB of page cache (open.c): the tables are
-		 * written once and read back in order, and a larger cache only
-		 * holds more of them in memory */
-		sql = sqlite3_mprintf("ATTACH %Q AS " CACHE_DB ";\n"
-				      "PRAGMA " CACHE_DB ".journal_mode = MEMORY;\n"
-				      "PRAGMA " CACHE_DB ".synchronous = OFF;\n"
-				      "PRAGMA " CACHE_DB ".cache_size = -2048;\n"
-				      "CREATE TABLE " CACHE_DB "._ntp_cache_meta (key TEXT NOT NULL);\n"
+		sql = sqlite3_mprintf("CREATE TABLE " CACHE_DB "._ntp_cache_meta (key TEXT NOT NULL);\n"
 				      "INSERT INTO " CACHE_DB "._ntp_cache_meta VALUES (%Q);\n",
-				      w->tmp, w->key);
-		ok = sql && !exec_own(s, sql);
-		if (!ok)
-			exec_own(s, "DETACH " CACHE_DB); /* if attached */
+				      w->key);
+		ok = sql && !attach_new(s, w, sql);
 	}
 	sqlite3_free(sql);
 	if (!ok) {
-		free_new(w);
+		if (w)
+			free_new(w);
 		return NULL;
 	}
 	return w;
@@ -1008,6 +1102,8 @@ void ntp_cache_abandon(struct ntp_session *s, struct ntp_cache_new *w)
 	if (!sqlite3_get_autocommit(s->db))
 		exec(s->db, "ROLLBACK");
 	exec_own(s, "DETACH " CACHE_DB);
+	if (w->orig)
+		attach_orig(s, w);
 	free_new(w);
 }
 
@@ -1080,7 +1176,10 @@ int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took)
 	}
 	ntp_progress_end(s, prev);
 	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {
-		if (kept)
+		if (kept && w->orig)
+			ntp_say(s, "preparing the per-command end to end (.timeline, .slowest) took "
+			    "%.1f s; kept in %s with the prepared run", took, w->dir);
+		else if (kept)
 			ntp_say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
 			    "one", took, w->dir);
 		else

@@ -24,6 +24,15 @@ int ntp_cache_load(struct ntp_session *s);
  * be (the tables then go to TEMP). Never fails the session. */
 struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s);
 
+/* A run read from its cache file (ntp_cache_load) or kept that lacks the
+ * tables prepared only for the sessions that want them (sql/join.sql,
+ * cache_when 3 and 4), for a session that wants them: a copy of its file
+ * in the cache directory, attached in its place as ntp_cache_schema() to
+ * add them to in one transaction, then kept (ntp_cache_keep) or
+ * abandoned (ntp_cache_abandon: the file read before attached again).
+ * NULL when it cannot be had (the original still attached). */
+struct ntp_cache_new *ntp_cache_begin_more(struct ntp_session *s);
+
 /* The schema name the prepared tables are read from, kept or read. */
 const char *ntp_cache_schema(void);
 

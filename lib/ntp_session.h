@@ -66,6 +66,10 @@ struct ntp_session {
 	char *run_label[NTP_MAX_DBS];         /* each run's label (ntp_run.run) */
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* the run prepared (ntp_session_prepare) */
+	int prepare_base;                     /* prepare only what a report reads, not the
+					       * views of cache_when 3 and 4 (sql/join.sql):
+					       * set by report, compare, plot and merge */
+	int more_missing;                     /* prepared (or read) without those */
 	int flags;                            /* NTP_OPEN_* */
 	int host_base;                        /* hosts named before this session (merge) */
 	int nmerged;                          /* merged files attached */

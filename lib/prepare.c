@@ -41,6 +41,85 @@ static int disk_error(int code)
 	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
 }
 
+/* Which views the next run_prepare computes (sql/join.sql,
+ * _ntp_prepare_want): with MORE those of cache_when 3 and 4 too, with ONLY
+ * those alone. */
+static int want(struct ntp_session *s, int more, int only)
+{
+	char *sql = sqlite3_mprintf("UPDATE _ntp_prepare_want SET more = %d, only_more = %d",
+				    more, only);
+	int rc = !sql || ntp_exec(s->db, sql) ? -1 : 0;
+
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* Has this session views of cache_when 3 and 4 to cache (sql/cache.sql)? */
+static int has_more(struct ntp_session *s)
+{
+	sqlite3_stmt *st;
+	int more = 0;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM _ntp_cache_table WHERE more", -1, &st,
+			       NULL) == SQLITE_OK)
+		more = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return more;
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* A session prepared (or read from its cache file) without the views of
+ * cache_when 3 and 4 that now wants them: those alone, added to a copy of
+ * the kept file, or into TEMP. */
+static int prepare_more(struct ntp_session *s, char *err, size_t errlen)
+{
+	struct ntp_cache_new *w;
+	struct timespec t0;
+	const char *progress;
+	int rc = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	progress = ntp_progress_begin(s, "computing the per-command end to end");
+	if (want(s, 1, 1)) {
+		ntp_progress_end(s, progress);
+		return ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
+	}
+	if ((w = ntp_cache_begin_more(s))) {
+		rc = ntp_exec(s->db, "BEGIN") || run_prepare(s, ntp_cache_schema()) ||
+		     ntp_exec(s->db, "COMMIT") ? -1 : 0;
+		if (rc) {
+			int code = sqlite3_extended_errcode(s->db);
+
+			ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
+			ntp_cache_abandon(s, w);
+			w = NULL;
+			if (!disk_error(code) || !s->joined) {
+				ntp_progress_end(s, progress);
+				return -1;
+			}
+			ntp_say(s, "warning: the prepared run cannot be written in the cache directory "
+			    "(%s); preparing it without keeping it", err);
+		}
+	}
+	if (rc && run_prepare(s, "temp")) {
+		ntp_progress_end(s, progress);
+		return ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
+	}
+	ntp_progress_end(s, progress);
+	s->more_missing = 0;
+	if (want(s, 1, 0) || ntp_cache_keep(s, w, since(&t0)))
+		return ntp_fail(err, errlen, "cannot read the prepared run again: %s",
+				sqlite3_errmsg(s->db));
+	return 0;
+}
+
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 {
 	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
@@ -48,19 +127,24 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	 * the same rows, without redoing the join and the percentiles for
 	 * every query. A run that is to be kept is prepared straight into its
 	 * cache file (lib/cache.c), in one transaction; otherwise into TEMP
-	 * tables. */
+	 * tables. A session that reads only what a report reads
+	 * (prepare_base) leaves the views of cache_when 3 and 4 out; one
+	 * that wants them later adds them (prepare_more). */
 	struct ntp_cache_new *w;
-	struct timespec t0, t1;
+	struct timespec t0;
 	const char *progress;
 	int rc = -1;
 
 	if (s->joined)
-		return 0;
+		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
 	/* prepared by an earlier process (lib/cache.c) */
 	if (ntp_cache_load(s)) {
 		s->joined = 1;
-		return 0;
+		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
 	}
+	if (want(s, !s->prepare_base, 0))
+		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
+	s->more_missing = s->prepare_base && has_more(s);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
 				      "computing the statistics");
@@ -88,8 +172,7 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	}
 	ntp_progress_end(s, progress);
 	s->joined = 1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (ntp_cache_keep(s, w, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9)) {
+	if (ntp_cache_keep(s, w, since(&t0))) {
 		s->joined = 0;
 		return ntp_fail(err, errlen, "cannot read the prepared run again: %s",
 				sqlite3_errmsg(s->db));

@@ -199,6 +199,9 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
+	/* without the time series, a report reads no per-command end to end:
+	 * the run is prepared (and kept) without it (lib/prepare.c) */
+	s.prepare_base = !width;
 	rc = min_match >= 0 ? ntp_report_threshold(&s, "min_match_pct", min_match, err,
 						   sizeof(err)) : 0;
 	if (!rc && max_lost >= 0)
@@ -372,8 +375,10 @@ static int do_compare(int argc, char **argv)
 			printf("UPDATE ntp_compare_threshold SET min_effect_pct = %.17g;\n",
 			       o.min_effect);
 	}
-	else if (!rc)
+	else if (!rc) {
+		s.prepare_base = 1; /* a comparison reads no per-command end to end */
 		rc = ntp_compare(&s, stdout, o.group, o.flags, &changed, err, sizeof(err));
+	}
 	if (rc)
 		fprintf(stderr, "ntprof compare: %s\n", err);
 	note_output();
@@ -465,6 +470,7 @@ static int do_plot(int argc, char **argv)
 	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof plot");
 	if (rc)
 		return rc;
+	s.prepare_base = 1; /* the plots read no per-command end to end */
 	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof plot: %s\n", err);

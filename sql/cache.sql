@@ -16,6 +16,9 @@ SELECT
   p.cache_ord AS ord,                          -- the caching order
   p.name AS name,                              -- the TEMP view
   '_' || ltrim(p.name, '_') || '_cache' AS tbl, -- the table it reads once prepared
+  -- 1: prepared only for a session that wants it (join.sql, cache_when 3
+  -- and 4): a kept run may lack it, and a session that wants it adds it
+  p.cache_when IN (3, 4) AS more,
   -- its index (_ntp_cache_index), NULL if none: its name, its columns and
   -- the SQL a file stores for it
   CASE WHEN i.cols IS NOT NULL THEN '_' || ltrim(p.name, '_') || '_cache_i' END AS idx,

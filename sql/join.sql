@@ -58,7 +58,10 @@ CREATE TEMP TABLE _ntp_view_plan (
   -- When it is cached: 0 always; 1 only when a target recording is open
   -- (without one the join is empty, and the offset's sample of the host
   -- would be work for nothing); 2 only when several runs are open (ntprof
-  -- compare: a report's session would compute the comparison for nothing).
+  -- compare: a report's session would compute the comparison for nothing);
+  -- 3 as 0 and 4 as 1, but only for a session that wants them
+  -- (_ntp_prepare_want: the per-command tables of the time series and
+  -- .slowest, which a report does not read).
   cache_when INTEGER NOT NULL,
   -- 1: it is, or reads, a cached view: a query naming it prepares first;
   -- 0 also for a cached view whose own rows are cheap (ntp_host_grp): a
@@ -90,7 +93,22 @@ INSERT INTO _ntp_form VALUES (0);
 CREATE TEMP VIEW _ntp_cache_when AS
 SELECT 0 AS cache_when                                         -- always
 UNION ALL SELECT 1 WHERE EXISTS (SELECT 1 FROM ntp_target_cmd) -- a target is open
-UNION ALL SELECT 2 WHERE EXISTS (SELECT 1 FROM ntp_run WHERE ord > 0); -- several runs
+UNION ALL SELECT 2 WHERE EXISTS (SELECT 1 FROM ntp_run WHERE ord > 0) -- several runs
+UNION ALL SELECT 3                                             -- as 0, when wanted
+UNION ALL SELECT 4 WHERE EXISTS (SELECT 1 FROM ntp_target_cmd); -- as 1, when wanted
+
+-- Which of the views to cache this session's preparation computes, one
+-- row (lib/prepare.c sets it): a report, compare, merge and plot read
+-- none of the views of cache_when 3 and 4 (_ntp_view_plan) and leave
+-- them out; a session that reads a kept run without them and wants them
+-- computes them alone, into a copy of its file.
+CREATE TEMP TABLE _ntp_prepare_want (
+  -- 1: the views of cache_when 3 and 4 too
+  more INTEGER NOT NULL,
+  -- 1: only those
+  only_more INTEGER NOT NULL
+);
+INSERT INTO _ntp_prepare_want VALUES (1, 0);
 
 -- The cached views whose table has an index, for look-ups by command (a
 -- query that wants a few commands' rows, or each command's match, seeks
@@ -159,9 +177,10 @@ FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f
 CROSS JOIN (
   SELECT v.name AS name, v.cache_ord AS cache_ord, '_' || ltrim(v.name, '_') || '_cache' AS c,
     i.schema AS s, CASE WHEN i.schema = 'temp' THEN '' ELSE printf('"%w".', i.schema) END AS q
-  FROM _ntp_view_plan AS v, _ntp_prepare_into AS i
+  FROM _ntp_view_plan AS v, _ntp_prepare_into AS i, _ntp_prepare_want AS m
   WHERE v.cache_ord IS NOT NULL
     AND v.cache_when IN (SELECT cache_when FROM _ntp_cache_when)
+    AND CASE WHEN v.cache_when IN (3, 4) THEN m.more ELSE NOT m.only_more END
 ) AS p
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
 LEFT JOIN _ntp_cache_ddl AS d ON d.name = p.name

@@ -177,6 +177,22 @@ entry() { ls -t "$cache"/*.db | head -n 1; }
 db=$(entry)
 mac=${db%.db}.mac
 [ -f "$db" ] && [ -f "$mac" ] && ok || bad "no cache entry for the current recordings"
+# A report prepares what it reads: not the per-command end to end of the
+# time series and .slowest (cache_when 3 and 4, sql/join.sql). A question
+# that reads them adds them to the entry, once, and answers as without it.
+expect "a report's entry: no per-command end to end" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" 0
+"$SHELL_BIN" -c '.slowest 3' host.db target.db > more1.txt 2> more1.err
+"$SHELL_BIN" -c '.slowest 3' host.db target.db > more2.txt 2> more2.err
+"$SHELL_BIN" --no-cache -c '.slowest 3' host.db target.db > more0.txt 2> /dev/null
+grep -q '^ntprof: preparing the per-command end to end (.timeline, .slowest) took [0-9.]* s; kept in ' \
+	more1.err && ! prepared more1.err && [ ! -s more2.err ] && [ "$(wc -l < more0.txt)" -ge 4 ] &&
+	cmp -s more0.txt more1.txt && cmp -s more0.txt more2.txt && [ "$(entry)" = "$db" ] && ok ||
+	{ bad "a report's entry: the per-command end to end not added once, or other answers"
+		cat more1.err more2.err >&2; }
+"$NTPROF" report -d host.db target.db > got.txt 2> err.txt
+[ ! -s err.txt ] && cmp -s want.txt got.txt && ok ||
+	{ bad "the entry with the per-command end to end added: the report prepared again"; cat err.txt >&2; }
 # its indexes (_ntp_cache_index): the join's, by host command (sql/join.sql),
 # and the host's commands by end to end, .slowest's order (sql/native.sql)
 expect "the cache entry's indexes" "$(sqlite3 "$db" "SELECT group_concat(sql, '; ')
@@ -272,6 +288,14 @@ for change in "DROP INDEX _ntp_joined_cache_i" \
 	grep -q "refused: it does not hold the prepared tables" err.txt && cmp -s want.txt got.txt &&
 		ok || { bad "signed, with '$change': believed:"; cat err.txt >&2; }
 done
+# ... and one of the tables prepared on demand without the other
+"$SHELL_BIN" -c '.slowest 1' host.db target.db > /dev/null 2>&1
+db=$(entry)
+sqlite3 "$db" "DROP TABLE _ntp_target_e2e_cache" && sign "$db" > "${db%.db}.mac" ||
+	bad "cannot sign without _ntp_target_e2e_cache"
+"$SHELL_BIN" -c '.slowest 3' host.db target.db > got.txt 2> err.txt
+grep -q "refused: it holds some of the tables prepared on demand, not all" err.txt && prepared err.txt &&
+	cmp -s more0.txt got.txt && ok || { bad "signed, with one end-to-end table: believed"; cat err.txt >&2; }
 
 # --no-cache neither writes nor reads it.
 rm -rf "$cache"
@@ -425,6 +449,21 @@ st=$?
 	grep -q "^ntprof: preparing the run took [0-9.]* s$" err.txt &&
 	[ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$')" ] && ok ||
 	{ bad "a cache directory without room (exit $st): $(ls "$cache" | tr '\n' ' ')"; cat err.txt >&2; }
+# ... nor the per-command end to end added to a kept run: answered all
+# the same, the kept run left as it was and nothing else left there
+rm -rf "$cache"
+"$NTPROF" report -d host.db target.db > /dev/null 2>&1
+db=$(entry)
+sum=$(sha256sum < "$db")
+# a limit just under the kept file's size (ulimit -f counts 512-byte
+# blocks): its copy fails, what the session writes in TEMP does not
+limit=$(($(stat -c %s "$db") / 512 - 8))
+(trap '' XFSZ; ulimit -f "$limit" && exec "$SHELL_BIN" -c '.slowest 3' host.db target.db) > got.txt 2> err.txt
+st=$?
+[ "$st" = 0 ] && cmp -s more0.txt got.txt && [ "$(sha256sum < "$db")" = "$sum" ] &&
+	[ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$' | grep -v '\.seen$' | grep -v "^$(basename "${db%.db}")\.")" ] &&
+	ok || { bad "no room for the per-command end to end (exit $st): $(ls "$cache" | tr '\n' ' ')"
+		cat err.txt >&2; }
 
 # A preparation ended by a signal (SIGINT, as Ctrl-C sends it) while it
 # writes the run into its cache file leaves nothing in the directory.
