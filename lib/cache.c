@@ -398,6 +398,14 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
 	return sqlite3_str_finish(q);
 }
 
+/* A failure of this process's room, not of a file it reads. */
+static int local_error(int code)
+{
+	code &= 0xff;
+	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_NOMEM ||
+	       code == SQLITE_CANTOPEN;
+}
+
 /* Check the attached cache file against this session (each cached view's
  * columns, exactly its tables and the key's row, that key) and redefine
  * each view as a read of its table, in the plan's order: a view's columns
@@ -407,8 +415,10 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
  * them (_ntp_cache_table's more) may all be missing, and *MISSING then
  * says so; some of them missing is refused. Inside the savepoint
  * ntp_cache, released on success and rolled back otherwise. 0, or -1 with
- * *WHY set. */
-static int check_cache(sqlite3 *db, const char *key, const char **why, int *missing)
+ * *WHY set, and *LOCAL when it is this process that cannot read it (no
+ * room or memory for its TEMP views), not the file that is wrong. */
+static int check_cache(sqlite3 *db, const char *key, const char **why, int *missing,
+		       int *local)
 {
 	sqlite3_stmt *st, *o = NULL;
 	int ntables = 0, nindexes = 0, nobjects = -1, nmore = 0, nlack = 0, ok;
@@ -437,8 +447,16 @@ static int check_cache(sqlite3 *db, const char *key, const char **why, int *miss
 			sql = sqlite3_mprintf("DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS "
 					      "SELECT * FROM " CACHE_DB ".\"%w\";", name, name, tbl);
 			ok = sql && !exec(db, sql);
-			if (!ok)
+			if (!ok && (!sql || local_error(sqlite3_extended_errcode(db)))) {
+				static char msg[256];
+
+				snprintf(msg, sizeof(msg), "%s", sql ? sqlite3_errmsg(db) :
+					 "out of memory");
+				*why = msg;
+				*local = 1;
+			} else if (!ok) {
 				*why = "its tables cannot be read";
+			}
 		}
 		sqlite3_free(sql);
 		sqlite3_free(want);
@@ -704,7 +722,7 @@ int ntp_cache_load(struct ntp_session *s)
 	unsigned char secret[32];
 	struct stat st, at;
 	char *key = NULL, *uri = NULL, *sql = NULL;
-	int dfd = -1, fd = -1, rc = 0, attached = 0, was_seen = 0, missing = 0;
+	int dfd = -1, fd = -1, rc = 0, attached = 0, was_seen = 0, missing = 0, local = 0;
 
 	if (!ntp_cache_usable(s) || (dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 ||
 	    read_secret(dfd, dir, secret, 0) || !(key = make_key(s)))
@@ -740,7 +758,7 @@ int ntp_cache_load(struct ntp_session *s)
 		why = "it changed while it was read";
 		goto refuse;
 	}
-	if (check_cache(s->db, key, &why, &missing))
+	if (check_cache(s->db, key, &why, &missing, &local))
 		goto refuse;
 	s->more_missing = missing;
 	if (!was_seen)
@@ -754,11 +772,17 @@ int ntp_cache_load(struct ntp_session *s)
 	rc = 1;
 	goto out;
 refuse:
-	ntp_say(s, "warning: prepared run %s refused: %s; preparing the run again", path, why);
+	if (local) /* the file may well be whole: left for the next process */
+		ntp_say(s, "warning: prepared run %s not read (%s); preparing the run again", path,
+		    why);
+	else
+		ntp_say(s, "warning: prepared run %s refused: %s; preparing the run again", path,
+		    why);
 	if (attached)
 		exec_own(s, "DETACH " CACHE_DB);
 	attached = 0;
-	remove_entry(dfd, name);
+	if (!local)
+		remove_entry(dfd, name);
 out:
 	if (!rc && attached)
 		exec_own(s, "DETACH " CACHE_DB);

@@ -471,6 +471,17 @@ for off in -8 8; do
 		ok || { bad "no room for the per-command end to end ($off blocks, exit $st): $(ls "$cache" |
 			tr '\n' ' ')"; cat err.txt >&2; }
 done
+# Under half the kept file's size, the session cannot write its TEMP
+# views of the kept run: it is not read, and not removed either (it is not
+# the file that is wrong), and the answers are the same.
+limit=$(($(stat -c %s "$db") / 1024))
+(trap '' XFSZ; ulimit -f "$limit" && exec "$SHELL_BIN" -c '.slowest 3' host.db target.db) \
+	> got.txt 2> err.txt
+st=$?
+[ "$st" = 0 ] && cmp -s more0.txt got.txt && [ "$(sha256sum < "$db")" = "$sum" ] &&
+	grep -q "^ntprof: warning: prepared run .* not read (" err.txt && ! grep -q refused err.txt &&
+	ok || { bad "a session without room for its views removed the kept run (exit $st)"
+		cat err.txt >&2; }
 
 # A preparation ended by a signal (SIGINT, as Ctrl-C sends it) while it
 # writes the run into its cache file leaves nothing in the directory.
