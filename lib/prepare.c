@@ -75,44 +75,58 @@ static double since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* A session prepared (or read from its cache file) without the views of
- * cache_when 3 and 4 that now wants them: those alone, added to a copy of
- * the kept file, or into TEMP. */
-static int prepare_more(struct ntp_session *s, char *err, size_t errlen)
+/* Run the preparation's SQL into *W's file in one transaction, or without
+ * *W, or after a disk error there (said; *W abandoned and NULL), into
+ * TEMP. MORE: prepare_more's, whose abandoned copy gives the session back
+ * the kept file (without it, that error fails the preparation too). WHAT
+ * begins an error. 0, or -1 with ERR set. */
+static int prepare_into(struct ntp_session *s, struct ntp_cache_new **w, int more,
+			const char *what, char *err, size_t errlen)
 {
-	struct ntp_cache_new *w;
-	struct timespec t0;
-	const char *progress;
 	int rc = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	progress = ntp_progress_begin(s, "computing the per-command end to end");
-	if (want(s, 1, 1)) {
-		ntp_progress_end(s, progress);
-		return ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
-	}
-	if ((w = ntp_cache_begin_more(s))) {
+	if (*w) {
 		rc = ntp_exec(s->db, "BEGIN") || run_prepare(s, ntp_cache_schema()) ||
 		     ntp_exec(s->db, "COMMIT") ? -1 : 0;
 		if (rc) {
 			int code = sqlite3_extended_errcode(s->db);
 
-			ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
-			ntp_cache_abandon(s, w);
-			w = NULL;
-			if (!disk_error(code) || !s->joined) {
-				ntp_progress_end(s, progress);
+			ntp_fail(err, errlen, "%s: %s", what, sqlite3_errmsg(s->db));
+			ntp_cache_abandon(s, *w);
+			*w = NULL;
+			if (!disk_error(code) || (more && !s->joined))
 				return -1;
-			}
+			/* not kept, but prepared */
 			ntp_say(s, "warning: the prepared run cannot be written in the cache directory "
 			    "(%s); preparing it without keeping it", err);
 		}
 	}
-	if (rc && run_prepare(s, "temp")) {
-		ntp_progress_end(s, progress);
-		return ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
+	if (rc && run_prepare(s, "temp"))
+		return ntp_fail(err, errlen, "%s: %s", what, sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* A session prepared (or read from its cache file) without the views of
+ * cache_when 3 and 4 that now wants them: those alone, added to a copy of
+ * the kept file, or into TEMP. */
+static int prepare_more(struct ntp_session *s, char *err, size_t errlen)
+{
+	struct ntp_cache_new *w = NULL;
+	struct timespec t0;
+	const char *progress;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	progress = ntp_progress_begin(s, "computing the per-command end to end");
+	if (want(s, 1, 1)) {
+		rc = ntp_fail(err, errlen, "cannot prepare the run: %s", sqlite3_errmsg(s->db));
+	} else {
+		w = ntp_cache_begin_more(s);
+		rc = prepare_into(s, &w, 1, "cannot prepare the run", err, errlen);
 	}
 	ntp_progress_end(s, progress);
+	if (rc)
+		return -1;
 	s->more_missing = 0;
 	if (want(s, 1, 0) || ntp_cache_keep(s, w, since(&t0)))
 		return ntp_fail(err, errlen, "cannot read the prepared run again: %s",
@@ -133,7 +147,7 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	struct ntp_cache_new *w;
 	struct timespec t0;
 	const char *progress;
-	int rc = -1;
+	int rc;
 
 	if (s->joined)
 		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
@@ -148,29 +162,11 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	progress = ntp_progress_begin(s, s->ntargets ? "joining the recordings" :
 				      "computing the statistics");
-	if ((w = ntp_cache_begin(s))) {
-		rc = ntp_exec(s->db, "BEGIN") || run_prepare(s, ntp_cache_schema()) ||
-		     ntp_exec(s->db, "COMMIT") ? -1 : 0;
-		if (rc) {
-			int code = sqlite3_extended_errcode(s->db);
-
-			ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
-			ntp_cache_abandon(s, w);
-			w = NULL;
-			if (!disk_error(code)) {
-				ntp_progress_end(s, progress);
-				return -1;
-			}
-			/* not kept, but prepared */
-			ntp_say(s, "warning: the prepared run cannot be written in the cache directory "
-			    "(%s); preparing it without keeping it", err);
-		}
-	}
-	if (rc && run_prepare(s, "temp")) {
-		ntp_progress_end(s, progress);
-		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
-	}
+	w = ntp_cache_begin(s);
+	rc = prepare_into(s, &w, 0, "cannot join the recordings", err, errlen);
 	ntp_progress_end(s, progress);
+	if (rc)
+		return -1;
 	s->joined = 1;
 	if (ntp_cache_keep(s, w, since(&t0))) {
 		s->joined = 0;

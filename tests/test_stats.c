@@ -563,8 +563,9 @@ static void test_series_e2e_forms(void **state)
 }
 
 /* NHOSTS hosts sharing a target, each with a read and a write group, half
- * a second at queue depth 4: generated into R with SEED. */
-static void gen_hosts(struct gen_result *r, int nhosts, uint64_t seed)
+ * a second at queue depth 4: generated into R with SEED; writes of
+ * WRITE_KIB (0: the generator's default). */
+static void gen_hosts_kib(struct gen_result *r, int nhosts, uint64_t seed, uint32_t write_kib)
 {
 	struct gen_config c;
 
@@ -574,7 +575,14 @@ static void gen_hosts(struct gen_result *r, int nhosts, uint64_t seed)
 	c.read_frac = 0.6;
 	c.seconds = 0.5;
 	c.seed = seed;
+	if (write_kib)
+		c.write_kib = write_kib;
 	tl_gen(&c, r);
+}
+
+static void gen_hosts(struct gen_result *r, int nhosts, uint64_t seed)
+{
+	gen_hosts_kib(r, nhosts, seed, 0);
 }
 
 /* _ntp_joined_count of native.sql (ntp_tally) and of join.sql (GROUP BY),
@@ -624,20 +632,12 @@ static void test_component_stats_forms(void **state)
 	static const char q[] = "SELECT *, typeof(n), typeof(sum_ns), typeof(mean_ns),"
 				" typeof(p50_ns), typeof(p99_ns), typeof(p999_ns),"
 				" printf('%.17g', mean_ns) FROM _ntp_component_stats";
-	struct gen_config c;
 	struct gen_result r;
 	struct ntp_session s;
 	char *form[2];
 
 	(void)state;
-	gen_defaults(&c);
-	c.nhosts = 2;
-	c.qd = 4;
-	c.read_frac = 0.6;
-	c.write_kib = 32;
-	c.seconds = 0.5;
-	c.seed = 37;
-	tl_gen(&c, &r);
+	gen_hosts_kib(&r, 2, 37, 32);
 	for (int k = 0; k < 2; k++) {
 		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("h1.db"),
 			tl_file("t.db"), NULL);
