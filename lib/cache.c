@@ -398,12 +398,16 @@ static char *columns(sqlite3 *db, const char *schema, const char *table)
 	return sqlite3_str_finish(q);
 }
 
+int ntp_cache_disk_error(int code)
+{
+	code &= 0xff;
+	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
+}
+
 /* A failure of this process's room, not of a file it reads. */
 static int local_error(int code)
 {
-	code &= 0xff;
-	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_NOMEM ||
-	       code == SQLITE_CANTOPEN;
+	return ntp_cache_disk_error(code) || (code & 0xff) == SQLITE_NOMEM;
 }
 
 /* Check the attached cache file against this session (each cached view's

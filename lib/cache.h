@@ -33,6 +33,10 @@ struct ntp_cache_new *ntp_cache_begin(struct ntp_session *s);
  * NULL when it cannot be had (the original still attached). */
 struct ntp_cache_new *ntp_cache_begin_more(struct ntp_session *s);
 
+/* Is SQLite's (extended) error CODE a failure of the disk rather than of
+ * the SQL: a file system full or failing, a file that cannot be opened? */
+int ntp_cache_disk_error(int code);
+
 /* The schema name the prepared tables are read from, kept or read. */
 const char *ntp_cache_schema(void);
 

@@ -33,14 +33,6 @@ static int run_prepare(struct ntp_session *s, const char *schema)
 	return rc ? -1 : 0;
 }
 
-/* A failure of the disk rather than of the SQL: the cache directory's
- * file system full or failing, where TEMP may still have room. */
-static int disk_error(int code)
-{
-	code &= 0xff;
-	return code == SQLITE_FULL || code == SQLITE_IOERR || code == SQLITE_CANTOPEN;
-}
-
 /* Which views the next run_prepare computes (sql/join.sql,
  * _ntp_prepare_want): with MORE those of cache_when 3 and 4 too, with ONLY
  * those alone. */
@@ -94,7 +86,9 @@ static int prepare_into(struct ntp_session *s, struct ntp_cache_new **w, int mor
 			ntp_fail(err, errlen, "%s: %s", what, sqlite3_errmsg(s->db));
 			ntp_cache_abandon(s, *w);
 			*w = NULL;
-			if (!disk_error(code) || (more && !s->joined))
+			/* the cache directory's file system full or failing,
+			 * where TEMP may still have room */
+			if (!ntp_cache_disk_error(code) || (more && !s->joined))
 				return -1;
 			/* not kept, but prepared */
 			ntp_say(s, "warning: the prepared run cannot be written in the cache directory "
@@ -149,13 +143,11 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	const char *progress;
 	int rc;
 
+	/* prepared by an earlier process (lib/cache.c) */
+	if (!s->joined && ntp_cache_load(s))
+		s->joined = 1;
 	if (s->joined)
 		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
-	/* prepared by an earlier process (lib/cache.c) */
-	if (ntp_cache_load(s)) {
-		s->joined = 1;
-		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
-	}
 	if (want(s, !s->prepare_base, 0))
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->more_missing = s->prepare_base && has_more(s);
