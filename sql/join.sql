@@ -249,7 +249,7 @@ INSERT INTO ntp_report_threshold VALUES (50.0, 10, 1.0);
 CREATE TEMP VIEW _ntp_pair1 AS
 WITH hs AS MATERIALIZED (
   SELECT h.db AS hdb, h.t AS hid, h.nqn, h.cntlid, h.nsid, h.opcode, h.nlb, h.qid, h.cid,
-    h.slba, h.mid
+    h.slba, h.mid, h.wait_ns
   -- the commands scanned, each one's database looked up
   FROM ntp_host_cmd AS h
   CROSS JOIN ntp_db AS d ON d.db = h.db
@@ -257,7 +257,7 @@ WITH hs AS MATERIALIZED (
   WHERE (h.t % 1000003) % max(1, d.records / 200) = 0
 ), ts AS MATERIALIZED (
   SELECT x.db AS tdb, x.nqn, x.cntlid, x.nsid, x.opcode, x.nlb, x.qid, x.cid, x.slba,
-    x.mid
+    x.mid, x.t_e2e
   FROM ntp_target_cmd AS x
   -- one scan of the target; the LBA list is small
   WHERE x.slba IN (SELECT slba FROM hs)
@@ -269,7 +269,11 @@ SELECT
   hs.cntlid AS cntlid,        -- controller id
   hs.hid AS hid,              -- sampled host command (cmd.t)
   hs.mid AS t,                -- its middle, seeded clock (ns)
-  hs.mid - ts.mid AS diff     -- host mid - target mid, ns
+  hs.mid - ts.mid AS diff,    -- host mid - target mid, ns
+  -- how far apart the two middles of a true pair can lie: the target's
+  -- residence lies inside the host's wait, so half the wait less the
+  -- residence (ns)
+  (hs.wait_ns - ts.t_e2e) / 2 AS half_slack
 FROM hs
 JOIN ts ON ts.nqn = hs.nqn AND ts.cntlid = hs.cntlid AND ts.nsid = hs.nsid
   AND ts.opcode = hs.opcode AND ts.nlb = hs.nlb AND ts.qid = hs.qid AND ts.cid = hs.cid
@@ -284,7 +288,7 @@ WHERE abs(hs.mid - ts.mid) <= 5000000000;
 -- (host time on the seeded clock).
 CREATE TEMP VIEW ntp_offset AS
 WITH p AS MATERIALIZED (
-  SELECT hdb, tdb, hid, t, diff,
+  SELECT hdb, tdb, hid, t, diff, half_slack,
     count(*) OVER (PARTITION BY hdb, tdb, hid) AS nc  -- candidates of the sample
   FROM _ntp_pair1
 ), b AS (
@@ -408,10 +412,11 @@ ref AS MATERIALIZED (
 ), nearest AS (
   -- each sampled host command's candidate nearest the correction, and how
   -- far off it lies: mostly its true pair, even where identities repeat
-  SELECT hdb, tdb, r,
+  SELECT hdb, tdb, r, half_slack,
     row_number() OVER (PARTITION BY hdb, tdb ORDER BY r) AS rn,
     count(*) OVER (PARTITION BY hdb, tdb) AS n
   FROM (SELECT p.hdb, p.tdb, p.diff - x.offset_ns - x.drift * (p.t - x.wall_start) AS r,
+          p.half_slack AS half_slack,
           row_number() OVER (PARTITION BY p.hdb, p.tdb, p.hid
             ORDER BY abs(p.diff - x.offset_ns - x.drift * (p.t - x.wall_start))) AS k
         FROM p
@@ -435,13 +440,37 @@ ref AS MATERIALIZED (
         JOIN shift AS s ON s.hdb = n.hdb AND s.tdb = n.tdb
         LEFT JOIN noise AS z ON z.hdb = n.hdb AND z.tdb = n.tdb)
   GROUP BY hdb, tdb
+), causal AS (
+  -- The corrections each nearest candidate allows: a true pair's target
+  -- middle lies within half_slack of its host middle, so the true offset
+  -- lies within half_slack of its diff. Where the true pairs are these
+  -- candidates, the truth lies in every such range, their intersection
+  -- [lo, hi]; a wrong candidate narrows it or empties it.
+  SELECT hdb, tdb, max(r - half_slack) AS lo, min(r + half_slack) AS hi
+  FROM nearest
+  GROUP BY hdb, tdb
+), chosen AS (
+  -- the median's correction (0, or the noise median's shift) and the
+  -- intersection the causal ranges allow
+  SELECT x.hdb, x.tdb, CASE WHEN z.hdb IS NULL THEN 0 ELSE ifnull(s.med, 0) END AS sh,
+    c.lo, c.hi
+  FROM fin AS x
+  LEFT JOIN noise AS z ON z.hdb = x.hdb AND z.tdb = x.tdb
+  LEFT JOIN shift AS s ON s.hdb = x.hdb AND s.tdb = x.tdb
+  LEFT JOIN causal AS c ON c.hdb = x.hdb AND c.tdb = x.tdb
 )
 SELECT
   x.hdb AS hdb,              -- host database
   x.tdb AS tdb,              -- target database
   x.pairs AS pairs,          -- candidate pairs the correction rests on
   -- host clock - target clock at the host's start, after the wall-clock seed
-  x.offset_ns + CASE WHEN z.hdb IS NULL THEN 0 ELSE ifnull(s.med, 0) END AS offset_ns,
+  -- (the median's, where the causal intersection holds it or where there
+  -- is none: records that break causality, clocks that are not linear or
+  -- candidates that are all someone else's; else the intersection's
+  -- middle, so that no sampled true pair's middles lie further apart than
+  -- its wait allows)
+  x.offset_ns + CASE WHEN h.lo <= h.hi AND (h.sh < h.lo OR h.sh > h.hi)
+    THEN CAST(round((h.lo + h.hi) / 2.0) AS INTEGER) ELSE h.sh END AS offset_ns,
   -- d(host - target) / d(host time); 0 when under 10 us over the recording,
   -- or when the candidates are noise
   x.drift AS drift,
@@ -450,8 +479,7 @@ SELECT
   -- nearest candidates from the correction, 100 us to 50 ms
   CAST(max(100000, min(50000000, 10 * ifnull(y.mad, 0))) AS INTEGER) AS window_ns
 FROM fin AS x
-LEFT JOIN noise AS z ON z.hdb = x.hdb AND z.tdb = x.tdb
-LEFT JOIN shift AS s ON s.hdb = x.hdb AND s.tdb = x.tdb
+JOIN chosen AS h ON h.hdb = x.hdb AND h.tdb = x.tdb
 LEFT JOIN spread AS y ON y.hdb = x.hdb AND y.tdb = x.tdb;
 
 -- Group pairs with the same identity on both sides, and the clock mapping

@@ -838,25 +838,31 @@ static const char *const s_ntp_target_cmd[] = {
  * same identity, |host mid - target mid| <= 5 s (seeded clocks, see the mids
  * above): true pairs = skew - 2 ms (the target wall clock is 2 ms ahead), plus
  * the reused identity (H1/T3, H3/T1, 0.2 s apart) and H5/T6 (0.7 s apart).
+ * half_slack: (host wait - target t_e2e) / 2, waits H1 80000, H2 136000,
+ * H3 70000, H4 60000, H5 100000; t_e2e T1 55000, T2 98000, T3 44000,
+ * T4 33000, T6 44000. ntp_offset's causal ranges (diff +- half_slack of
+ * each sample's nearest candidate) do not intersect: H5's only candidate,
+ * T6, is not its pair. So the median stands (the true pairs' ranges alone
+ * hold it too).
  */
 /* hid: the host cmd.t (H1 0.1 s, H2 0.2 s, H3 0.3 s from h_queue, H4 1.2 s,
  * H5 1.5 s); t: the host mid on the seeded clock, as in s_ntp_host_cmd. */
 static const char *const s_ntp_pair1[] = {
-	"hdb,tdb,nqn,cntlid,hid,t,diff",
-	/* H5-T6: 1500053500 - 2202022000 */
-	"host,target," NQN ",1,1500000000,1700000001500053500,-701968500",
-	/* H1-T3: 100043500 - 302037400 */
-	"host,target," NQN ",1,100000000,1700000000100043500,-201993900",
-	/* H3-T3: -400 - 2000000 */
-	"host,target," NQN ",1,300000000,1700000000300037000,-2000400",
-	/* H1-T1: +300 - 2000000 */
-	"host,target," NQN ",1,100000000,1700000000100043500,-1999700",
-	/* H2-T2: +700 - 2000000 */
-	"host,target," NQN ",1,200000000,1700000000200073000,-1999300",
-	/* H4-T4: +1500 - 2000000 */
-	"host,target," NQN ",1,1200000000,1700000001200033400,-1998500",
-	/* H3-T1: 300037000 - 102043200 */
-	"host,target," NQN ",1,300000000,1700000000300037000,197993800",
+	"hdb,tdb,nqn,cntlid,hid,t,diff,half_slack",
+	/* H5-T6: 1500053500 - 2202022000; (100000 - 44000) / 2 */
+	"host,target," NQN ",1,1500000000,1700000001500053500,-701968500,28000",
+	/* H1-T3: 100043500 - 302037400; (80000 - 44000) / 2 */
+	"host,target," NQN ",1,100000000,1700000000100043500,-201993900,18000",
+	/* H3-T3: -400 - 2000000; (70000 - 44000) / 2 */
+	"host,target," NQN ",1,300000000,1700000000300037000,-2000400,13000",
+	/* H1-T1: +300 - 2000000; (80000 - 55000) / 2 */
+	"host,target," NQN ",1,100000000,1700000000100043500,-1999700,12500",
+	/* H2-T2: +700 - 2000000; (136000 - 98000) / 2 */
+	"host,target," NQN ",1,200000000,1700000000200073000,-1999300,19000",
+	/* H4-T4: +1500 - 2000000; (60000 - 33000) / 2 */
+	"host,target," NQN ",1,1200000000,1700000001200033400,-1998500,13500",
+	/* H3-T1: 300037000 - 102043200; (70000 - 55000) / 2 */
+	"host,target," NQN ",1,300000000,1700000000300037000,197993800,7500",
 	NULL
 };
 

@@ -317,6 +317,46 @@ static void test_jitter_repeats(void **state)
 	tl_cleanup();
 }
 
+/*
+ * A jittery network and a run so short that every command is in the clock
+ * offset's sample (as at -s 10 between two emulated guests): the median of
+ * the differences can then lie where some command's target residence would
+ * fall outside its host wait, which no true pair can. The offset must lie
+ * where causality allows for every sampled pair, so each command pairs by
+ * containment (its middles within half its wait, plus the rule's 1 us),
+ * none needs the window, and all pair right.
+ */
+static void test_jitter_causal(void **state)
+{
+	for (uint64_t seed = 40; seed < 48; seed++) {
+		struct ntp_session s;
+		struct gen_config c;
+		struct gen_result r;
+
+		gen_defaults(&c);
+		c.iops = 100;
+		c.seconds = 2;
+		c.host_window[1] = 2;
+		c.target_window[1] = 3;
+		c.jitter_ns = 3000000;
+		c.seed = seed;
+		tl_gen(&c, &r);
+		tl_open(&s, 0, tl_file("h0.db"), tl_file("t.db"), NULL);
+		assert_int_equal(check_each_pair(&s, &r, 0), (int64_t)r.host_records[0]);
+		/* every command was in the offset's sample */
+		assert_int_equal(tl_int(s.db, "SELECT count(DISTINCT hid) FROM _ntp_pair1"),
+				 (int64_t)r.host_records[0]);
+		if (tl_int(s.db, "SELECT count(*) FROM ntp_joined AS j JOIN host.ntp_cmd_span AS h"
+			   " ON h.t = j.ht WHERE abs(j.skew_ns) > h.wait_ns / 2 + 1000"))
+			fail_msg("seed %llu: a pair whose middles lie further apart than its wait"
+				 " allows (offset %lld)", (unsigned long long)seed,
+				 (long long)tl_int(s.db, "SELECT offset_ns FROM ntp_offset"));
+		ntp_session_close(&s);
+		gen_result_free(&r);
+		tl_cleanup();
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_clock_drift),
 		cmocka_unit_test(test_jitter_depth),
 		cmocka_unit_test(test_jitter_repeats),
+		cmocka_unit_test(test_jitter_causal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
