@@ -81,12 +81,13 @@ GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern test_stats test_svg test_sha256 test_live
+	test_join test_fixture test_kern test_stats test_svg test_sha256 test_live test_cache
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 # The tier a change is checked with first (make check-quick): no root, no
 # BPF toolchain, a couple of minutes. The unit tests that neither load BPF
 # nor take minutes, and the shell's test.
-QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg test_live
+QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg test_live \
+	test_cache
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity $(OUTPUT)/spdk_trace_log \

@@ -117,6 +117,15 @@ static void make_dirs(const char *dir)
 }
 
 /* Is ST the user's own, and no one else's to read or write? */
+/* The same file, unchanged: A and B, two stats of it, agree on its
+ * identity, size and times. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 static int private(const struct stat *st)
 {
 	return st->st_uid == geteuid() && !(st->st_mode & 077);
@@ -420,9 +429,10 @@ static int local_error(int code)
  * says so; some of them missing is refused. Inside the savepoint
  * ntp_cache, released on success and rolled back otherwise. 0, or -1 with
  * *WHY set, and *LOCAL when it is this process that cannot read it (no
- * room or memory for its TEMP views), not the file that is wrong. */
+ * room or memory for its TEMP views), not the file that is wrong: *WHY is
+ * then SQLite's reason, in MSG (MSGLEN bytes). */
 static int check_cache(sqlite3 *db, const char *key, const char **why, int *missing,
-		       int *local)
+		       int *local, char *msg, size_t msglen)
 {
 	sqlite3_stmt *st, *o = NULL;
 	int ntables = 0, nindexes = 0, nobjects = -1, nmore = 0, nlack = 0, ok;
@@ -452,9 +462,7 @@ static int check_cache(sqlite3 *db, const char *key, const char **why, int *miss
 					      "SELECT * FROM " CACHE_DB ".\"%w\";", name, name, tbl);
 			ok = sql && !exec(db, sql);
 			if (!ok && (!sql || local_error(sqlite3_extended_errcode(db)))) {
-				static char msg[256];
-
-				snprintf(msg, sizeof(msg), "%s", sql ? sqlite3_errmsg(db) :
+				snprintf(msg, msglen, "%s", sql ? sqlite3_errmsg(db) :
 					 "out of memory");
 				*why = msg;
 				*local = 1;
@@ -721,7 +729,7 @@ static void note_seen(const char *dir, const char *name, const unsigned char sec
 int ntp_cache_load(struct ntp_session *s)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 64], name[NAME_HEX + 1], f[NAME_HEX + 8];
-	char mac[2 * NTP_SHA256_LEN + 1], want[2 * NTP_SHA256_LEN + 1];
+	char mac[2 * NTP_SHA256_LEN + 1], want[2 * NTP_SHA256_LEN + 1], reason[256];
 	const char *why = NULL;
 	unsigned char secret[32];
 	struct stat st, at;
@@ -755,14 +763,11 @@ int ntp_cache_load(struct ntp_session *s)
 	if (!uri || !sql || exec_own(s, sql))
 		goto out; /* SQLite's attachments all taken: prepare instead */
 	attached = 1;
-	if (stat(path, &at) || at.st_dev != st.st_dev || at.st_ino != st.st_ino ||
-	    at.st_size != st.st_size || at.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-	    at.st_mtim.tv_nsec != st.st_mtim.tv_nsec || at.st_ctim.tv_sec != st.st_ctim.tv_sec ||
-	    at.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
+	if (stat(path, &at) || !same_file(&at, &st)) {
 		why = "it changed while it was read";
 		goto refuse;
 	}
-	if (check_cache(s->db, key, &why, &missing, &local))
+	if (check_cache(s->db, key, &why, &missing, &local, reason, sizeof(reason)))
 		goto refuse;
 	s->more_missing = missing;
 	if (!was_seen)
@@ -773,6 +778,7 @@ int ntp_cache_load(struct ntp_session *s)
 	utimensat(dfd, f, NULL, 0);
 	free(s->cache_file);
 	s->cache_file = strdup(path);
+	s->cache_st = st;
 	rc = 1;
 	goto out;
 refuse:
@@ -908,21 +914,6 @@ static void evict(int dfd)
 		total -= e[i].size;
 	}
 	free(e);
-}
-
-/* Remember the cache file NAME in DIR as the session's, if it is there
- * (kept, and not evicted at once by a cap smaller than it). */
-static void kept_file(struct ntp_session *s, int dfd, const char *dir, const char *name)
-{
-	char f[NAME_HEX + 8];
-	struct stat st;
-
-	snprintf(f, sizeof(f), "%s.db", name);
-	free(s->cache_file);
-	s->cache_file = NULL;
-	if (!fstatat(dfd, f, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
-	    asprintf(&s->cache_file, "%s/%s", dir, f) < 0)
-		s->cache_file = NULL;
 }
 
 char *ntp_cache_setup_sql(const struct ntp_session *s)
@@ -1065,13 +1056,16 @@ static void attach_orig(struct ntp_session *s, struct ntp_cache_new *w)
 struct ntp_cache_new *ntp_cache_begin_more(struct ntp_session *s)
 {
 	struct ntp_cache_new *w;
+	struct stat st;
 	int in, ok;
 
 	if (!s->cache_file || !(w = new_file(s)))
 		return NULL;
 	ok = (w->orig = strdup(s->cache_file)) != NULL;
 	in = ok ? open(w->orig, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	ok = in >= 0;
+	/* the file that was checked, unchanged since: what is copied here is
+	 * signed as ntprof's */
+	ok = in >= 0 && !fstat(in, &st) && same_file(&st, &s->cache_st);
 	/* the whole file, then its copy in its place to add to */
 	while (ok) {
 		ssize_t n = copy_file_range(in, NULL, w->fd, NULL, 1 << 30, 0);
@@ -1174,6 +1168,24 @@ static int put_in_place(struct ntp_cache_new *w, char *to, size_t n)
 	return 0;
 }
 
+/* Remember W's file, renamed into place, as the session's cache file, if
+ * it is still there (not evicted at once by a cap smaller than it, nor
+ * replaced since), with the identity it has now. */
+static void kept_file(struct ntp_session *s, const struct ntp_cache_new *w)
+{
+	char f[NAME_HEX + 8];
+	struct stat st, at;
+
+	snprintf(f, sizeof(f), "%s.db", w->name);
+	free(s->cache_file);
+	s->cache_file = NULL;
+	if (!fstat(w->fd, &st) && !fstatat(w->dfd, f, &at, AT_SYMLINK_NOFOLLOW) &&
+	    same_file(&st, &at) && asprintf(&s->cache_file, "%s/%s", w->dir, f) >= 0)
+		s->cache_st = st;
+	else
+		s->cache_file = NULL;
+}
+
 int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took)
 {
 	char to[PATH_MAX + 64];
@@ -1200,7 +1212,7 @@ int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took)
 			  : NULL;
 		rc = !sql || exec_own(s, sql) ? -1 : 0;
 		evict(w->dfd);
-		kept_file(s, w->dfd, w->dir, w->name);
+		kept_file(s, w);
 	}
 	ntp_progress_end(s, prev);
 	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {

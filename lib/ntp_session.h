@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "ntp_progress.h"
@@ -78,6 +79,7 @@ struct ntp_session {
 	struct ntp_progress progress;         /* NTP_OPEN_PROGRESS */
 	char *cache_file;                     /* the cache file of the prepared run read or
 					       * kept (lib/cache.c); NULL: none */
+	struct stat cache_st;                 /* its identity when it was checked */
 	ntp_authorizer auth;                  /* the authorizer on db (ntp_session_authorizer) */
 	void *auth_arg;                       /* its argument */
 };
