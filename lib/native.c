@@ -473,6 +473,24 @@ static int qagg_grow(struct qagg *a)
 	return 0;
 }
 
+/* Room for N values in A's array, new and narrow, where the budget has it
+ * (else it grows as values come). */
+static void qagg_reserve(struct qagg *a, int64_t n)
+{
+	size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
+	void *v;
+
+	if (n <= 0 || a->wide || a->v || (uint64_t)n > QAGG_MAX_BYTES / sizeof(int32_t) ||
+	    held + (size_t)n * sizeof(int32_t) > ntp_budget)
+		return;
+	v = sqlite3_malloc64((sqlite3_uint64)n * sizeof(int32_t));
+	if (!v)
+		return;
+	held_add((size_t)n * sizeof(int32_t));
+	a->v = v;
+	a->cap = (size_t)n;
+}
+
 /* Room for one more value: grow the buffer, or write it out when all the
  * buffers together would hold more than the budget (or it was written out
  * before). */
@@ -986,6 +1004,16 @@ static int dist_add(sqlite3_context *ctx, struct dagg *d, int i, sqlite3_value *
 	return 0;
 }
 
+/* One row's ARGC values into D. 0, or -1 with the error reported. */
+static int dist_row(sqlite3_context *ctx, struct dagg *d, int argc, sqlite3_value **argv)
+{
+	d->nargs = argc;
+	for (int i = 0; i < argc; i++)
+		if (dist_add(ctx, d, i, argv[i]))
+			return -1;
+	return 0;
+}
+
 static void dist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct dagg *d = sqlite3_aggregate_context(ctx, sizeof(*d));
@@ -994,15 +1022,8 @@ static void dist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	if (d->failed)
-		return;
-	d->nargs = argc;
-	for (int i = 0; i < argc; i++) {
-		if (dist_add(ctx, d, i, argv[i])) {
-			d->failed = 1;
-			return;
-		}
-	}
+	if (!d->failed && dist_row(ctx, d, argc, argv))
+		d->failed = 1;
 }
 
 /* Append argument A's entry to OUT: n, sum, p50, p99, p999 and then p90,
@@ -1230,25 +1251,61 @@ static int int_arg(sqlite3_value *v, int64_t *out)
 /* Out of memory, as bands_row reports it. */
 static const char bands_nomem[] = "";
 
+static const char *bands_put(struct bagg *a, const int64_t h[NTP_BAND_FIXED],
+			     const int64_t x[NTP_BAND_MAX], uint32_t has, int m);
+
+/* The M values XS into X, bit i of *HAS set where XS[i] is not NULL: NULL,
+ * or what is wrong. */
+static const char *bands_xs(sqlite3_value **xs, int m, int64_t x[NTP_BAND_MAX], uint32_t *has)
+{
+	*has = 0;
+	for (int i = 0; i < m; i++) {
+		if (sqlite3_value_type(xs[i]) == SQLITE_NULL)
+			continue;
+		if (int_arg(xs[i], &x[i]))
+			return "ntp_bands: integer expected";
+		*has |= 1u << i;
+	}
+	return NULL;
+}
+
+/* An aggregate's error WHY (bands_nomem: out of memory) reported, once:
+ * the aggregate then only frees (*FAILED). */
+static void fail_why(sqlite3_context *ctx, int *failed, const char *why)
+{
+	*failed = 1;
+	if (why == bands_nomem)
+		sqlite3_result_error_nomem(ctx);
+	else
+		sqlite3_result_error(ctx, why, -1);
+}
+
 /* One row into A: NULL, or what is wrong (bands_nomem: out of memory). */
 static const char *bands_row(struct bagg *a, int argc, sqlite3_value **argv)
 {
 	int64_t h[NTP_BAND_FIXED], x[NTP_BAND_MAX] = { 0 };
 	uint32_t has = 0;
-	int m = argc - NTP_BAND_FIXED, band = 1, tie = 0;
+	int m = argc - NTP_BAND_FIXED;
 
 	if (m < 0 || m > NTP_BAND_MAX)
 		return "ntp_bands: 7 to 23 arguments expected";
+	const char *why;
+
 	for (int i = 0; i < NTP_BAND_FIXED; i++)
 		if (int_arg(argv[i], &h[i]))
 			return "ntp_bands: integer expected";
-	for (int i = 0; i < m; i++) {
-		if (sqlite3_value_type(argv[NTP_BAND_FIXED + i]) == SQLITE_NULL)
-			continue;
-		if (int_arg(argv[NTP_BAND_FIXED + i], &x[i]))
-			return "ntp_bands: integer expected";
-		has |= 1u << i;
-	}
+	if ((why = bands_xs(argv + NTP_BAND_FIXED, m, x, &has)))
+		return why;
+	return bands_put(a, h, x, has, m);
+}
+
+/* One row into A: N, the cut values, e2e and ht in H, M values X (bit i of
+ * HAS: X[i] is not NULL). As bands_row. */
+static const char *bands_put(struct bagg *a, const int64_t h[NTP_BAND_FIXED],
+			     const int64_t x[NTP_BAND_MAX], uint32_t has, int m)
+{
+	int band = 1, tie = 0;
+
 	if (!a->seen) {
 		a->m = m;
 		a->n = h[0];
@@ -1277,7 +1334,7 @@ static const char *bands_row(struct bagg *a, int argc, sqlite3_value **argv)
 	}
 	a->tie[a->ntie].e2e = h[5];
 	a->tie[a->ntie].ht = h[6];
-	memcpy(a->tie[a->ntie].x, x, sizeof(x));
+	memcpy(a->tie[a->ntie].x, x, sizeof(a->tie[a->ntie].x));
 	a->tie[a->ntie].has = has;
 	a->ntie++;
 	return NULL;
@@ -1292,13 +1349,8 @@ static void bands_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
-	if (a->failed || !(why = bands_row(a, argc, argv)))
-		return;
-	a->failed = 1;
-	if (why == bands_nomem)
-		sqlite3_result_error_nomem(ctx);
-	else
-		sqlite3_result_error(ctx, why, -1);
+	if (!a->failed && (why = bands_row(a, argc, argv)))
+		fail_why(ctx, &a->failed, why);
 }
 
 static int tie_cmp(const void *pa, const void *pb)
@@ -1341,30 +1393,20 @@ static const char *bands_ties(struct bagg *a)
 	return NULL;
 }
 
-static void bands_final(sqlite3_context *ctx)
+/* A's bands appended to OUT, A's rows kept for ties freed: NULL, or what
+ * is wrong. */
+static const char *bands_json(struct bagg *a, sqlite3_str *out)
 {
-	struct bagg *a = sqlite3_aggregate_context(ctx, 0);
-	const char *why = NULL;
-	sqlite3_str *out;
+	const char *why;
 
-	if (!a || a->failed) {
-		if (!a)
-			sqlite3_result_null(ctx);
-		if (a)
-			sqlite3_free(a->tie);
-		return;
-	}
 	if (a->seen != a->n)
 		why = "ntp_bands: the cut values are not of these rows (another count)";
 	else
 		why = bands_ties(a);
 	sqlite3_free(a->tie);
 	a->tie = NULL;
-	if (why) {
-		sqlite3_result_error(ctx, why, -1);
-		return;
-	}
-	out = sqlite3_str_new(NULL);
+	if (why)
+		return why;
 	sqlite3_str_appendchar(out, 1, '[');
 	for (int i = 0, first = 1; i < NTP_BANDS; i++) {
 		const struct band *b = &a->b[i];
@@ -1384,6 +1426,28 @@ static void bands_final(sqlite3_context *ctx)
 		first = 0;
 	}
 	sqlite3_str_appendchar(out, 1, ']');
+	return NULL;
+}
+
+static void bands_final(sqlite3_context *ctx)
+{
+	struct bagg *a = sqlite3_aggregate_context(ctx, 0);
+	const char *why;
+	sqlite3_str *out;
+
+	if (!a || a->failed) {
+		if (!a)
+			sqlite3_result_null(ctx);
+		if (a)
+			sqlite3_free(a->tie);
+		return;
+	}
+	out = sqlite3_str_new(NULL);
+	if ((why = bands_json(a, out))) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_error(ctx, why, -1);
+		return;
+	}
 	result_str(ctx, out);
 }
 
@@ -1635,14 +1699,13 @@ static void cdf_final(sqlite3_context *ctx)
  * the plot's CDF lines, .cdf's and .hist's rows of a group read its
  * commands once. The arrays have an entry per argument, in order.
  */
-static void dist_cdf_final(sqlite3_context *ctx)
+/* D's result appended to ALL, D's values freed: 0, or qagg_select's
+ * error (-1: out of memory). */
+static int dist_cdf_json(struct dagg *d, sqlite3_str *all)
 {
-	struct dagg *d = dagg_state(ctx);
-	sqlite3_str *out[4], *all;
+	sqlite3_str *out[4];
 	int rc = 0;
 
-	if (!d)
-		return;
 	for (int j = 0; j < 4; j++)
 		out[j] = sqlite3_str_new(NULL);
 	for (int i = 0; i < d->nargs && !rc; i++) {
@@ -1656,7 +1719,6 @@ static void dist_cdf_final(sqlite3_context *ctx)
 	}
 	for (int i = 0; i < d->nargs; i++)
 		qagg_free(&d->q[i]);
-	all = sqlite3_str_new(NULL);
 	for (int j = 0; j < 4; j++) {
 		sqlite3_str_appendf(all, "%c%s]", j ? ',' : '[',
 				    sqlite3_str_errcode(out[j]) ? "" : sqlite3_str_value(out[j]));
@@ -1665,12 +1727,300 @@ static void dist_cdf_final(sqlite3_context *ctx)
 		sqlite3_free(sqlite3_str_finish(out[j]));
 	}
 	sqlite3_str_appendchar(all, 1, ']');
+	return rc;
+}
+
+static void dist_cdf_final(sqlite3_context *ctx)
+{
+	struct dagg *d = dagg_state(ctx);
+	sqlite3_str *all;
+	int rc;
+
+	if (!d)
+		return;
+	all = sqlite3_str_new(NULL);
+	rc = dist_cdf_json(d, all);
 	if (rc) {
 		qagg_error(ctx, "ntp_dist_cdf", rc);
 		sqlite3_free(sqlite3_str_finish(all));
 		return;
 	}
 	result_str(ctx, all);
+}
+
+/*
+ * ntp_dist_cdf_by(GROUPS, db, grp, x1, ..., xN) and ntp_bands_by(GROUPS,
+ * db, grp, e2e, ht, x1, ..., xM): ntp_dist_cdf and ntp_bands of each group
+ * GROUPS lists, over that group's rows, from one scan of the rows of all
+ * of them (a subquery per group scans every row once per group). GROUPS,
+ * the same text in every row, lists the groups with ';' between them,
+ * each "I HEX G N", and for ntp_bands_by then "V50 V90 V99 V999" (N and
+ * these: its first five arguments for the group), separated by spaces: I
+ * the group's number in the result, HEX its database's name as hex()
+ * writes it, G its grp.id, N its rows. The rows of a group not listed are
+ * left out. Result: the JSON array [[I, the group's result], ...] of the
+ * groups with a row, by I; NULL without a row.
+ *
+ * Each group's values count against the budget as the ungrouped
+ * aggregate's do, all the groups' at once. ntp_dist_cdf_by gives each
+ * argument of a group room for N values at its first row, where the
+ * budget has it: arrays grown by doubling would hold up to twice the
+ * values, and the groups together pass the budget sooner than one.
+ */
+#define NTP_GROUP_PARAMS 5
+
+struct group {
+	int64_t idx, grp;                 /* I, G */
+	unsigned char *db;                /* the database's name, decoded */
+	size_t dblen;
+	int64_t param[NTP_GROUP_PARAMS];  /* N, V50, V90, V99, V999 */
+	void *state;                      /* its struct dagg or bagg, from its first row */
+};
+
+struct gagg {
+	int failed;         /* an error was reported; xFinal only frees */
+	int parsed;         /* GROUPS read */
+	size_t n, last;     /* groups; the one the last row was of */
+	struct group *g;
+	int bands;          /* ntp_bands_by */
+};
+
+static int hexval(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* A number of GROUPS at *P, and the space or end after it. 0 or -1. */
+static int group_num(const char **p, int64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(*p, &end, 10);
+	if (end == *p || errno || (*end && *end != ' ' && *end != ';'))
+		return -1;
+	*p = end + (*end == ' ');
+	return 0;
+}
+
+/* Read GROUPS into A: NULL, or what is wrong (bands_nomem: no memory). */
+static const char *groups_parse(struct gagg *a, const char *t)
+{
+	size_t cap = 1;
+	const char *p;
+
+	for (p = t; *p; p++)
+		cap += *p == ';';
+	a->g = sqlite3_malloc64((sqlite3_uint64)cap * sizeof(*a->g));
+	if (!a->g)
+		return bands_nomem;
+	memset(a->g, 0, cap * sizeof(*a->g));
+	for (p = t; *p;) {
+		struct group *g = &a->g[a->n];
+		const char *h;
+		size_t len;
+
+		if (group_num(&p, &g->idx))
+			return "ntp_*_by: a group's number expected";
+		for (h = p; hexval(*p) >= 0; p++)
+			;
+		len = (size_t)(p - h);
+		if (len % 2 || *p != ' ')
+			return "ntp_*_by: a database's name in hex expected";
+		p++;
+		a->n++; /* its name is freed with the rest */
+		g->db = sqlite3_malloc64(len / 2 + 1);
+		if (!g->db)
+			return bands_nomem;
+		for (size_t i = 0; i < len / 2; i++)
+			g->db[i] = (unsigned char)(hexval(h[2 * i]) << 4 | hexval(h[2 * i + 1]));
+		g->dblen = len / 2;
+		if (group_num(&p, &g->grp))
+			return "ntp_*_by: a group id expected";
+		for (int i = 0; i < (a->bands ? NTP_GROUP_PARAMS : 1); i++)
+			if (group_num(&p, &g->param[i]))
+				return a->bands ? "ntp_bands_by: a group's count and cut values expected" :
+						  "ntp_dist_cdf_by: a group's count expected";
+		if (*p == ';')
+			p++;
+		else if (*p)
+			return "ntp_*_by: ';' between groups expected";
+	}
+	a->parsed = 1;
+	return NULL;
+}
+
+/* The group of a row's DB and GRP in A, NULL if A does not list it. */
+static struct group *group_of(struct gagg *a, sqlite3_value *db, sqlite3_value *grp)
+{
+	int64_t id = sqlite3_value_int64(grp);
+	const unsigned char *name = sqlite3_value_text(db);
+	size_t len = (size_t)sqlite3_value_bytes(db);
+
+	for (size_t k = 0; k < a->n; k++) {
+		size_t i = (a->last + k) % a->n; /* rows of one group come in runs */
+		struct group *g = &a->g[i];
+
+		if (g->grp == id && g->dblen == len && name && !memcmp(g->db, name, len)) {
+			a->last = i;
+			return g;
+		}
+	}
+	return NULL;
+}
+
+static void group_free(struct gagg *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct group *g = &a->g[i];
+
+		if (g->state && a->bands) {
+			sqlite3_free(((struct bagg *)g->state)->tie);
+		} else if (g->state) {
+			for (int j = 0; j < NTP_DIST_MAX; j++)
+				qagg_free(&((struct dagg *)g->state)->q[j]);
+		}
+		sqlite3_free(g->state);
+		sqlite3_free(g->db);
+	}
+	sqlite3_free(a->g);
+	a->g = NULL;
+	a->n = 0;
+}
+
+/* The group of this row (NULL: none, or an error reported and *FAILED). */
+static struct group *group_row(sqlite3_context *ctx, struct gagg *a, int argc,
+			       sqlite3_value **argv, int bands, int fixed)
+{
+	const char *why = NULL;
+	struct group *g;
+
+	if (a->failed)
+		return NULL;
+	a->bands = bands;
+	if (argc < fixed || sqlite3_value_type(argv[0]) != SQLITE_TEXT)
+		why = "ntp_*_by: the groups' text, a database and a group expected";
+	else if (!bands && (argc == fixed || argc - fixed > NTP_DIST_MAX))
+		why = "ntp_dist_cdf_by: 4 to 19 arguments expected";
+	else if (!a->parsed)
+		why = groups_parse(a, (const char *)sqlite3_value_text(argv[0]));
+	if (why) {
+		fail_why(ctx, &a->failed, why);
+		return NULL;
+	}
+	g = group_of(a, argv[1], argv[2]);
+	if (g && !g->state) {
+		size_t size = bands ? sizeof(struct bagg) : sizeof(struct dagg);
+
+		g->state = sqlite3_malloc64(size);
+		if (!g->state) {
+			fail_why(ctx, &a->failed, bands_nomem);
+			return NULL;
+		}
+		memset(g->state, 0, size);
+		for (int i = 0; !bands && i < argc - fixed; i++)
+			qagg_reserve(&((struct dagg *)g->state)->q[i], g->param[0]);
+	}
+	return g;
+}
+
+static void dist_cdf_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct gagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	struct group *g;
+
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	g = group_row(ctx, a, argc, argv, 0, 3);
+	if (g && dist_row(ctx, g->state, argc - 3, argv + 3))
+		a->failed = 1;
+}
+
+static void bands_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct gagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	int64_t h[NTP_BAND_FIXED], x[NTP_BAND_MAX] = { 0 };
+	int m = argc - 5;
+	const char *why = NULL;
+	uint32_t has = 0;
+	struct group *g;
+
+	if (!a) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	if (!(g = group_row(ctx, a, argc, argv, 1, 5)))
+		return;
+	memcpy(h, g->param, sizeof(g->param));
+	if (m > NTP_BAND_MAX)
+		why = "ntp_bands_by: 5 to 21 arguments expected";
+	else if (int_arg(argv[3], &h[5]) || int_arg(argv[4], &h[6]))
+		why = "ntp_bands: integer expected";
+	else
+		why = bands_xs(argv + 5, m, x, &has);
+	if (!why)
+		why = bands_put(g->state, h, x, has, m);
+	if (why)
+		fail_why(ctx, &a->failed, why);
+}
+
+static int group_idx_cmp(const void *pa, const void *pb)
+{
+	const struct group *a = pa, *b = pb;
+
+	return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+static void group_final(sqlite3_context *ctx)
+{
+	struct gagg *a = sqlite3_aggregate_context(ctx, 0);
+	const char *why = NULL;
+	sqlite3_str *out;
+	int rc = 0, first = 1;
+
+	if (!a) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (a->failed) {
+		group_free(a);
+		return;
+	}
+	qsort(a->g, a->n, sizeof(*a->g), group_idx_cmp);
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < a->n && !rc && !why; i++) {
+		struct group *g = &a->g[i];
+
+		if (!g->state)
+			continue;
+		sqlite3_str_appendf(out, "%s[%lld,", first ? "" : ",", (long long)g->idx);
+		first = 0;
+		if (a->bands)
+			why = bands_json(g->state, out);
+		else
+			rc = dist_cdf_json(g->state, out);
+		sqlite3_str_appendchar(out, 1, ']');
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	group_free(a);
+	if (why || rc) {
+		sqlite3_free(sqlite3_str_finish(out));
+		if (why)
+			sqlite3_result_error(ctx, why, -1);
+		else
+			qagg_error(ctx, "ntp_dist_cdf_by", rc);
+		return;
+	}
+	if (first) { /* rows, none of a listed group */
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_null(ctx);
+		return;
+	}
+	result_str(ctx, out);
 }
 
 /* After an aggregate's row: WHY is "" (the row counted), an error message
@@ -2259,6 +2609,12 @@ int ntp_native_register(sqlite3 *db)
 	for (int n = 1; rc == SQLITE_OK && n <= NTP_DIST_MAX; n++)
 		rc = sqlite3_create_function_v2(db, "ntp_dist_cdf", n, flags, NULL, NULL, dist_step,
 						dist_cdf_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_dist_cdf_by", -1, flags, NULL, NULL,
+						dist_cdf_by_step, group_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_bands_by", -1, flags, NULL, NULL,
+						bands_by_step, group_final, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_series", -1, flags, NULL, NULL,
 						series_step, series_final, NULL);

@@ -2,7 +2,7 @@
 -- native aggregate ntp_dist() (lib/native.c; for sqlite3, `.load` the
 -- installed ntprof_sqlite.so, then `.read` this file after the set-up SQL).
 -- Same columns and the same numbers as the portable view (tests compare
--- them), but one scan per group and no sort: ntp_dist(x1, ..., xN) returns
+-- them), but one scan and no sort: ntp_dist(x1, ..., xN) returns
 -- [[n, sum, p50, p99, p999, p90], ...] for its N arguments, percentiles
 -- exact nearest-rank at rank (n q' + 99999) / 100000 as in report.sql, and
 -- the mean is sum / n, which is what avg() computes. Further down, views of
@@ -29,9 +29,34 @@ UNION ALL
 SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
 FROM component
 WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
--- Per group of the report, one scan of its commands (the join's matched
--- ones or the host's own, as its mode says) for ntp_dist_cdf() of the
--- components, in _ntp_native_arg's order: the statistics of
+-- The report's groups, numbered in its order, for the native scans below
+-- that compute every group's aggregates at once (ntp_dist_cdf_by,
+-- ntp_bands_by): each group's place in their lists and results, its mode
+-- and its commands (the matched ones, or the host's own).
+CREATE TEMP VIEW _ntp_native_group AS
+SELECT
+  row_number() OVER (ORDER BY queue != 'io', hdb, grp) - 1 AS i, -- its place, from 0
+  hdb,                                                         -- host database
+  grp,                                                         -- grp.id there
+  mode,                                                        -- joined or host
+  CASE mode WHEN 'joined' THEN matched ELSE sampled END AS n   -- its commands
+FROM ntp_report_group;
+-- Per mode, its groups as ntp_dist_cdf_by lists them ("I HEX G N").
+CREATE TEMP VIEW _ntp_native_group_list AS
+SELECT
+  mode,                                                        -- joined or host
+  group_concat(i || ' ' || hex(hdb) || ' ' || grp || ' ' || n, ';') AS list -- the list
+FROM _ntp_native_group
+GROUP BY mode;
+INSERT INTO _ntp_view_plan VALUES ('_ntp_native_group', NULL, 0, 1),
+  ('_ntp_native_group_list', NULL, 0, 1);
+
+-- Per group of the report, its commands (the join's matched ones or the
+-- host's own, as its mode says) through ntp_dist_cdf() of the components,
+-- in _ntp_native_arg's order: one scan of the joined commands for every
+-- joined group and one of the hosts' commands for every host group
+-- (ntp_dist_cdf_by, lib/native.c; a subquery per group scanned every
+-- command once per group), giving the statistics of
 -- ntp_report_component_stats below, the CDF lines of _ntp_plot_cdf_line,
 -- and the CDF points and histograms of _ntp_native_shape further down.
 -- Cached before the statistics (_ntp_view_plan), so a prepared run holds
@@ -39,26 +64,35 @@ WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
 -- set-up over a prepared run has this view already, a read of the kept
 -- rows).
 CREATE TEMP VIEW IF NOT EXISTS _ntp_component_dist AS
-SELECT
-  g.hdb AS hdb,                -- host database
-  g.grp AS grp,                -- grp.id there
-  g.mode AS mode,              -- joined or host
-  CASE g.mode
-  WHEN 'joined' THEN (
-    SELECT ntp_dist_cdf(
+WITH r AS MATERIALIZED (
+  -- one scan of the joined commands for all the joined groups, of the
+  -- accepted joins (the per-command test only where a join was refused)
+  SELECT (
+    SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'joined'
     FROM ntp_joined AS j
-    -- unary +: scan, do not build an automatic index per group
-    WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-      AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
-  ELSE (
-    SELECT ntp_dist_cdf(
+    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
+      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
+  FROM _ntp_native_group_list AS s
+  WHERE s.mode = 'joined'
+  UNION ALL
+  -- one scan of the hosts' commands for all the host groups
+  SELECT (
+    SELECT ntp_dist_cdf_by(s.list, c.db, c.grp,
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
-    FROM ntp_host_cmd AS c
-    WHERE +c.db = g.hdb AND +c.grp = g.grp)
-  END AS dc                    -- ntp_dist_cdf's four arrays
-FROM ntp_report_group AS g
-LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
+    FROM ntp_host_cmd AS c)
+  FROM _ntp_native_group_list AS s
+  WHERE s.mode = 'host'
+)
+SELECT
+  l.hdb AS hdb,                -- host database
+  l.grp AS grp,                -- grp.id there
+  l.mode AS mode,              -- joined or host
+  d.dc AS dc                   -- ntp_dist_cdf's four arrays
+FROM _ntp_native_group AS l
+LEFT JOIN (SELECT json_extract(e.value, '$[0]') AS i, json_extract(e.value, '$[1]') AS dc
+           FROM r CROSS JOIN json_each(r.x) AS e) AS d ON d.i = l.i
+ORDER BY l.i;
 UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
 WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
                     WHERE name = 'ntp_report_component_stats');
@@ -190,36 +224,45 @@ VALUES
 --@ FROM gen_list WHERE list = 'stage'
 ;
 
--- Per group of the report, one scan of its commands (the join's or the
--- host's own, as _ntp_component_dist; not ntp_command, whose look-up of
--- each matched command's target record is slow) for ntp_dist_cdf() of its
--- stages, in _ntp_native_stage_arg's order: the statistics of
+-- Per group of the report, its commands (the join's or the host's own,
+-- as _ntp_component_dist, in as many scans; not ntp_command, whose
+-- look-up of each matched command's target record is slow) through
+-- ntp_dist_cdf() of its stages, in _ntp_native_stage_arg's order: the
+-- statistics of
 -- ntp_report_stage_stats below and the stages' histograms and CDF points
 -- further down. The stages are ntp_command's sums, here over the join's
 -- and the host's columns (NULL: not in the group's report). Cached before
 -- the statistics, so a prepared run holds the histograms and CDF points too
 -- (IF NOT EXISTS: as _ntp_component_dist's).
 CREATE TEMP VIEW IF NOT EXISTS _ntp_stage_dist AS
-SELECT
-  g.hdb AS hdb,                -- host database
-  g.grp AS grp,                -- grp.id there
-  CASE g.mode
-  WHEN 'joined' THEN (
-    SELECT ntp_dist_cdf(
+WITH r AS MATERIALIZED (
+  -- one scan of each kind of command, as _ntp_component_dist's
+  SELECT (
+    SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
 --@ FROM gen_stage
     FROM ntp_joined AS j
-    WHERE +j.hdb = g.hdb AND +j.grp = g.grp
-      AND (jo.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
-  ELSE (
-    SELECT ntp_dist_cdf(
+    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
+      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
+  FROM _ntp_native_group_list AS s
+  WHERE s.mode = 'joined'
+  UNION ALL
+  SELECT (
+    SELECT ntp_dist_cdf_by(s.list, c.db, c.grp,
 --@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
 --@ FROM gen_stage
-    FROM ntp_host_cmd AS c
-    WHERE +c.db = g.hdb AND +c.grp = g.grp)
-  END AS dc                    -- ntp_dist_cdf's four arrays
-FROM ntp_report_group AS g
-LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = g.hdb AND jo.grp = g.grp;
+    FROM ntp_host_cmd AS c)
+  FROM _ntp_native_group_list AS s
+  WHERE s.mode = 'host'
+)
+SELECT
+  l.hdb AS hdb,                -- host database
+  l.grp AS grp,                -- grp.id there
+  d.dc AS dc                   -- ntp_dist_cdf's four arrays
+FROM _ntp_native_group AS l
+LEFT JOIN (SELECT json_extract(e.value, '$[0]') AS i, json_extract(e.value, '$[1]') AS dc
+           FROM r CROSS JOIN json_each(r.x) AS e) AS d ON d.i = l.i
+ORDER BY l.i;
 UPDATE _ntp_view_plan SET cache_ord = cache_ord + 1
 WHERE cache_ord >= (SELECT cache_ord FROM _ntp_view_plan
                     WHERE name = 'ntp_report_stage_stats');
@@ -312,7 +355,8 @@ INSERT INTO _ntp_native_only VALUES ('ntp_report_hist'), ('_ntp_report_cdf_point
 -- to end's exact p50, p90, p99 and p99.9 from the scan of its commands
 -- that computed its components' statistics (_ntp_component_dist: the
 -- join's, of the joins ntp_join_check accepts, or the host's own), then
--- one more scan banding every command by them (ntp_bands, lib/native.c:
+-- one more scan of each kind of command banding every command of every
+-- group by its group's (ntp_bands_by, ntp_bands per group, lib/native.c:
 -- ranked by end to end, equal ones by host cmd.t, as the portable view
 -- ranks them). The view's windows sort every command with all its
 -- components. The same rows as the portable view (tests compare them).
@@ -326,31 +370,47 @@ WITH p AS MATERIALIZED (
   JOIN _ntp_native_arg AS a ON a.mode = d.mode AND a.component = 'e2e'
   LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = d.hdb AND jo.grp = d.grp
 ), k AS MATERIALIZED (
-  SELECT hdb, grp, mode, all_ok, json_extract(dist, '$[0]') AS n,
+  -- numbered: each group's place in ntp_bands_by's list and result
+  SELECT row_number() OVER () - 1 AS i, hdb, grp, mode, all_ok, json_extract(dist, '$[0]') AS n,
     json_extract(dist, '$[2]') AS v50, json_extract(dist, '$[5]') AS v90,
     json_extract(dist, '$[3]') AS v99, json_extract(dist, '$[4]') AS v999
   FROM p
   WHERE json_extract(dist, '$[0]') > 0
-), b AS MATERIALIZED (
-  SELECT k.hdb, k.grp,
-    CASE k.mode
-    WHEN 'joined' THEN (
-      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, j.e2e, j.ht,
+), s AS MATERIALIZED (
+  -- per mode, its groups as ntp_bands_by lists them, with their counts
+  -- and cut values
+  SELECT mode, group_concat(i || ' ' || hex(hdb) || ' ' || grp || ' ' || n || ' ' || v50
+                            || ' ' || v90 || ' ' || v99 || ' ' || v999, ';') AS list
+  FROM k
+  GROUP BY mode
+), r AS MATERIALIZED (
+  -- one more scan of each kind of command, as _ntp_component_dist's
+  SELECT (
+    SELECT ntp_bands_by(s.list, j.hdb, j.grp, j.e2e, j.ht,
 --@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
 --@   || ')'
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-      FROM ntp_joined AS j
-      WHERE +j.hdb = k.hdb AND +j.grp = k.grp
-        AND (k.all_ok OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))
-    ELSE (
-      SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, c.e2e, c.t,
+    FROM ntp_joined AS j
+    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
+      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
+  FROM s
+  WHERE s.mode = 'joined'
+  UNION ALL
+  SELECT (
+    SELECT ntp_bands_by(s.list, c.db, c.grp, c.e2e, c.t,
 --@ SELECT wrap(CASE WHEN n.in_host THEN 'c.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
 --@   || ')'
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-      FROM ntp_host_cmd AS c
-      WHERE +c.db = k.hdb AND +c.grp = k.grp)
-    END AS bands
+    FROM ntp_host_cmd AS c)
+  FROM s
+  WHERE s.mode = 'host'
+), b AS MATERIALIZED (
+  -- each group's bands, in k's order
+  SELECT k.hdb, k.grp, d.bands
   FROM k
+  JOIN (SELECT json_extract(e.value, '$[0]') AS i, json_extract(e.value, '$[1]') AS bands
+        FROM r CROSS JOIN json_each(r.x) AS e) AS d ON d.i = k.i
+  ORDER BY k.i
 )
 -- ntp_bands' [band, n, min, max, sum, then the sums in the order above]
 SELECT b.hdb AS hdb, b.grp AS grp,

@@ -1430,6 +1430,101 @@ static void test_extension(void **state)
 	load_ext("sqlite3_extension_init");
 }
 
+/*
+ * ntp_dist_cdf_by and ntp_bands_by: per listed group, the ungrouped
+ * aggregate's result over that group's rows, from one scan of rows of
+ * several databases whose group ids repeat; unlisted groups left out; the
+ * list's errors.
+ */
+static void test_sql_by(void **state)
+{
+	sqlite3 *db = open_db();
+	char *want, *got;
+
+	(void)state;
+	exec(db, "CREATE TABLE b(db TEXT, g INTEGER, e2e INTEGER, ht INTEGER, x INTEGER,"
+		 " y INTEGER)");
+	/* two databases (one name with a space and a quote), groups 1 and 2 in
+	 * each, interleaved; group 3 of 'a' is not listed below */
+	exec(db, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 6000)"
+		 " INSERT INTO b SELECT CASE WHEN i % 2 THEN 'a' ELSE 'b ''c' END, i % 3 + 1,"
+		 " (i * 7919) % 1000, i, i % 97, CASE WHEN i % 5 THEN i END FROM c");
+	exec(db, "CREATE TABLE l AS SELECT row_number() OVER (ORDER BY db DESC, g) - 1 AS i,"
+		 " db, g, count(*) AS n FROM b WHERE g < 3 OR db != 'a' GROUP BY db, g");
+	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT l.i,"
+		      " (SELECT ntp_dist_cdf(e2e, x, y) FROM b WHERE b.db = l.db AND b.g = l.g) AS d"
+		      " FROM l ORDER BY l.i)");
+	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
+		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_dist_cdf_by("
+		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n, ';') FROM l),"
+		     " db, g, e2e, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
+	assert_true(strlen(want) > 1000);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	/* the bands, given each group's count and cut values */
+	exec(db, "CREATE TABLE k AS SELECT l.*, json_extract(d, '$[0][2]') AS v50,"
+		 " json_extract(d, '$[0][5]') AS v90, json_extract(d, '$[0][3]') AS v99,"
+		 " json_extract(d, '$[0][4]') AS v999 FROM l, (SELECT db AS kdb, g AS kg,"
+		 " ntp_dist(e2e) AS d FROM b GROUP BY db, g) ON kdb = l.db AND kg = l.g");
+	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT k.i,"
+		      " (SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, e2e, ht, x, y) FROM b"
+		      " WHERE b.db = k.db AND b.g = k.g) AS d FROM k ORDER BY k.i)");
+	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
+		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_bands_by("
+		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n || ' ' || v50"
+		     " || ' ' || v90 || ' ' || v99 || ' ' || v999, ';') FROM k),"
+		     " db, g, e2e, ht, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
+	assert_true(strlen(want) > 100);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	/* no row of a listed group: NULL; a group without rows is left out */
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g, x) FROM b WHERE 0", "NULL");
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 9 5', db, g, x) FROM b", "NULL");
+	assert_query(db, "SELECT json_array_length(ntp_dist_cdf_by('0 61 9 5;1 61 1 5', db, g, x))"
+		     " FROM b", "1");
+	/* the list's errors */
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 6 1 5', db, g, x) FROM b",
+		     "ERROR: ntp_*_by: a database's name in hex expected");
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1', db, g, x) FROM b",
+		     "ERROR: ntp_dist_cdf_by: a group's count expected");
+	assert_query(db, "SELECT ntp_bands_by('0 61 1 5 1 2 3', db, g, e2e, ht) FROM b",
+		     "ERROR: ntp_bands_by: a group's count and cut values expected");
+	assert_query(db, "SELECT ntp_dist_cdf_by('x', db, g, x) FROM b",
+		     "ERROR: ntp_*_by: a group's number expected");
+	assert_query(db, "SELECT ntp_dist_cdf_by(NULL, db, g, x) FROM b",
+		     "ERROR: ntp_*_by: the groups' text, a database and a group expected");
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g) FROM b",
+		     "ERROR: ntp_dist_cdf_by: 4 to 19 arguments expected");
+	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g, 'z') FROM b",
+		     "ERROR: ntp_dist: integer expected");
+	sqlite3_close(db);
+}
+
+/*
+ * ntp_dist_cdf_by gives each group's arguments room for the group's rows
+ * at its first row: three groups of 80,000 values (960 KB together) fit a
+ * budget of 1 MiB, where arrays grown by doubling (512 KB each) would
+ * not, and one of them would be written out.
+ */
+static void test_sql_by_room(void **state)
+{
+	char *saved = budget_save();
+	sqlite3 *db = open_db_budget("1");
+	size_t spills = ntp_native_spills();
+
+	(void)state;
+	exec(db, "CREATE TABLE b(db TEXT, g INTEGER, x INTEGER);"
+		 "WITH RECURSIVE c(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM c WHERE i < 239999)"
+		 " INSERT INTO b SELECT 'a', i % 3, (i * 7919) % 100003 FROM c");
+	assert_query(db, "SELECT json_array_length(ntp_dist_cdf_by('0 61 0 80000;1 61 1 80000;"
+		     "2 61 2 80000', db, g, x)) FROM b", "3");
+	assert_int_equal(ntp_native_spills(), spills);
+	sqlite3_close(db);
+	budget_restore(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1456,6 +1551,8 @@ int main(void)
 		cmocka_unit_test(test_ci_ranks),
 		cmocka_unit_test(test_sql_dist_ci),
 		cmocka_unit_test(test_sql_bands),
+		cmocka_unit_test(test_sql_by),
+		cmocka_unit_test(test_sql_by_room),
 		cmocka_unit_test(test_sql_series),
 		cmocka_unit_test(test_extension),
 	};

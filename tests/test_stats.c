@@ -396,8 +396,10 @@ static void check_cdf_lines(struct ntp_session *s)
 /* VIEW of native.sql and of its portable file, and the native one once
  * the session's preparation has run (CACHED: the view then reads its cached
  * table, a TEMP one or the prepared run's cache file's): the same rows of
- * Q, after the statements PRE (or none), joined and host-only, on writes
- * with R2T and reads; CHECK asserts the view's own rules in each form. */
+ * Q, after the statements PRE (or none), joined, host-only and two hosts
+ * of one target (the same group ids in both: a native scan of every
+ * group at once must tell them apart), on writes with R2T and reads;
+ * CHECK asserts the view's own rules in each form. */
 static void check_forms(const char *view, int cached, const char *pre, const char *q,
 			void (*check)(struct ntp_session *))
 {
@@ -412,13 +414,16 @@ static void check_forms(const char *view, int cached, const char *pre, const cha
 	c.write_kib = 32;
 	c.seconds = 0.6;
 	c.seed = 29;
+	c.nhosts = 2;
 	tl_gen(&c, &r);
-	for (int target = 1; target >= 0; target--) {
+	for (int set = 0; set < 3; set++) {
 		char *form[3];
 
 		for (int k = 0; k < 3; k++) {
+			/* host 0 and the target; host 0 alone; both hosts and the target */
 			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"),
-				target ? tl_file("t.db") : NULL, NULL);
+				set == 1 ? NULL : tl_file(set == 2 ? "h1.db" : "t.db"),
+				set == 2 ? tl_file("t.db") : NULL, NULL);
 			assert_int_equal(s.native, k != 1);
 			if (k == 2) {
 				char *like = sqlite3_mprintf("SELECT 1 FROM temp.sqlite_schema"
