@@ -1749,8 +1749,9 @@ static void dist_cdf_final(sqlite3_context *ctx)
 }
 
 /*
- * ntp_dist_cdf_by(GROUPS, db, grp, x1, ..., xN) and ntp_bands_by(GROUPS,
- * db, grp, e2e, ht, x1, ..., xM): ntp_dist_cdf and ntp_bands of each group
+ * ntp_dist_by(GROUPS, db, grp, x1, ..., xN), ntp_dist_cdf_by(GROUPS, db,
+ * grp, x1, ..., xN) and ntp_bands_by(GROUPS, db, grp, e2e, ht, x1, ...,
+ * xM): ntp_dist, ntp_dist_cdf and ntp_bands of each group
  * GROUPS lists, over that group's rows, from one scan of the rows of all
  * of them (a subquery per group scans every row once per group). GROUPS,
  * the same text in every row, lists the groups with ';' between them,
@@ -1762,7 +1763,8 @@ static void dist_cdf_final(sqlite3_context *ctx)
  * groups with a row, by I; NULL without a row.
  *
  * Each group's values count against the budget as the ungrouped
- * aggregate's do, all the groups' at once. ntp_dist_cdf_by gives each
+ * aggregate's do, all the groups' at once. ntp_dist_by and
+ * ntp_dist_cdf_by give each
  * argument of a group room for N values at its first row, where the
  * budget has it: arrays grown by doubling would hold up to twice the
  * values, and the groups together pass the budget sooner than one.
@@ -1783,6 +1785,7 @@ struct gagg {
 	size_t n, last;     /* groups; the one the last row was of */
 	struct group *g;
 	int bands;          /* ntp_bands_by */
+	int dist;           /* ntp_dist_by */
 };
 
 static int hexval(int c)
@@ -1902,7 +1905,8 @@ static struct group *group_row(sqlite3_context *ctx, struct gagg *a, int argc,
 	if (argc < fixed || sqlite3_value_type(argv[0]) != SQLITE_TEXT)
 		why = "ntp_*_by: the groups' text, a database and a group expected";
 	else if (!bands && (argc == fixed || argc - fixed > NTP_DIST_MAX))
-		why = "ntp_dist_cdf_by: 4 to 19 arguments expected";
+		why = a->dist ? "ntp_dist_by: 4 to 19 arguments expected" :
+				"ntp_dist_cdf_by: 4 to 19 arguments expected";
 	else if (!a->parsed)
 		why = groups_parse(a, (const char *)sqlite3_value_text(argv[0]));
 	if (why) {
@@ -1925,7 +1929,8 @@ static struct group *group_row(sqlite3_context *ctx, struct gagg *a, int argc,
 	return g;
 }
 
-static void dist_cdf_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* A row of ntp_dist_by (DIST) or ntp_dist_cdf_by. */
+static void dist_by_row(sqlite3_context *ctx, int argc, sqlite3_value **argv, int dist)
 {
 	struct gagg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
 	struct group *g;
@@ -1934,9 +1939,20 @@ static void dist_cdf_by_step(sqlite3_context *ctx, int argc, sqlite3_value **arg
 		sqlite3_result_error_nomem(ctx);
 		return;
 	}
+	a->dist = dist;
 	g = group_row(ctx, a, argc, argv, 0, 3);
 	if (g && dist_row(ctx, g->state, argc - 3, argv + 3))
 		a->failed = 1;
+}
+
+static void dist_cdf_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	dist_by_row(ctx, argc, argv, 0);
+}
+
+static void dist_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	dist_by_row(ctx, argc, argv, 1);
 }
 
 static void bands_by_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -2001,6 +2017,8 @@ static void group_final(sqlite3_context *ctx)
 		first = 0;
 		if (a->bands)
 			why = bands_json(g->state, out);
+		else if (a->dist)
+			rc = dagg_entries(out, g->state, dist_entry, 0);
 		else
 			rc = dist_cdf_json(g->state, out);
 		sqlite3_str_appendchar(out, 1, ']');
@@ -2012,7 +2030,7 @@ static void group_final(sqlite3_context *ctx)
 		if (why)
 			sqlite3_result_error(ctx, why, -1);
 		else
-			qagg_error(ctx, "ntp_dist_cdf_by", rc);
+			qagg_error(ctx, a->dist ? "ntp_dist_by" : "ntp_dist_cdf_by", rc);
 		return;
 	}
 	if (first) { /* rows, none of a listed group */
@@ -2612,6 +2630,9 @@ int ntp_native_register(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_dist_cdf_by", -1, flags, NULL, NULL,
 						dist_cdf_by_step, group_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_dist_by", -1, flags, NULL, NULL,
+						dist_by_step, group_final, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_bands_by", -1, flags, NULL, NULL,
 						bands_by_step, group_final, NULL);

@@ -205,22 +205,26 @@ SELECT
 FROM "@db@".ntp_component_stats AS s
 -- @_ntp_component_stats_native
 -- The same rows as the arm above, in the same order, by the native
--- aggregate ntp_dist (lib/native.c): per group, one scan of the host's
--- commands, each component's exact percentiles selected without a sort,
--- where the recording's view numbers every value of every component in a
--- window (ntprof merge copies these rows: 28 s of sorting at 1 M commands).
--- Used where native functions are (not in plain sqlite3); tests compare
--- its rows with the arm above.
+-- aggregate ntp_dist (lib/native.c): one scan of the host's commands for
+-- all its groups (ntp_dist_by, each group given room for its commands as
+-- ntp_host_grp counts them), each component's exact percentiles selected
+-- without a sort, where the recording's view numbers every value of every
+-- component in a window (ntprof merge copies these rows: 28 s of sorting
+-- at 1 M commands). Used where native functions are (not in plain
+-- sqlite3); tests compare its rows with the arm above.
 SELECT * FROM (
-  WITH d AS MATERIALIZED (
+  WITH r AS MATERIALIZED (
     -- per group: ntp_dist's [n, sum, p50, p99, p999, p90] of each
-    -- component, in k's order (unary +: a scan, no automatic index)
-    SELECT g.id AS grp, (
-      SELECT ntp_dist(
---@ SELECT wrap('s.' || name, -92, '        ', ', ') || ')' FROM gen_list WHERE list = 'host'
-      FROM "@db@".ntp_cmd_span AS s
-      WHERE +s.grp = g.id) AS a
-    FROM "@db@".grp AS g
+    -- component, in k's order
+    SELECT ntp_dist_by(
+      (SELECT group_concat(grp || ' ' || hex(db) || ' ' || grp || ' ' || sampled, ';')
+       FROM ntp_host_grp WHERE db = '@db@'),
+      '@db@', s.grp,
+--@ SELECT wrap('s.' || name, -92, '      ', ', ') || ') AS x' FROM gen_list WHERE list = 'host'
+    FROM "@db@".ntp_cmd_span AS s
+  ), d AS MATERIALIZED (
+    SELECT json_extract(e.value, '$[0]') AS grp, json_extract(e.value, '$[1]') AS a
+    FROM r CROSS JOIN json_each(r.x) AS e
   ), k(idx, component) AS (
     VALUES
 --@ SELECT wrap('(' || (i - 1) || ', ''' || name || ''')', -92, '      ', ', ') FROM gen_list WHERE list = 'host'

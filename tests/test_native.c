@@ -1431,10 +1431,10 @@ static void test_extension(void **state)
 }
 
 /*
- * ntp_dist_cdf_by and ntp_bands_by: per listed group, the ungrouped
- * aggregate's result over that group's rows, from one scan of rows of
- * several databases whose group ids repeat; unlisted groups left out; the
- * list's errors.
+ * ntp_dist_by, ntp_dist_cdf_by and ntp_bands_by: per listed group, the
+ * ungrouped aggregate's result over that group's rows, from one scan of
+ * rows of several databases whose group ids repeat; unlisted groups left
+ * out; the list's errors.
  */
 static void test_sql_by(void **state)
 {
@@ -1459,6 +1459,18 @@ static void test_sql_by(void **state)
 		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n, ';') FROM l),"
 		     " db, g, e2e, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
 	assert_true(strlen(want) > 1000);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	/* ntp_dist_by alike */
+	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT l.i,"
+		      " (SELECT ntp_dist(e2e, x, y) FROM b WHERE b.db = l.db AND b.g = l.g) AS d"
+		      " FROM l ORDER BY l.i)");
+	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
+		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_dist_by("
+		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n, ';') FROM l),"
+		     " db, g, e2e, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
+	assert_true(strlen(want) > 100);
 	assert_string_equal(got, want);
 	free(want);
 	free(got);
@@ -1497,6 +1509,10 @@ static void test_sql_by(void **state)
 		     "ERROR: ntp_*_by: the groups' text, a database and a group expected");
 	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g) FROM b",
 		     "ERROR: ntp_dist_cdf_by: 4 to 19 arguments expected");
+	assert_query(db, "SELECT ntp_dist_by('0 61 1 5', db, g) FROM b",
+		     "ERROR: ntp_dist_by: 4 to 19 arguments expected");
+	assert_query(db, "SELECT ntp_dist_by('0 61 1 5', db, g, 'z') FROM b",
+		     "ERROR: ntp_dist: integer expected");
 	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g, 'z') FROM b",
 		     "ERROR: ntp_dist: integer expected");
 	sqlite3_close(db);

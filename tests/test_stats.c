@@ -627,7 +627,7 @@ static void test_joined_count_forms(void **state)
 	tl_cleanup();
 }
 
-/* _ntp_component_stats' native arm (ntp_dist, prelude.sql) and its
+/* _ntp_component_stats' native arm (ntp_dist_by, prelude.sql) and its
  * portable arm (each host's ntp_component_stats, window functions): the
  * same rows, in the same order, with the same types and every bit of the
  * mean, on two hosts with a read and a write group each, writes with R2T
@@ -650,7 +650,7 @@ static void test_component_stats_forms(void **state)
 		/* the native arm where native functions are */
 		assert_int_equal(tl_has_row(s.db, "SELECT 1 FROM sqlite_temp_schema WHERE"
 					    " name = '_ntp_component_stats' AND sql LIKE"
-					    " '%%ntp_dist(%%'"), !k);
+					    " '%%ntp_dist_by(%%'"), !k);
 		form[k] = rows_text(s.db, q);
 		/* both hosts' groups, R2T in the writes' only */
 		assert_int_equal(tl_int(s.db, "SELECT count(DISTINCT db || grp)"
