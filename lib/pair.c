@@ -550,8 +550,10 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 		return rc;
 	c->nh = sqlite3_column_count(c->h);
 	c->nx = sqlite3_column_count(c->x);
-	c->eof = 0;
-	return pair_next(cur);
+	/* no group pair: nothing pairs, and the host's commands are not read
+	 * (a host and a target of one run without a controller in common) */
+	c->eof = c->ngp == 0;
+	return c->eof ? SQLITE_OK : pair_next(cur);
 }
 
 static int pair_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)

@@ -587,7 +587,9 @@ WITH p AS (
     -- (cmd.t from 0 to duration_ns on the target's clock): all of the
     -- host's when the target recorded its controllers, all of them, for
     -- all its recording (no scan), else counted
-    CASE WHEN -c.a / (1 - c.drift) <= 0
+    -- (none without a controller in common: not counted)
+    CASE WHEN NOT c.controller THEN 0
+         WHEN -c.a / (1 - c.drift) <= 0
            AND (c.t_duration - c.a) / (1 - c.drift) >= c.h_duration
            AND NOT EXISTS (SELECT 1 FROM _ntp_grp_all AS hg
                            WHERE hg.db = c.hdb AND NOT EXISTS (

@@ -144,6 +144,51 @@ static void test_two_hosts(void **state)
 	check_join(&c, 0);
 }
 
+/*
+ * Two hosts, each on a target of its own, in one run: each host pairs with
+ * its target, and a host and the other target, without a controller in
+ * common, pair nothing, their join check says so, and none of the host's
+ * commands counts as one the target could have recorded.
+ */
+static void test_own_targets(void **state)
+{
+	const char *hosts[2], *targets[2];
+	struct ntp_session s;
+	struct gen_config c;
+	struct gen_result r;
+
+	(void)state;
+	gen_defaults(&c);
+	c.nhosts = 2;
+	c.ntargets = 2;
+	c.qd = 2;
+	hosts[0] = strdup(tl_file("h0.db"));
+	hosts[1] = strdup(tl_file("h1.db"));
+	targets[0] = strdup(tl_file("t0.db"));
+	targets[1] = strdup(tl_file("t1.db"));
+	assert_int_equal(gen_run_targets(&c, hosts, targets, &r), 0);
+	tl_open(&s, 0, hosts[0], hosts[1], targets[0], targets[1], NULL);
+	for (int h = 0; h < 2; h++) {
+		const char *hdb = s.dbs[h].schema;
+
+		assert_int_equal(tl_int(s.db, "SELECT matched FROM ntp_match_stats WHERE hdb = '%q'",
+					hdb), r.host_records[h]);
+		assert_int_equal(tl_int(s.db, "SELECT count(DISTINCT tdb) FROM ntp_joined"
+					" WHERE hdb = '%q'", hdb), 1);
+	}
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check WHERE verdict = 'joined'"),
+			 2);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
+				" WHERE verdict = 'unrelated' AND eligible = 0 AND matched = 0"), 2);
+	ntp_session_close(&s);
+	for (int i = 0; i < 2; i++) {
+		free((char *)hosts[i]);
+		free((char *)targets[i]);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* A wall clock 3 s wrong, far more than identities take to repeat: the
  * consensus of candidate pairs still finds the offset. (Beyond 5 s the
  * candidates are not looked for: docs/sql.md.) */
@@ -365,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_target_loss),
 		cmocka_unit_test(test_two_hosts),
+		cmocka_unit_test(test_own_targets),
 		cmocka_unit_test(test_wall_clock_wrong),
 		cmocka_unit_test(test_sampled),
 		cmocka_unit_test(test_clock_drift),
