@@ -2599,6 +2599,14 @@ static void tally_final(sqlite3_context *ctx)
 
 /* Returns SQLITE_OK or the SQLite error code (the extension entry points
  * return it as is). */
+/* ntp_select_budget(): the bytes the aggregates' arrays may hold together
+ * (NTPROF_SELECT_MEMORY), for SQL that sizes its scans by it. */
+static void select_budget(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc, (void)argv;
+	sqlite3_result_int64(ctx, (sqlite3_int64)ntp_budget);
+}
+
 int ntp_native_register(sqlite3 *db)
 {
 	/* INNOCUOUS: the shell runs with trusted_schema off, and the report
@@ -2630,6 +2638,9 @@ int ntp_native_register(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_dist_cdf_by", -1, flags, NULL, NULL,
 						dist_cdf_by_step, group_final, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(db, "ntp_select_budget", 0, flags, NULL,
+						select_budget, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_function_v2(db, "ntp_dist_by", -1, flags, NULL, NULL,
 						dist_by_step, group_final, NULL);

@@ -30,24 +30,46 @@ SELECT 'host', row_number() OVER (ORDER BY ord) - 1, name
 FROM component
 WHERE role = 'host' AND (stage_local IS NOT NULL OR total = 1);
 -- The report's groups, numbered in its order, for the native scans below
--- that compute every group's aggregates at once (ntp_dist_cdf_by,
--- ntp_bands_by): each group's place in their lists and results, its mode
--- and its commands (the matched ones, or the host's own).
+-- that compute many groups' aggregates at once (ntp_dist_cdf_by): each
+-- group's place in their lists and results, its mode, its commands (the
+-- matched ones, or the host's own) and its part. The groups of one mode
+-- are scanned together, part by part: a part's values (its commands times
+-- the components') fit the budget the aggregates hold them in
+-- (ntp_select_budget()), where all of them might not (two runs of 1 M
+-- commands compared): groups held at once that pass it write their values
+-- out, which costs more than a scan. A group larger than the budget is a
+-- part alone, and writes out as it would alone.
 CREATE TEMP VIEW _ntp_native_group AS
+WITH g AS (
+  SELECT
+    row_number() OVER (ORDER BY queue != 'io', hdb, grp) - 1 AS i,
+    hdb, grp, mode, CASE mode WHEN 'joined' THEN matched ELSE sampled END AS n
+  FROM ntp_report_group
+)
 SELECT
-  row_number() OVER (ORDER BY queue != 'io', hdb, grp) - 1 AS i, -- its place, from 0
-  hdb,                                                         -- host database
-  grp,                                                         -- grp.id there
-  mode,                                                        -- joined or host
-  CASE mode WHEN 'joined' THEN matched ELSE sampled END AS n   -- its commands
-FROM ntp_report_group;
--- Per mode, its groups as ntp_dist_cdf_by lists them ("I HEX G N").
+  i,                           -- its place, from 0
+  hdb,                         -- host database
+  grp,                         -- grp.id there
+  mode,                        -- joined or host
+  n,                           -- its commands
+  -- its part: the commands of its mode up to it, over how many the budget
+  -- holds of every component (4 bytes a value)
+  (sum(n) OVER (PARTITION BY mode ORDER BY i ROWS UNBOUNDED PRECEDING) - 1)
+    / max(1, ntp_select_budget()
+             / (4 * (SELECT count(*) FROM _ntp_native_arg WHERE mode = 'joined'))) AS part
+FROM g;
+-- Per mode and part, its groups as ntp_dist_cdf_by lists them ("I HEX G N").
 CREATE TEMP VIEW _ntp_native_group_list AS
 SELECT
   mode,                                                        -- joined or host
-  group_concat(i || ' ' || hex(hdb) || ' ' || grp || ' ' || n, ';') AS list -- the list
+  part,                                                        -- _ntp_native_group's
+  group_concat(i || ' ' || hex(hdb) || ' ' || grp || ' ' || n, ';') AS list, -- the list
+  -- its host database when it has one (compared runs: a part per host),
+  -- so that its scan passes the other hosts' commands by before their
+  -- values are read; NULL: several
+  CASE WHEN count(DISTINCT hdb) = 1 THEN min(hdb) END AS hdb
 FROM _ntp_native_group
-GROUP BY mode;
+GROUP BY mode, part;
 INSERT INTO _ntp_view_plan VALUES ('_ntp_native_group', NULL, 0, 1),
   ('_ntp_native_group_list', NULL, 0, 1);
 
@@ -64,24 +86,31 @@ INSERT INTO _ntp_view_plan VALUES ('_ntp_native_group', NULL, 0, 1),
 -- set-up over a prepared run has this view already, a read of the kept
 -- rows).
 CREATE TEMP VIEW IF NOT EXISTS _ntp_component_dist AS
-WITH r AS MATERIALIZED (
-  -- one scan of the joined commands for all the joined groups, of the
-  -- accepted joins (the per-command test only where a join was refused)
+WITH s AS MATERIALIZED (
+  -- the lists, a table: read by each scan's every row, a view's would cost
+  -- a fifth of a scan more
+  SELECT * FROM _ntp_native_group_list
+), r AS MATERIALIZED (
+  -- one scan of the joined commands for all the joined groups of a part,
+  -- of the accepted joins (the per-command test only where a join was
+  -- refused)
   SELECT (
     SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'joined'
     FROM ntp_joined AS j
-    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
-      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
-  FROM _ntp_native_group_list AS s
+    WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
+      AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
+           OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))) AS x
+  FROM s
   WHERE s.mode = 'joined'
   UNION ALL
-  -- one scan of the hosts' commands for all the host groups
+  -- one scan of the hosts' commands for all the host groups of a part
   SELECT (
     SELECT ntp_dist_cdf_by(s.list, c.db, c.grp,
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'host'
-    FROM ntp_host_cmd AS c)
-  FROM _ntp_native_group_list AS s
+    FROM ntp_host_cmd AS c
+    WHERE s.hdb IS NULL OR +c.db = s.hdb)
+  FROM s
   WHERE s.mode = 'host'
 )
 SELECT
@@ -235,24 +264,30 @@ VALUES
 -- the statistics, so a prepared run holds the histograms and CDF points too
 -- (IF NOT EXISTS: as _ntp_component_dist's).
 CREATE TEMP VIEW IF NOT EXISTS _ntp_stage_dist AS
-WITH r AS MATERIALIZED (
+WITH s AS MATERIALIZED (
+  -- the lists, a table: read by each scan's every row, a view's would cost
+  -- a fifth of a scan more
+  SELECT * FROM _ntp_native_group_list
+), r AS MATERIALIZED (
   -- one scan of each kind of command, as _ntp_component_dist's
   SELECT (
     SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
 --@ FROM gen_stage
     FROM ntp_joined AS j
-    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
-      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
-  FROM _ntp_native_group_list AS s
+    WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
+      AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
+           OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))) AS x
+  FROM s
   WHERE s.mode = 'joined'
   UNION ALL
   SELECT (
     SELECT ntp_dist_cdf_by(s.list, c.db, c.grp,
 --@ SELECT wrap(ifnull(replace(host_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
 --@ FROM gen_stage
-    FROM ntp_host_cmd AS c)
-  FROM _ntp_native_group_list AS s
+    FROM ntp_host_cmd AS c
+    WHERE s.hdb IS NULL OR +c.db = s.hdb)
+  FROM s
   WHERE s.mode = 'host'
 )
 SELECT

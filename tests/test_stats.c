@@ -417,15 +417,27 @@ static void check_forms(const char *view, int cached, const char *pre, const cha
 	c.nhosts = 2;
 	tl_gen(&c, &r);
 	for (int set = 0; set < 3; set++) {
-		char *form[3];
+		char *form[4];
 
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 4; k++) {
+			/* the fourth: native and prepared, with no memory for the
+			 * values (every group a part of its own, _ntp_native_group,
+			 * and every value written out) */
+			if (k == 3)
+				assert_int_equal(setenv("NTPROF_SELECT_MEMORY", "0", 1), 0);
 			/* host 0 and the target; host 0 alone; both hosts and the target */
-			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"),
+			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : k == 3 ? NTP_OPEN_NO_CACHE : 0,
+				tl_file("h0.db"),
 				set == 1 ? NULL : tl_file(set == 2 ? "h1.db" : "t.db"),
 				set == 2 ? tl_file("t.db") : NULL, NULL);
 			assert_int_equal(s.native, k != 1);
-			if (k == 2) {
+			if (k == 3) {
+				assert_int_equal(unsetenv("NTPROF_SELECT_MEMORY"), 0);
+				assert_int_equal(tl_int(s.db, "SELECT ntp_select_budget()"), 0);
+				assert_true(tl_int(s.db, "SELECT count(DISTINCT mode || part)"
+						   " FROM _ntp_native_group") >= 2);
+			}
+			if (k >= 2) {
 				char *like = sqlite3_mprintf("SELECT 1 FROM temp.sqlite_schema"
 							     " WHERE name = '%q' AND type = 'view'"
 							     " AND sql LIKE '%%%q_cache%%'",
@@ -444,7 +456,8 @@ static void check_forms(const char *view, int cached, const char *pre, const cha
 		assert_true(strlen(form[0]) > 100);
 		assert_string_equal(form[0], form[1]);
 		assert_string_equal(form[0], form[2]);
-		for (int k = 0; k < 3; k++)
+		assert_string_equal(form[0], form[3]);
+		for (int k = 0; k < 4; k++)
 			sqlite3_free(form[k]);
 	}
 	gen_result_free(&r);
