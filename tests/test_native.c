@@ -1430,6 +1430,32 @@ static void test_extension(void **state)
 	load_ext("sqlite3_extension_init");
 }
 
+/* Over table b (db, g, ...), the aggregate AGG per group of table T (i,
+ * db, g, n, ...: the groups listed, numbered) and the grouped BY with the
+ * list of T's groups (each "i HEX g n", then MORE's columns) and ARGS: the
+ * same results, by group, at least MIN characters of them. */
+static void assert_by_same(sqlite3 *db, const char *t, const char *agg, const char *by,
+			   const char *more, const char *args, size_t min)
+{
+	char *q = sqlite3_mprintf("SELECT group_concat(i || ':' || d, ' ') FROM (SELECT t.i,"
+				  " (SELECT %s FROM b WHERE b.db = t.db AND b.g = t.g) AS d"
+				  " FROM %s AS t ORDER BY t.i)", agg, t);
+	char *want = query1(db, q), *got;
+
+	sqlite3_free(q);
+	q = sqlite3_mprintf("SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
+			    " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT %s("
+			    "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n%s, ';')"
+			    " FROM %s), db, g, %s) AS r FROM b) AS s, json_each(s.r) AS e",
+			    by, more, t, args);
+	got = query1(db, q);
+	sqlite3_free(q);
+	assert_true(strlen(want) > min);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+}
+
 /*
  * ntp_dist_by, ntp_dist_cdf_by and ntp_bands_by: per listed group, the
  * ungrouped aggregate's result over that group's rows, from one scan of
@@ -1439,7 +1465,6 @@ static void test_extension(void **state)
 static void test_sql_by(void **state)
 {
 	sqlite3 *db = open_db();
-	char *want, *got;
 
 	(void)state;
 	exec(db, "CREATE TABLE b(db TEXT, g INTEGER, e2e INTEGER, ht INTEGER, x INTEGER,"
@@ -1451,46 +1476,17 @@ static void test_sql_by(void **state)
 		 " (i * 7919) % 1000, i, i % 97, CASE WHEN i % 5 THEN i END FROM c");
 	exec(db, "CREATE TABLE l AS SELECT row_number() OVER (ORDER BY db DESC, g) - 1 AS i,"
 		 " db, g, count(*) AS n FROM b WHERE g < 3 OR db != 'a' GROUP BY db, g");
-	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT l.i,"
-		      " (SELECT ntp_dist_cdf(e2e, x, y) FROM b WHERE b.db = l.db AND b.g = l.g) AS d"
-		      " FROM l ORDER BY l.i)");
-	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
-		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_dist_cdf_by("
-		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n, ';') FROM l),"
-		     " db, g, e2e, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
-	assert_true(strlen(want) > 1000);
-	assert_string_equal(got, want);
-	free(want);
-	free(got);
-	/* ntp_dist_by alike */
-	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT l.i,"
-		      " (SELECT ntp_dist(e2e, x, y) FROM b WHERE b.db = l.db AND b.g = l.g) AS d"
-		      " FROM l ORDER BY l.i)");
-	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
-		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_dist_by("
-		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n, ';') FROM l),"
-		     " db, g, e2e, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
-	assert_true(strlen(want) > 100);
-	assert_string_equal(got, want);
-	free(want);
-	free(got);
+	assert_by_same(db, "l", "ntp_dist_cdf(e2e, x, y)", "ntp_dist_cdf_by", "",
+		       "e2e, x, y", 1000);
+	assert_by_same(db, "l", "ntp_dist(e2e, x, y)", "ntp_dist_by", "", "e2e, x, y", 100);
 	/* the bands, given each group's count and cut values */
 	exec(db, "CREATE TABLE k AS SELECT l.*, json_extract(d, '$[0][2]') AS v50,"
 		 " json_extract(d, '$[0][5]') AS v90, json_extract(d, '$[0][3]') AS v99,"
 		 " json_extract(d, '$[0][4]') AS v999 FROM l, (SELECT db AS kdb, g AS kg,"
 		 " ntp_dist(e2e) AS d FROM b GROUP BY db, g) ON kdb = l.db AND kg = l.g");
-	want = query1(db, "SELECT group_concat(i || ':' || d, ' ') FROM (SELECT k.i,"
-		      " (SELECT ntp_bands(k.n, k.v50, k.v90, k.v99, k.v999, e2e, ht, x, y) FROM b"
-		      " WHERE b.db = k.db AND b.g = k.g) AS d FROM k ORDER BY k.i)");
-	got = query1(db, "SELECT group_concat(json_extract(e.value, '$[0]') || ':'"
-		     " || json_extract(e.value, '$[1]'), ' ') FROM (SELECT ntp_bands_by("
-		     "(SELECT group_concat(i || ' ' || hex(db) || ' ' || g || ' ' || n || ' ' || v50"
-		     " || ' ' || v90 || ' ' || v99 || ' ' || v999, ';') FROM k),"
-		     " db, g, e2e, ht, x, y) AS r FROM b) AS s, json_each(s.r) AS e");
-	assert_true(strlen(want) > 100);
-	assert_string_equal(got, want);
-	free(want);
-	free(got);
+	assert_by_same(db, "k", "ntp_bands(t.n, t.v50, t.v90, t.v99, t.v999, e2e, ht, x, y)",
+		       "ntp_bands_by", " || ' ' || v50 || ' ' || v90 || ' ' || v99 || ' ' || v999",
+		       "e2e, ht, x, y", 100);
 	/* no row of a listed group: NULL; a group without rows is left out */
 	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1 5', db, g, x) FROM b WHERE 0", "NULL");
 	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 9 5', db, g, x) FROM b", "NULL");
