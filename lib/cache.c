@@ -116,7 +116,6 @@ static void make_dirs(const char *dir)
 	mkdir(p, 0700);
 }
 
-/* Is ST the user's own, and no one else's to read or write? */
 /* The same file, unchanged: A and B, two stats of it, agree on its
  * identity, size and times. */
 static int same_file(const struct stat *a, const struct stat *b)
@@ -126,6 +125,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/* Is ST the user's own, and no one else's to read or write? */
 static int private(const struct stat *st)
 {
 	return st->st_uid == geteuid() && !(st->st_mode & 077);

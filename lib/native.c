@@ -1286,11 +1286,10 @@ static const char *bands_row(struct bagg *a, int argc, sqlite3_value **argv)
 	int64_t h[NTP_BAND_FIXED], x[NTP_BAND_MAX] = { 0 };
 	uint32_t has = 0;
 	int m = argc - NTP_BAND_FIXED;
+	const char *why;
 
 	if (m < 0 || m > NTP_BAND_MAX)
 		return "ntp_bands: 7 to 23 arguments expected";
-	const char *why;
-
 	for (int i = 0; i < NTP_BAND_FIXED; i++)
 		if (int_arg(argv[i], &h[i]))
 			return "ntp_bands: integer expected";
@@ -1692,13 +1691,6 @@ static void cdf_final(sqlite3_context *ctx)
 	dagg_final(ctx, "ntp_cdf", cdf_entry, NULL);
 }
 
-/*
- * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: from one scan of the same
- * rows, [ntp_dist's array, ntp_cdf's array, the arguments' shell CDF
- * points, their histograms' counts] (shape_entry): the report's statistics,
- * the plot's CDF lines, .cdf's and .hist's rows of a group read its
- * commands once. The arrays have an entry per argument, in order.
- */
 /* D's result appended to ALL, D's values freed: 0, or qagg_select's
  * error (-1: out of memory). */
 static int dist_cdf_json(struct dagg *d, sqlite3_str *all)
@@ -1730,6 +1722,13 @@ static int dist_cdf_json(struct dagg *d, sqlite3_str *all)
 	return rc;
 }
 
+/*
+ * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: from one scan of the same
+ * rows, [ntp_dist's array, ntp_cdf's array, the arguments' shell CDF
+ * points, their histograms' counts] (shape_entry): the report's statistics,
+ * the plot's CDF lines, .cdf's and .hist's rows of a group read its
+ * commands once. The arrays have an entry per argument, in order.
+ */
 static void dist_cdf_final(sqlite3_context *ctx)
 {
 	struct dagg *d = dagg_state(ctx);
@@ -1751,9 +1750,9 @@ static void dist_cdf_final(sqlite3_context *ctx)
 /*
  * ntp_dist_by(GROUPS, db, grp, x1, ..., xN), ntp_dist_cdf_by(GROUPS, db,
  * grp, x1, ..., xN) and ntp_bands_by(GROUPS, db, grp, e2e, ht, x1, ...,
- * xM): ntp_dist, ntp_dist_cdf and ntp_bands of each group
- * GROUPS lists, over that group's rows, from one scan of the rows of all
- * of them (a subquery per group scans every row once per group). GROUPS,
+ * xM): ntp_dist, ntp_dist_cdf and ntp_bands of each group GROUPS lists,
+ * over that group's rows, from one scan of the rows of all of them (a
+ * subquery per group scans every row once per group). GROUPS,
  * the same text in every row, lists the groups with ';' between them,
  * each "I HEX G N", and for ntp_bands_by then "V50 V90 V99 V999" (N and
  * these: its first five arguments for the group), separated by spaces: I
@@ -1764,10 +1763,10 @@ static void dist_cdf_final(sqlite3_context *ctx)
  *
  * Each group's values count against the budget as the ungrouped
  * aggregate's do, all the groups' at once. ntp_dist_by and
- * ntp_dist_cdf_by give each
- * argument of a group room for N values at its first row, where the
- * budget has it: arrays grown by doubling would hold up to twice the
- * values, and the groups together pass the budget sooner than one.
+ * ntp_dist_cdf_by give each argument of a group room for N values at its
+ * first row, where the budget has it: arrays grown by doubling would hold
+ * up to twice the values, and the groups together pass the budget sooner
+ * than one.
  */
 #define NTP_GROUP_PARAMS 5
 
@@ -1844,7 +1843,8 @@ static const char *groups_parse(struct gagg *a, const char *t)
 		for (int i = 0; i < (a->bands ? NTP_GROUP_PARAMS : 1); i++)
 			if (group_num(&p, &g->param[i]))
 				return a->bands ? "ntp_bands_by: a group's count and cut values expected" :
-						  "ntp_dist_cdf_by: a group's count expected";
+				       a->dist ? "ntp_dist_by: a group's count expected" :
+						 "ntp_dist_cdf_by: a group's count expected";
 		if (*p == ';')
 			p++;
 		else if (*p)
@@ -2597,8 +2597,6 @@ static void tally_final(sqlite3_context *ctx)
 	}
 }
 
-/* Returns SQLITE_OK or the SQLite error code (the extension entry points
- * return it as is). */
 /* ntp_select_budget(): the bytes the aggregates' arrays may hold together
  * (NTPROF_SELECT_MEMORY), for SQL that sizes its scans by it. */
 static void select_budget(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -2607,6 +2605,8 @@ static void select_budget(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int64(ctx, (sqlite3_int64)ntp_budget);
 }
 
+/* Returns SQLITE_OK or the SQLite error code (the extension entry points
+ * return it as is). */
 int ntp_native_register(sqlite3 *db)
 {
 	/* INNOCUOUS: the shell runs with trusted_schema off, and the report

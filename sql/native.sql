@@ -399,14 +399,12 @@ DROP VIEW _ntp_tail_band;
 CREATE TEMP VIEW _ntp_tail_band AS
 WITH p AS MATERIALIZED (
   -- ntp_dist's [n, sum, p50, p99, p999, p90] of the end to end
-  SELECT d.hdb, d.grp, d.mode, jo.all_ok,
-    json_extract(d.dc, '$[0][' || a.idx || ']') AS dist
+  SELECT d.hdb, d.grp, d.mode, json_extract(d.dc, '$[0][' || a.idx || ']') AS dist
   FROM _ntp_component_dist AS d
   JOIN _ntp_native_arg AS a ON a.mode = d.mode AND a.component = 'e2e'
-  LEFT JOIN _ntp_grp_join_ok AS jo ON jo.hdb = d.hdb AND jo.grp = d.grp
 ), k AS MATERIALIZED (
   -- numbered: each group's place in ntp_bands_by's list and result
-  SELECT row_number() OVER () - 1 AS i, hdb, grp, mode, all_ok, json_extract(dist, '$[0]') AS n,
+  SELECT row_number() OVER () - 1 AS i, hdb, grp, mode, json_extract(dist, '$[0]') AS n,
     json_extract(dist, '$[2]') AS v50, json_extract(dist, '$[5]') AS v90,
     json_extract(dist, '$[3]') AS v99, json_extract(dist, '$[4]') AS v999
   FROM p

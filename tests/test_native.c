@@ -1497,6 +1497,8 @@ static void test_sql_by(void **state)
 		     "ERROR: ntp_*_by: a database's name in hex expected");
 	assert_query(db, "SELECT ntp_dist_cdf_by('0 61 1', db, g, x) FROM b",
 		     "ERROR: ntp_dist_cdf_by: a group's count expected");
+	assert_query(db, "SELECT ntp_dist_by('0 61 1', db, g, x) FROM b",
+		     "ERROR: ntp_dist_by: a group's count expected");
 	assert_query(db, "SELECT ntp_bands_by('0 61 1 5 1 2 3', db, g, e2e, ht) FROM b",
 		     "ERROR: ntp_bands_by: a group's count and cut values expected");
 	assert_query(db, "SELECT ntp_dist_cdf_by('x', db, g, x) FROM b",
