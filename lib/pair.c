@@ -32,19 +32,22 @@
  *   GP:     hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono,
  *           window_ns: the group pairs (_ntp_grp_pair) of the host and
  *           target;
- *   HOST:   t, grp, qid, cid, slba, sent_ns, wait_ns, then up to
- *           NTP_PAIR_PASS values passed through (h0, h1, ...), in the order
- *           the pairs are to come out;
- *   TARGET: t, grp, qid, cid, slba, xmid (its middle on its clock), then up
- *           to NTP_PAIR_PASS values (x0, ...), ordered by t, ?1 the least t
- *           wanted;
+ *   HOST:   the host's cmd rows as stored: t, grp, qid, cid, slba,
+ *           meta's mono_start, then the host's points in ABI order
+ *           (h_start ... h_end), in the order the pairs are to come out;
+ *   TARGET: the target's, the same way (t_rx ... t_free), ordered by t,
+ *           ?1 the least t wanted;
  *   COUNT:  one row, one count, of the host commands of identity ?3..?6
  *           (grp, qid, cid, slba) with t between ?1 and ?2.
  * Every value is an integer or NULL, as ntprof writes them: anything else
- * is an error ("impossible values"), never a guess. Rows: ht, tt, grp,
- * off, hmid (sent_ns + wait_ns / 2), xmid, h0..., x0... for each host
- * command that paired, in the host's order. tests/test_stats.c compares
- * them with the pair arm's.
+ * is an error ("impossible values"), never a guess. Each side's per-command
+ * values (sent_ns, wait_ns, the components) are its ntp_cmd_span's,
+ * computed here from the stored points (lib/span.c) rather than read
+ * through the view, which cost more than reading cmd. Rows: ht, tt, grp,
+ * off, hmid (sent_ns + wait_ns / 2), xmid (rx_ns + t_e2e / 2, the middle on
+ * the target's clock), h0... (host_pass below) and x0... (target_pass) for
+ * each host command that paired, in the host's order. tests/test_stats.c
+ * compares them with the pair arm's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,9 +61,24 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "native.h"
+#include "ntprof_abi.h"
+#include "span.h"
 
 /* Values passed through per side (the vtab's h0.. and x0.. columns). */
 #define NTP_PAIR_PASS 10
+
+/* The ntp_cmd_span columns passed through: the host's as h0..h8, the
+ * target's as x0..x5 (sql/prelude.sql names them). */
+static const int host_pass[] = {
+	NTP_SPAN_host_h_blk_sub, NTP_SPAN_host_h_drv_sub, NTP_SPAN_host_h_r2t,
+	NTP_SPAN_host_h_wait, NTP_SPAN_host_h_rx_path, NTP_SPAN_host_h_drv_cpl,
+	NTP_SPAN_host_h_blk_cpl, NTP_SPAN_host_h_handoff, NTP_SPAN_host_e2e,
+};
+static const int target_pass[] = {
+	NTP_SPAN_target_t_e2e, NTP_SPAN_target_t_data_wait, NTP_SPAN_target_t_rx_path,
+	NTP_SPAN_target_t_drv_sub, NTP_SPAN_target_t_storage, NTP_SPAN_target_t_drv_cpl,
+};
+#define NPASS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* Columns of the host's rows before the passed values, of the group pairs,
  * and of a host command paired with one group pair (struct pair_cur's
@@ -70,6 +88,15 @@ enum { G_HGRP, G_TGRP, G_MONO_OFF, G_MONO_SHIFT, G_DRIFT, G_HOST_MONO, G_WINDOW,
 enum { H_T, H_GRP, H_TGRP, H_QID, H_CID, H_SLBA, H_ALO, H_AHI, H_BLO, H_BHI, H_OFF, H_HMID,
        H_TOL, H_CLO, H_CHI, H_KEYS };
 enum { X_T, X_GRP, X_QID, X_CID, X_SLBA, X_MID, X_KEYS };
+
+/* A stored row's columns: the identity (as R_ and X_ above), mono_start,
+ * then the points. */
+enum { S_MONO = 5, S_POINTS };
+_Static_assert(R_T == 0 && R_SLBA == 4 && (int)R_SENT == (int)S_MONO && X_T == 0 && X_SLBA == 4 &&
+	       (int)X_MID == (int)S_MONO, "a stored row's identity is in the places of R_* and X_*");
+_Static_assert(S_POINTS + NTP_MAX_POINTS <= H_KEYS + NTP_PAIR_PASS &&
+	       NPASS(host_pass) <= NTP_PAIR_PASS && NPASS(target_pass) <= NTP_PAIR_PASS,
+	       "struct prow holds a stored row and the values passed");
 
 /* The vtab's columns. */
 enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NTP_PAIR_PASS,
@@ -92,7 +119,8 @@ struct pair_cur {
 	int nh, nx;                  /* the host's and the target's columns */
 	struct prow *gp;             /* the group pairs */
 	size_t ngp, gi;              /* how many; the next for the host command */
-	struct prow raw;             /* the current host command as read */
+	struct prow stored;          /* a row as read */
+	struct prow raw;             /* the current host command (R_*) */
 	int have_raw;                /* raw is one whose group pairs remain */
 	struct prow host;            /* it with group pair gi - 1 (H_*) */
 	struct prow *buf;            /* target records, t ascending */
@@ -152,6 +180,75 @@ static int step_error(struct pair_cur *c, sqlite3_stmt *st)
 	return SQLITE_ERROR;
 }
 
+static int overflow(struct pair_cur *c, const char *what, const struct prow *r)
+{
+	sqlite3_free(c->base.pVtab->zErrMsg);
+	c->base.pVtab->zErrMsg = sqlite3_mprintf(
+		"ntp_pair: %s t %lld: its times overflow 64 bits: impossible values", what,
+		(long long)r->v[R_T]);
+	return SQLITE_ERROR;
+}
+
+/* Column COL of the span IN into OUT's value I. */
+static int span_set(const struct ntp_span_in *in, int col, struct prow *out, int i)
+{
+	int null;
+
+	if (ntp_span_value(col, in, &out->v[i], &null))
+		return -1;
+	if (null)
+		out->null |= 1u << i;
+	return 0;
+}
+
+/* Read the next row of ST, the host's (HOST) or the target's cmd as
+ * stored, and put its identity and values into OUT: the host's as R_*,
+ * then host_pass; the target's as X_*, then target_pass. */
+static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct prow *out)
+{
+	const struct prow *r = &c->stored;
+	int npoints = host ? NTP_H_NPOINTS : NTP_T_NPOINTS;
+	const int *pass = host ? host_pass : target_pass;
+	int npass = host ? NPASS(host_pass) : NPASS(target_pass);
+	int at = host ? R_KEYS : X_KEYS;
+	struct ntp_span_in in;
+	int rc = read_row(c, st, host ? "host" : "target", S_POINTS + npoints, &c->stored);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	in.mono_start = r->v[S_MONO];
+	in.mono_null = isnull(r, S_MONO);
+	in.t = r->v[R_T];
+	in.null = r->null >> S_POINTS;
+	for (int i = 0; i < npoints; i++)
+		in.point[i] = r->v[S_POINTS + i];
+	/* the identity: the same places in the stored row and in OUT */
+	out->null = r->null & ((1u << R_SENT) - 1);
+	for (int i = 0; i < R_SENT; i++)
+		out->v[i] = r->v[i];
+	for (int i = 0; i < npass; i++)
+		if (span_set(&in, pass[i], out, at + i))
+			return overflow(c, host ? "host command" : "target record", r);
+	if (host) {
+		if (span_set(&in, NTP_SPAN_host_sent_ns, out, R_SENT) ||
+		    span_set(&in, NTP_SPAN_host_wait_ns, out, R_WAIT))
+			return overflow(c, "host command", r);
+	} else {
+		/* the middle on the target's clock: rx_ns + t_e2e / 2 */
+		int64_t rx;
+		int null;
+
+		if (span_set(&in, NTP_SPAN_target_t_e2e, out, X_MID) ||
+		    ntp_span_value(NTP_SPAN_target_rx_ns, &in, &rx, &null))
+			return overflow(c, "target record", r);
+		if (null)
+			out->null |= 1u << X_MID;
+		else if (__builtin_add_overflow(rx, out->v[X_MID] / 2, &out->v[X_MID]))
+			return overflow(c, "target record", r);
+	}
+	return SQLITE_OK;
+}
+
 /* Start the target's scan again at t >= FROM, with nothing buffered. */
 static int target_seek(struct pair_cur *c, int64_t from)
 {
@@ -203,7 +300,7 @@ static int target_cover(struct pair_cur *c, int64_t lo, int64_t hi)
 			c->buf = b;
 			c->cap = cap;
 		}
-		rc = read_row(c, c->x, "target", c->nx, &c->buf[c->len]);
+		rc = read_stored(c, c->x, 0, &c->buf[c->len]);
 		if (rc != SQLITE_OK)
 			return rc;
 		if (!isnull(&c->buf[c->len], X_T) && c->buf[c->len].v[X_T] >= lo)
@@ -414,13 +511,7 @@ static int derive(struct pair_cur *c, const struct prow *g)
 	nset(o, H_CHI, nadd(nadd(t, w2, &over), wait, &over));
 	for (int i = R_KEYS; i < c->nh; i++)
 		nset(o, H_KEYS + i - R_KEYS, nget(h, i));
-	if (!over)
-		return SQLITE_OK;
-	sqlite3_free(c->base.pVtab->zErrMsg);
-	c->base.pVtab->zErrMsg = sqlite3_mprintf(
-		"ntp_pair: host command t %lld: its times overflow 64 bits: impossible values",
-		(long long)h->v[R_T]);
-	return SQLITE_ERROR;
+	return over ? overflow(c, "host command", h) : SQLITE_OK;
 }
 
 /* Advance to the next host command and group pair that pair. */
@@ -439,7 +530,7 @@ static int pair_next(sqlite3_vtab_cursor *cur)
 			}
 			if (rc != SQLITE_ROW)
 				return step_error(c, c->h);
-			rc = read_row(c, c->h, "host", c->nh, &c->raw);
+			rc = read_stored(c, c->h, 1, &c->raw);
 			if (rc != SQLITE_OK)
 				return rc;
 			c->have_raw = 1;
@@ -541,15 +632,17 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 		rc = read_gp(c, gp);
 	sqlite3_finalize(gp);
 	if (rc == SQLITE_OK)
-		rc = prepare_arg(c, argv[1], "host", R_KEYS, R_KEYS + NTP_PAIR_PASS, &c->h);
+		rc = prepare_arg(c, argv[1], "host", S_POINTS + NTP_H_NPOINTS,
+				 S_POINTS + NTP_H_NPOINTS, &c->h);
 	if (rc == SQLITE_OK)
-		rc = prepare_arg(c, argv[2], "target", X_KEYS, X_KEYS + NTP_PAIR_PASS, &c->x);
+		rc = prepare_arg(c, argv[2], "target", S_POINTS + NTP_T_NPOINTS,
+				 S_POINTS + NTP_T_NPOINTS, &c->x);
 	if (rc == SQLITE_OK)
 		rc = prepare_arg(c, argv[3], "count", 1, 1, &c->c);
 	if (rc != SQLITE_OK)
 		return rc;
-	c->nh = sqlite3_column_count(c->h);
-	c->nx = sqlite3_column_count(c->x);
+	c->nh = R_KEYS + NPASS(host_pass);
+	c->nx = X_KEYS + NPASS(target_pass);
 	/* no group pair: nothing pairs, and the host's commands are not read
 	 * (a host and a target of one run without a controller in common) */
 	c->eof = c->ngp == 0;

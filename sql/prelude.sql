@@ -328,17 +328,18 @@ FROM ntp_pair(
   -- the host's and target's group pairs, with the clocks' mapping
   'SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
    FROM _ntp_grp_pair WHERE hdb = ''@h@'' AND tdb = ''@t@''',
-  -- the host's commands: t, grp, qid, cid, slba, sent_ns, wait_ns, then
-  -- h0..h8
-  'SELECT t, grp, qid, cid, slba, sent_ns, wait_ns,
-     h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path, h_drv_cpl, h_blk_cpl,
-     h_handoff, e2e
-   FROM "@h@".ntp_cmd_span',
-  -- the target's records from t = ?1 on: t, grp, qid, cid, slba, the
-  -- middle on the target's clock, then x0..x5
-  'SELECT t, grp, qid, cid, slba, rx_ns + t_e2e / 2 AS xmid,
-     t_e2e, t_data_wait, t_rx_path, t_drv_sub, t_storage, t_drv_cpl
-   FROM "@t@".ntp_cmd_span WHERE t >= ?1',
+  -- the host's commands as stored (ntp_pair computes their ntp_cmd_span
+  -- values: h0..h8 are h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path,
+  -- h_drv_cpl, h_blk_cpl, h_handoff and e2e): t, grp, qid, cid, slba,
+  -- mono_start, then the points
+  'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
+--@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'host' ORDER BY ord)
+   FROM "@h@".cmd AS c, "@h@".meta AS m',
+  -- the target's records from t = ?1 on, the same way (x0..x5: t_e2e,
+  -- t_data_wait, t_rx_path, t_drv_sub, t_storage and t_drv_cpl)
+  'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
+--@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'target' ORDER BY ord)
+   FROM "@t@".cmd AS c, "@t@".meta AS m WHERE c.t >= ?1',
   -- rule b: the host's commands of one identity in a window
   'SELECT count(*) FROM "@h@".cmd AS o
    WHERE o.t BETWEEN ?1 AND ?2 AND +o.grp = ?3 AND +o.qid = ?4 AND +o.cid = ?5

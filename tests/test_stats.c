@@ -786,7 +786,7 @@ static void test_pair_refuses(void **state)
 	free(paths[0]);
 	free(paths[1]);
 	assert_int_equal(ntp_session_prepare(&s, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "the target's xmid is not an integer"));
+	assert_non_null(strstr(err, "the target's t_stor is not an integer"));
 	assert_non_null(strstr(err, "impossible values"));
 	assert_int_equal(sqlite3_prepare_v2(s.db, "SELECT * FROM ntp_pair('SELECT 1, 2, 3, 4, 5,"
 					    " 6, 7', 'DELETE FROM _ntp_form', 'SELECT 1', 'SELECT 1')",
