@@ -588,52 +588,78 @@ WITH RECURSIVE g AS (
   FROM g
   JOIN k ON k.k <= (g.last_t - g.first_t) / g.w
   WHERE g.last_t IS NOT NULL
-), n AS (
+), c AS (
   -- each bucket's commands: a range of t in the recording (of the rowid
   -- of cmd, or of the key of the prepared run's tables), each one's group
-  -- tested; their count, sum, and the end to end at the p99's rank,
-  -- (n q' + 99999) / 100000, counted down from the largest. Each bucket's
-  -- values are sorted on their own, not every command in one sort; and
-  -- the window functions stay in this CTE, where they do not keep SQLite
-  -- from pushing a query's src (_ntp_series_src_row) into its arms
-  SELECT b.*, CASE b.form
-    WHEN 'host' THEN (SELECT count(*) FROM _ntp_host_e2e AS h
-      WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
-    WHEN 'target' THEN (SELECT count(*) FROM _ntp_target_e2e AS x
-      WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
-    ELSE (SELECT count(*) FROM ntp_joined AS j
-      WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) END AS n, CASE b.form
-    WHEN 'host' THEN (SELECT sum(h.e2e) FROM _ntp_host_e2e AS h
-      WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
-    WHEN 'target' THEN (SELECT sum(x.e2e) FROM _ntp_target_e2e AS x
-      WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
-    ELSE (SELECT sum(j.e2e) FROM ntp_joined AS j
-      WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
-        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) END AS sum_e2e,
-  CASE b.form
-    WHEN 'host' THEN (SELECT e2e FROM (SELECT h.e2e AS e2e,
-        row_number() OVER (ORDER BY h.e2e DESC) AS r,
-        count(*) OVER () AS c FROM _ntp_host_e2e AS h
-        WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
-      WHERE r = c - (c * 99000 + 99999) / 100000 + 1)
-    WHEN 'target' THEN (SELECT e2e FROM (SELECT x.e2e AS e2e,
-        row_number() OVER (ORDER BY x.e2e DESC) AS r,
-        count(*) OVER () AS c FROM _ntp_target_e2e AS x
-        WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
-      WHERE r = c - (c * 99000 + 99999) / 100000 + 1)
-    ELSE (SELECT e2e FROM (SELECT j.e2e AS e2e,
-        row_number() OVER (ORDER BY j.e2e DESC) AS r,
-        count(*) OVER () AS c FROM ntp_joined AS j
-        WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
-          AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))
-      WHERE r = c - (c * 99000 + 99999) / 100000 + 1) END AS p99_ns
+  -- tested; [count, sum] of their end to end, one argument of json_each:
+  -- computed once (a column of the subquery's would be computed again for
+  -- each use), and k, where the p99's rank (n q' + 99999) / 100000 lies
+  -- counted down from the largest, from 0
+  SELECT b.*, e.value AS cs, json_extract(e.value, '$[0]')
+    - (json_extract(e.value, '$[0]') * 99000 + 99999) / 100000 AS k
   FROM b
+  CROSS JOIN json_each(json_array(CASE b.form
+    WHEN 'host' THEN (SELECT json_array(count(*), sum(h.e2e)) FROM _ntp_host_e2e AS h
+      WHERE h.db = b.db AND h.t >= b.lo AND h.t < b.hi AND +h.grp = b.grp)
+    WHEN 'target' THEN (SELECT json_array(count(*), sum(x.e2e)) FROM _ntp_target_e2e AS x
+      WHERE x.db = b.db AND x.t >= b.lo AND x.t < b.hi AND +x.grp = b.grp)
+    ELSE (SELECT json_array(count(*), sum(j.e2e)) FROM ntp_joined AS j
+      WHERE j.hdb = b.db AND j.ht >= b.lo AND j.ht < b.hi AND +j.grp = b.grp
+        AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) END)) AS e
 )
--- the buckets with a command
-SELECT n.form, n.db, n.grp, n.bucket, n.n, n.sum_e2e, n.p99_ns
-FROM n
-WHERE n.n > 0;
+-- the buckets with a command: their count, sum and p99, the value at k of
+-- its commands sorted largest first. Each bucket's values are sorted on
+-- their own, not every command in one sort (a window function's numbering
+-- cost twice a sort); where k is small, only the largest few are kept (a
+-- sort with a LIMIT: over 1 M commands in buckets of 2,000, 0.12 s
+-- keeping 32, 0.18 s keeping 256, 0.22 s for a whole sort, which keeping
+-- 1,024 passes)
+SELECT c.form, c.db, c.grp, c.bucket, json_extract(c.cs, '$[0]') AS n,
+  json_extract(c.cs, '$[1]') AS sum_e2e, CASE c.form
+    WHEN 'host' THEN CASE
+      WHEN c.k < 32 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT h.e2e AS e2e FROM _ntp_host_e2e AS h
+          WHERE h.db = c.db AND h.t >= c.lo AND h.t < c.hi AND +h.grp = c.grp
+          ORDER BY h.e2e DESC LIMIT 32))
+      WHEN c.k < 256 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT h.e2e AS e2e FROM _ntp_host_e2e AS h
+          WHERE h.db = c.db AND h.t >= c.lo AND h.t < c.hi AND +h.grp = c.grp
+          ORDER BY h.e2e DESC LIMIT 256))
+      ELSE (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT h.e2e AS e2e FROM _ntp_host_e2e AS h
+          WHERE h.db = c.db AND h.t >= c.lo AND h.t < c.hi AND +h.grp = c.grp
+          ORDER BY h.e2e DESC)) END
+    WHEN 'target' THEN CASE
+      WHEN c.k < 32 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT x.e2e AS e2e FROM _ntp_target_e2e AS x
+          WHERE x.db = c.db AND x.t >= c.lo AND x.t < c.hi AND +x.grp = c.grp
+          ORDER BY x.e2e DESC LIMIT 32))
+      WHEN c.k < 256 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT x.e2e AS e2e FROM _ntp_target_e2e AS x
+          WHERE x.db = c.db AND x.t >= c.lo AND x.t < c.hi AND +x.grp = c.grp
+          ORDER BY x.e2e DESC LIMIT 256))
+      ELSE (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT x.e2e AS e2e FROM _ntp_target_e2e AS x
+          WHERE x.db = c.db AND x.t >= c.lo AND x.t < c.hi AND +x.grp = c.grp
+          ORDER BY x.e2e DESC)) END
+    ELSE CASE
+      WHEN c.k < 32 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT j.e2e AS e2e FROM ntp_joined AS j
+          WHERE j.hdb = c.db AND j.ht >= c.lo AND j.ht < c.hi AND +j.grp = c.grp
+            AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+          ORDER BY j.e2e DESC LIMIT 32))
+      WHEN c.k < 256 THEN (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT j.e2e AS e2e FROM ntp_joined AS j
+          WHERE j.hdb = c.db AND j.ht >= c.lo AND j.ht < c.hi AND +j.grp = c.grp
+            AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+          ORDER BY j.e2e DESC LIMIT 256))
+      ELSE (SELECT json_extract(json_group_array(e2e), '$[' || c.k || ']')
+        FROM (SELECT j.e2e AS e2e FROM ntp_joined AS j
+          WHERE j.hdb = c.db AND j.ht >= c.lo AND j.ht < c.hi AND +j.grp = c.grp
+            AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+          ORDER BY j.e2e DESC)) END END AS p99_ns
+FROM c
+WHERE json_extract(c.cs, '$[0]') > 0;
 
 -- Per recording and group, what places its buckets: its name, the
 -- recording's -s, its first command and end (_ntp_series_grp) and the

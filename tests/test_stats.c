@@ -580,6 +580,58 @@ static void test_series_e2e_forms(void **state)
 		    check_series_e2e_sums);
 }
 
+/* The portable _ntp_series_e2e picks each bucket's p99 from its largest
+ * 32 end to ends, its largest 256, or all of them sorted, as its rank
+ * counted from the top needs (stats.sql): on a run of one read group at
+ * 60,000 commands a second, buckets of 10 ms (about 600 commands: rank 6),
+ * 100 ms (6,000: rank 60) and 1 s (the whole 0.5 s, about 30,000: rank
+ * 300) take each way, and give the native form's rows. */
+static void test_series_e2e_ranks(void **state)
+{
+	static const char *const width[] = { "10000000", "100000000", "1000000000" };
+	static const int lo[] = { 0, 32, 256 }, hi[] = { 32, 256, 1 << 30 };
+	struct gen_config c;
+	struct gen_result r;
+	struct ntp_session s;
+
+	(void)state;
+	gen_defaults(&c);
+	c.iops = 60000;
+	c.qd = 16;
+	c.read_frac = 1;
+	c.seconds = 0.5;
+	c.seed = 67;
+	tl_gen(&c, &r);
+	for (int w = 0; w < 3; w++) {
+		char *form[2];
+
+		for (int k = 0; k < 2; k++) {
+			tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
+				NULL);
+			assert_int_equal(s.native, !k);
+			assert_int_equal(tl_int(s.db, "UPDATE ntp_bucket SET width_ns = %s"
+						" RETURNING width_ns", width[w]), atoll(width[w]));
+			form[k] = rows_text(s.db, "SELECT * FROM ntp_series ORDER BY form, db, grp,"
+					    " bucket");
+			/* the buckets' ranks from the top, n - (n q' + 99999) /
+			 * 100000, all in this width's range */
+			assert_int_equal(tl_int(s.db, "SELECT count(*) FROM _ntp_series_e2e WHERE"
+						" n - (n * 99000 + 99999) / 100000 NOT BETWEEN %d AND %d"
+						" AND n > 100", lo[w], hi[w] - 1), 0);
+			assert_true(tl_int(s.db, "SELECT count(*) FROM _ntp_series_e2e WHERE"
+					   " n - (n * 99000 + 99999) / 100000 BETWEEN %d AND %d",
+					   lo[w], hi[w] - 1) >= 3);
+			ntp_session_close(&s);
+		}
+		assert_true(strlen(form[0]) > 100);
+		assert_string_equal(form[0], form[1]);
+		sqlite3_free(form[0]);
+		sqlite3_free(form[1]);
+	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
 /* NHOSTS hosts sharing a target, each with a read and a write group, half
  * a second at queue depth 4: generated into R with SEED; writes of
  * WRITE_KIB (0: the generator's default). */
@@ -1344,6 +1396,7 @@ int main(void)
 		cmocka_unit_test(test_pair_overflow),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
+		cmocka_unit_test(test_series_e2e_ranks),
 		cmocka_unit_test(test_hist_forms),
 		cmocka_unit_test(test_cdf_point_forms),
 		cmocka_unit_test(test_mixed_verdicts),
