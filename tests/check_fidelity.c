@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * check_fidelity [--shift-workload PCT] LATLOG SAMPLED RATE: are the
+ * check_fidelity [--shift-workload PCT] [--near NS] [--family K] LATLOG SAMPLED
+ * RATE: are the
  * commands ntprof sampled no slower than the rest? A profiler must not
  * change what it measures: the end to end ntprof recorded of the sampled
  * commands must be distributed as the workload's own latency of all its
@@ -43,6 +44,12 @@
  * commands. Also shown, from the log alone: the workload's own percentiles
  * of the commands it sampled and of the rest, where stamping a sampled
  * command would show as the clock sees it.
+ *
+ * --family K: the verdicts are K of a family judged together (a test
+ * that judges several runs): each interval is then at 1 - 0.05 / K, so
+ * that all K hold with at least 95 % (Bonferroni) when nothing differs;
+ * with 95 % each, a test of several runs' three percentiles fails now and
+ * then on chance alone. Default 1: the 95 % interval of ntprof compare.
  *
  * --shift-workload PCT multiplies the workload's latencies by 1 + PCT/100
  * first: a distribution shifted on purpose, which the verdict must refuse
@@ -95,6 +102,39 @@ static const struct {
 	{ "p90", 1, NTP_CI_P90 },
 	{ "p99", 2, NTP_CI_P99 },
 };
+
+/* The percentile's quantile, for an interval at another level. */
+static const double pct_q[NPCT] = { 0.50, 0.90, 0.99 };
+
+/*
+ * The distribution-free interval of quantile Q of N sorted values at two-
+ * sided level 1 - ALPHA, by ntp_ci_ranks' rule with z the normal quantile
+ * of 1 - ALPHA / 2 for 1.96: the least h >= 0 with h^2 >= z^2 n q (1 - q),
+ * [x_(l), x_(u)] with l = floor(n q) - h and u = ceil(n q) + h + 1 (1-based
+ * ranks). Returns -1 when they fall outside 1..N.
+ */
+static int ci_ranks_at(size_t n, double q, double alpha, size_t *l, size_t *u)
+{
+	double lo = 0, hi = 10, z, h;
+	size_t nq_lo, nq_hi;
+
+	/* z from 0.5 erfc(z / sqrt 2) = alpha / 2, by bisection */
+	for (int i = 0; i < 100; i++) {
+		z = (lo + hi) / 2;
+		if (0.5 * erfc(z / sqrt(2)) > alpha / 2)
+			lo = z;
+		else
+			hi = z;
+	}
+	h = ceil(hi * sqrt((double)n * q * (1 - q)));
+	nq_lo = (size_t)floor((double)n * q);
+	nq_hi = (size_t)ceil((double)n * q);
+	if ((double)nq_lo < h + 1 || (double)nq_hi + h + 1 > (double)n)
+		return -1;
+	*l = nq_lo - (size_t)h;
+	*u = nq_hi + (size_t)h + 1;
+	return 0;
+}
 
 /* A sampled command as ntprof recorded it. */
 struct sample {
@@ -336,6 +376,8 @@ int main(int argc, char **argv)
 	unsigned long rate;
 	char why[160], *end;
 	uint64_t near = 0;
+	unsigned long family = 1;
+	char level[32];
 	int ai = 1, rc = 2;
 
 	if (argc == 2 && !strcmp(argv[1], "--sampled-sql")) {
@@ -355,14 +397,20 @@ int main(int argc, char **argv)
 				fprintf(stderr, PROG ": bad --near (ns, 1 to 10^9): %s\n", argv[ai + 1]);
 				return 2;
 			}
+		} else if (!strcmp(argv[ai], "--family")) {
+			family = strtoul(argv[ai + 1], &end, 10);
+			if (*end || end == argv[ai + 1] || !family || family > 1000) {
+				fprintf(stderr, PROG ": bad --family (1 to 1000): %s\n", argv[ai + 1]);
+				return 2;
+			}
 		} else {
 			break;
 		}
 		ai += 2;
 	}
 	if (argc - ai != 3) {
-		fprintf(stderr, "usage: " PROG " [--shift-workload PCT] [--near NS] LATLOG SAMPLED "
-				"RATE\n       " PROG " --sampled-sql\n");
+		fprintf(stderr, "usage: " PROG " [--shift-workload PCT] [--near NS] [--family K]"
+				" LATLOG SAMPLED RATE\n       " PROG " --sampled-sql\n");
 		return 2;
 	}
 	rate = strtoul(argv[ai + 2], &end, 10);
@@ -481,8 +529,15 @@ int main(int argc, char **argv)
 	}
 
 	/* the table */
-	printf("%-8s %10s %10s   %-20s   %-20s %7s  %s\n", "", "workload", "sampled", "sampled 95 % CI",
+	if (family == 1)
+		snprintf(level, sizeof(level), "sampled 95 %% CI");
+	else
+		snprintf(level, sizeof(level), "sampled %.2f %% CI", 100 - 5.0 / (double)family);
+	printf("%-8s %10s %10s   %-20s   %-20s %7s  %s\n", "", "workload", "sampled", level,
 	       "CI widened 2 %", "ratio", "verdict");
+	if (family > 1)
+		printf("(each interval at 1 - 0.05 / %lu: the %lu verdicts judged together hold with"
+		       " at least 95 %% when nothing differs)\n", family, family);
 	if (ns) {
 		mean_ci(sv, ns, &smean, &shalf);
 		quantiles(sv, ns, sq);
@@ -493,7 +548,8 @@ int main(int argc, char **argv)
 		double lo, hi;
 		int in;
 
-		if (ntp_ci_ranks(ns, pct[i].ci, &l, &u)) {
+		if (family == 1 ? ntp_ci_ranks(ns, pct[i].ci, &l, &u) :
+				  ci_ranks_at(ns, pct_q[i], 0.05 / (double)family, &l, &u)) {
 			printf("%-3s us   %10.2f %10.2f   %-20s   %-20s %7.3f  %s\n", pct[i].name, us(wq[i]),
 			       us(sq[i]), "[too few]", "", (double)sq[i] / (double)wq[i],
 			       "no interval");

@@ -113,6 +113,20 @@ grep -q "605 sampled, 0 of them found in the log" exact.txt && ok ||
 "$CHECK" --near 250 lat.log sampled.csv 1 >tight.txt 2>&1
 expect "check_fidelity --near 250: exit status" $? 1
 expect_fail "check_fidelity: a bad --near" 2 "bad --near" "$CHECK" --near 0 lat.log sampled.csv 1
+# --family 12: each interval at 1 - 0.05 / 12, wider than the 95 % one; a
+# workload 4 % faster is outside the 95 % interval of the median and
+# inside the wider one
+"$CHECK" --near 2000 --shift-workload -4 lat.log sampled.csv 1 >k1.txt 2>&1
+expect "check_fidelity, -4 %: exit status" $? 1
+grep -q "the workload's p50 [0-9.]* us is outside" k1.txt && ok ||
+	bad "-4 %: the median not refused at 95 %: $(tail -1 k1.txt)"
+"$CHECK" --near 2000 --family 12 --shift-workload -4 lat.log sampled.csv 1 >k12.txt 2>&1
+grep -q "sampled 99.58 % CI" k12.txt && ok || bad "--family 12: the level: $(cat k12.txt)"
+grep -q "the workload's p50 [0-9.]* us is outside" k12.txt &&
+	bad "--family 12: the median refused: $(tail -1 k12.txt)" || ok
+grep -q "^p50 us .* ok$" k12.txt && ok || bad "--family 12: the median's line: $(cat k12.txt)"
+expect_fail "check_fidelity: a bad --family" 2 "bad --family" "$CHECK" --family 0 lat.log \
+	sampled.csv 1
 
 # the target: a generated recording (SPDK's driver, 2,000 commands), and
 # SPDK's trace of its requests made from its points (1 ns a tick, the TSC
