@@ -616,14 +616,18 @@ static ssize_t qread_next(struct qread *r)
  * the values in each range known to hold a wanted rank into SEL_BINS bins,
  * so that the next range is the bin holding it, until the range's values
  * fit in memory (collected, then selected) or it holds one value. A range
- * starts as [min, max] and each pass divides its width by SEL_BINS, so no
- * rank takes more than ceil(64 / 12) + 1 passes. Returns 0, -1 out of
- * memory, -2 a file error.
+ * starts as [min, max]; its bins are 2^shift wide, as few as cover it and
+ * no more than SEL_BINS (a value's bin is a subtraction and a shift: a
+ * division per value cost most of a pass), so each pass divides its width
+ * by at least SEL_BINS / 2 and no rank takes more than ceil(64 / 11) + 1
+ * passes. Returns 0, -1 out of memory, -2 a file error.
  */
 #define SEL_BINS 4096
+#define SEL_BITS 12 /* log2(SEL_BINS) */
 
 struct srange {
 	int64_t lo, hi;   /* inclusive */
+	int shift;        /* its bins are 2^shift wide (sel_bins) */
 	size_t below;     /* values < lo */
 	size_t cnt;       /* values in [lo, hi] */
 	uint32_t *hist;   /* SEL_BINS counts; NULL while collecting */
@@ -640,19 +644,24 @@ struct srank {
 	int range;
 };
 
-/* The offset in [lo, hi] where bin B of SEL_BINS starts: ceil(B W / SEL_BINS). */
+/* R's bin width: the least 2^shift with (hi - lo) >> shift < SEL_BINS. */
+static void sel_bins(struct srange *r)
+{
+	uint64_t w = (uint64_t)r->hi - (uint64_t)r->lo; /* width less 1 */
+	int bits = w ? 64 - __builtin_clzll(w) : 0;
+
+	r->shift = bits > SEL_BITS ? bits - SEL_BITS : 0;
+}
+
+/* The offset in [lo, hi] where bin B starts. */
 static uint64_t bin_start(const struct srange *r, unsigned int b)
 {
-	unsigned __int128 w = (unsigned __int128)((uint64_t)r->hi - (uint64_t)r->lo) + 1;
-
-	return (uint64_t)(((unsigned __int128)b * w + SEL_BINS - 1) / SEL_BINS);
+	return (uint64_t)b << r->shift;
 }
 
 static unsigned int bin_of(const struct srange *r, int64_t x)
 {
-	unsigned __int128 w = (unsigned __int128)((uint64_t)r->hi - (uint64_t)r->lo) + 1;
-
-	return (unsigned int)((unsigned __int128)((uint64_t)x - (uint64_t)r->lo) * SEL_BINS / w);
+	return (unsigned int)(((uint64_t)x - (uint64_t)r->lo) >> r->shift);
 }
 
 /* The range holding X, or NULL: ranges are ascending and disjoint. */
@@ -671,15 +680,59 @@ static struct srange *range_of(struct srange *r, int nr, int64_t x)
 	return lo < nr && r[lo].lo <= x ? &r[lo] : NULL;
 }
 
+/*
+ * Where the NR ranges R start for each value's high bits over [R[0].lo,
+ * R[NR - 1].hi]: a value's range is then a subtraction, a shift and a step
+ * or two, not a binary search of the ranges (sel_pass, once per value
+ * read: the search cost most of a pass).
+ */
+#define RIX_BITS 12
+struct rindex {
+	int64_t lo, hi;
+	int shift;                      /* bin b holds lo + [b, b + 1) << shift */
+	uint16_t first[1u << RIX_BITS]; /* the first range not ending before bin b */
+};
+
+static void rindex_init(struct rindex *ix, const struct srange *r, int nr)
+{
+	uint64_t w = (uint64_t)r[nr - 1].hi - (uint64_t)r[0].lo;
+	int bits = w ? 64 - __builtin_clzll(w) : 0, j = 0;
+
+	ix->lo = r[0].lo;
+	ix->hi = r[nr - 1].hi;
+	ix->shift = bits > RIX_BITS ? bits - RIX_BITS : 0;
+	for (uint64_t b = 0; b < 1u << RIX_BITS; b++) {
+		while (j < nr && (uint64_t)r[j].hi - (uint64_t)ix->lo < b << ix->shift)
+			j++;
+		ix->first[b] = (uint16_t)j;
+	}
+}
+
+/* range_of by IX: the range holding X, or NULL. */
+static inline struct srange *rindex_find(const struct rindex *ix, struct srange *r, int64_t x)
+{
+	size_t j;
+
+	if (x < ix->lo || x > ix->hi)
+		return NULL;
+	j = ix->first[((uint64_t)x - (uint64_t)ix->lo) >> ix->shift];
+	while (r[j].hi < x) /* the last range ends at ix->hi, at or above x */
+		j++;
+	return r[j].lo <= x ? &r[j] : NULL;
+}
+
 static int sel_pass(struct qagg *a, struct srange *r, int nr, struct qread *rd)
 {
+	struct rindex *ix = nr <= UINT16_MAX ? sqlite3_malloc64(sizeof(*ix)) : NULL;
 	ssize_t m;
 
+	if (ix)
+		rindex_init(ix, r, nr);
 	rd->a = a, rd->c = 0, rd->pos = 0;
 	while ((m = qread_next(rd)) > 0) {
 		for (ssize_t i = 0; i < m; i++) {
 			int64_t x = rd->buf[i];
-			struct srange *s = range_of(r, nr, x);
+			struct srange *s = ix ? rindex_find(ix, r, x) : range_of(r, nr, x);
 
 			if (!s)
 				continue;
@@ -687,6 +740,7 @@ static int sel_pass(struct qagg *a, struct srange *r, int nr, struct qread *rd)
 				s->hist[bin_of(s, x)]++;
 			} else {
 				if (s->ngot == s->cnt) { /* the file changed under us */
+					sqlite3_free(ix);
 					errno = EIO;
 					return -2;
 				}
@@ -694,6 +748,7 @@ static int sel_pass(struct qagg *a, struct srange *r, int nr, struct qread *rd)
 			}
 		}
 	}
+	sqlite3_free(ix);
 	return m < 0 ? -2 : 0;
 }
 
@@ -730,8 +785,16 @@ static void sel_settle(struct srange *r, struct srank *k, int nk, int ri)
 		c = r->below;
 		for (unsigned int b = 0; b < SEL_BINS; b++) {
 			if (k[i].k < c + r->hist[b]) {
-				k[i].lo = (int64_t)((uint64_t)r->lo + bin_start(r, b));
-				k[i].hi = (int64_t)((uint64_t)r->lo + bin_start(r, b + 1) - 1);
+				/* the bin's first and last offsets, the last one's
+				 * up to the range's end (no sum past 64 bits: the
+				 * bin's bits, or'ed) */
+				uint64_t first = bin_start(r, b),
+					 last = first | ((1ULL << r->shift) - 1);
+
+				if (last > (uint64_t)r->hi - (uint64_t)r->lo)
+					last = (uint64_t)r->hi - (uint64_t)r->lo;
+				k[i].lo = (int64_t)((uint64_t)r->lo + first);
+				k[i].hi = (int64_t)((uint64_t)r->lo + last);
 				k[i].below = c;
 				k[i].cnt = r->hist[b];
 				k[i].done = k[i].lo == k[i].hi;
@@ -778,6 +841,7 @@ static int spill_select(struct qagg *a, const size_t *kk, int nk, int64_t *out)
 							    sizeof(int64_t));
 				rc = r[i].got ? 0 : -1;
 			} else {
+				sel_bins(&r[i]);
 				r[i].hist = sqlite3_malloc64(SEL_BINS * sizeof(uint32_t));
 				rc = r[i].hist ? 0 : -1;
 				if (r[i].hist)
@@ -1471,35 +1535,6 @@ static void cdf_point(sqlite3_str *out, int64_t x, int64_t eq, int64_t cum, int6
 				    (long long)cum);
 }
 
-/* The first of the N ascending values V that is >= X (N if none). */
-static size_t lower_bound(const int64_t *v, size_t n, int64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Count X among the M ascending points V: EQ[j] if it is V[j], else LT[j]
- * for the first point above it (there is one: the last point is the
- * largest value). */
-static inline void cdf_count(const int64_t *v, size_t m, int64_t x, int64_t *eq, int64_t *lt)
-{
-	size_t j = lower_bound(v, m, x);
-
-	if (v[j] == x)
-		eq[j]++;
-	else
-		lt[j]++;
-}
-
 /*
  * A distribution's shape, without sorting its values (written out or in
  * memory): one selection of the values at the ranks wanted, then one pass
@@ -1545,11 +1580,49 @@ static int size_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* Count X: among the M selected values V (EQ, LT: cdf_count) and in HIST. */
-static inline void shape_count(const int64_t *v, size_t m, int64_t x, int64_t *eq, int64_t *lt,
-			       int64_t *hist)
+/*
+ * Where the M ascending values V (at most 65535, V[0] the least of those
+ * counted, V[M - 1] the greatest) start for each value's high bits: a
+ * value's place among them is then a subtraction, a shift and a step or
+ * two, not a binary search (shape_count, once per value counted: the
+ * search cost most of a pass over a written qagg).
+ */
+#define VIX_BITS 12
+struct vindex {
+	int64_t v0;
+	int shift;                      /* bin b holds v0 + [b, b + 1) << shift */
+	uint16_t first[1u << VIX_BITS]; /* the first of V not below bin b */
+};
+
+static void vindex_init(struct vindex *ix, const int64_t *v, size_t m)
 {
-	cdf_count(v, m, x, eq, lt);
+	uint64_t w = (uint64_t)v[m - 1] - (uint64_t)v[0];
+	int bits = w ? 64 - __builtin_clzll(w) : 0;
+	size_t j = 0;
+
+	ix->v0 = v[0];
+	ix->shift = bits > VIX_BITS ? bits - VIX_BITS : 0;
+	for (uint64_t b = 0; b < 1u << VIX_BITS; b++) {
+		while (j < m && (uint64_t)v[j] - (uint64_t)v[0] < b << ix->shift)
+			j++;
+		ix->first[b] = (uint16_t)j;
+	}
+}
+
+/* Count X (V[0] <= X <= V[M - 1]) among the values IX indexes: EQ[j] if
+ * it is V[j], else LT[j] for the first V[j] above it; and its histogram
+ * bucket. */
+static inline void shape_count(const struct vindex *ix, const int64_t *v, int64_t x,
+			       int64_t *eq, int64_t *lt, int64_t *hist)
+{
+	size_t j = ix->first[((uint64_t)x - (uint64_t)ix->v0) >> ix->shift];
+
+	while (v[j] < x)
+		j++;
+	if (v[j] == x)
+		eq[j]++;
+	else
+		lt[j]++;
 	if (hist)
 		hist[hist_k(x) + 2]++;
 }
@@ -1628,27 +1701,41 @@ static int shape_entry(const struct shape_out *o, struct qagg *a)
 	for (size_t i = 0; i < nk; i++) /* distinct values, ascending */
 		if (!m || v[m - 1] != v[i])
 			v[m++] = v[i];
-	if (a->spilled) {
-		struct qread *rd = sqlite3_malloc64(sizeof(*rd));
-		ssize_t got;
-
-		if (!rd)
-			return -1;
-		rd->a = a, rd->c = 0, rd->pos = 0;
-		while ((got = qread_next(rd)) > 0)
-			for (ssize_t i = 0; i < got; i++)
-				shape_count(v, m, rd->buf[i], eq, lt, h);
-		sqlite3_free(rd);
-		if (got < 0)
-			return -2;
-	} else if (a->sorted && !a->wide) {
+	if (a->sorted && !a->wide) {
 		shape_sorted32(a->v, n, v, m, eq, lt, h);
-	} else if (a->wide) {
-		for (size_t i = 0; i < n; i++)
-			shape_count(v, m, ((const int64_t *)a->v)[i], eq, lt, h);
 	} else {
-		for (size_t i = 0; i < n; i++)
-			shape_count(v, m, ((const int32_t *)a->v)[i], eq, lt, h);
+		/* ranks 0 and n - 1 are among k: every value lies in [v[0],
+		 * v[m - 1]] */
+		struct vindex *ix = sqlite3_malloc64(sizeof(*ix));
+
+		if (!ix)
+			return -1;
+		vindex_init(ix, v, m);
+		if (a->spilled) {
+			struct qread *rd = sqlite3_malloc64(sizeof(*rd));
+			ssize_t got;
+
+			if (!rd) {
+				sqlite3_free(ix);
+				return -1;
+			}
+			rd->a = a, rd->c = 0, rd->pos = 0;
+			while ((got = qread_next(rd)) > 0)
+				for (ssize_t i = 0; i < got; i++)
+					shape_count(ix, v, rd->buf[i], eq, lt, h);
+			sqlite3_free(rd);
+			if (got < 0) {
+				sqlite3_free(ix);
+				return -2;
+			}
+		} else if (a->wide) {
+			for (size_t i = 0; i < n; i++)
+				shape_count(ix, v, ((const int64_t *)a->v)[i], eq, lt, h);
+		} else {
+			for (size_t i = 0; i < n; i++)
+				shape_count(ix, v, ((const int32_t *)a->v)[i], eq, lt, h);
+		}
+		sqlite3_free(ix);
 	}
 	for (size_t j = 0; j < m; j++) {
 		/* cum x 1000 fits: cum is under 2^55 */
