@@ -67,11 +67,17 @@
 #define NOTE_QUIET_S 2
 
 /* Is the session one whose prepared tables are kept? Not with --no-cache,
- * not while merging (a batch of a merge), not over a temporary merged file
- * or a private copy of a recording not closed (both new files each time). */
+ * not over a temporary merged file or a private copy of a recording not
+ * closed (both new files each time). A batch of a merge is when SQLite can
+ * attach the cache file beside its recordings and the merged file (a full
+ * batch cannot): its key holds its first host's number (host_base), and a
+ * merge of one batch is the report's session of the same files, whose
+ * prepared run it reads. */
 int ntp_cache_usable(const struct ntp_session *s)
 {
-	if (s->flags & (NTP_OPEN_NO_CACHE | NTP_OPEN_MERGING) || s->tmp_merged)
+	if (s->flags & NTP_OPEN_NO_CACHE || s->tmp_merged)
+		return 0;
+	if (s->flags & NTP_OPEN_MERGING && s->ndbs + 2 > NTP_MAX_DBS)
 		return 0;
 	for (int i = 0; i < s->ndbs; i++)
 		if (s->dbs[i].copy_dir)

@@ -482,13 +482,16 @@ static int do_plot(int argc, char **argv)
 static void merge_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: ntprof merge [--no-check] -o OUT.ntp HOST.db... TARGET.db...\n"
+		"usage: ntprof merge [--no-check] [--no-cache] -o OUT.ntp HOST.db... TARGET.db...\n"
 		"Writes one file holding the recordings of one run: any number of hosts\n"
 		"with their targets (SQLite attaches at most %d files at once; report,\n"
 		"compare and ntprof-shell read the merged file as the recordings\n"
 		"themselves). The recordings are only read; OUT must not exist.\n"
 		"  -o, --output FILE the merged file to write\n"
 		"      --no-check   skip SQLite's integrity check of each file\n"
+		"      --no-cache   prepare the run anew, and do not keep it (by default a\n"
+		"                   run prepared by an earlier command is read, and one\n"
+		"                   prepared here kept, as ntprof report does)\n"
 		"  -h, --help       this text\n"
 		"examples:\n"
 		"  ntprof merge -o run.ntp host*.ntp target1.ntp target2.ntp\n"
@@ -502,6 +505,7 @@ static int do_merge(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-check", no_argument, NULL, 'N' },
+		{ "no-cache", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};

@@ -7,8 +7,8 @@
 # each question as a fresh process, first (no prepared run: it prepares
 # one and keeps it) and later (the same question again, the run prepared),
 # in seconds, in B and with its peak RSS; and ntprof merge of the run, then
-# a report of the merged file (merge writes a file and keeps no prepared
-# run: its later is the same work again). The later question is asked
+# a report of the merged file (merge reads a prepared run and keeps the one
+# it prepares, as the report does; later, it still writes the whole file). The later question is asked
 # twice, from 3 s after the first ends, and the second is the figure: a
 # prepared run's file is hashed whole until a read at least 2 s after it
 # was written notes it (lib/cache.c), which the first later read does. B is a bare scan of the host
@@ -71,7 +71,7 @@ label() {
 	cdf) echo "\`ntprof-shell -c '.cdf'\`" ;;
 	compare) echo '`ntprof compare` of two runs' ;;
 	plot) echo '`ntprof plot` of one run' ;;
-	merge) echo '`ntprof merge -o M H T` (never kept: later is the same work)' ;;
+	merge) echo '`ntprof merge -o M H T` (later: the file written again from the prepared run)' ;;
 	merged) echo '`ntprof report --detail M` (the merged file)' ;;
 	esac
 }

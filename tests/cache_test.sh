@@ -3,7 +3,8 @@
 # prepared"): the answers with the cache are those without it, first time
 # and again; a changed or replaced recording is prepared anew; a damaged or
 # forged cache file is refused (said on stderr), removed and rebuilt, never
-# believed; --no-cache neither reads nor writes it; plain sqlite3's set-up
+# believed; --no-cache neither reads nor writes it; merge reads and keeps
+# it too; plain sqlite3's set-up
 # (ntprof-shell --sql) reads the prepared run; a cache directory open
 # to others is not used; the cap evicts; a recording found whole is not
 # read through again until it changes; the recordings are never written.
@@ -76,6 +77,22 @@ for o in want first again; do rm -rf "plot-$o"; done
 "$NTPROF" plot -o plot-again host.db,target.db > /dev/null 2> again.err
 diff -r plot-want plot-first > /dev/null && diff -r plot-want plot-again > /dev/null &&
 	[ ! -s again.err ] && ok || bad "plot: the files differ, or the second run prepared again"
+# merge reads the run an earlier command kept, and keeps the one it
+# prepares, which the report then reads; the merged file is the --no-cache
+# merge's, row for row (sqlite3's .dump)
+rm -f "$cache"/*.db "$cache"/*.mac m-*.ntp
+"$NTPROF" merge --no-cache -o m-want.ntp host.db target.db 2> want.err
+expect "merge --no-cache: nothing kept" "$(entries)" 0
+"$NTPROF" merge -o m-first.ntp host.db target.db 2> first.err
+"$NTPROF" merge -o m-again.ntp host.db target.db 2> again.err
+"$NTPROF" report -d host.db target.db > /dev/null 2> report.err
+! prepared want.err && prepared first.err && [ ! -s again.err ] && [ ! -s report.err ] && ok ||
+	bad "merge: --no-cache kept, the first did not prepare, or the second merge or the report prepared again"
+sqlite3 m-want.ntp .dump > want.txt
+for m in first again; do
+	sqlite3 "m-$m.ntp" .dump > got.txt
+	cmp -s want.txt got.txt && ok || bad "merge ($m): the merged file differs from the --no-cache one"
+done
 # One run's prepared tables do not depend on its label: those the report
 # prepared serve plot, which labels the run otherwise (the report by the
 # path given, plot by the file's name); a comparison's runs are named by
