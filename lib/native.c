@@ -1609,14 +1609,18 @@ static void vindex_init(struct vindex *ix, const int64_t *v, size_t m)
 	}
 }
 
-/* Count X (V[0] <= X <= V[M - 1]) among the values IX indexes: EQ[j] if
- * it is V[j], else LT[j] for the first V[j] above it; and its histogram
- * bucket. */
-static inline void shape_count(const struct vindex *ix, const int64_t *v, int64_t x,
-			       int64_t *eq, int64_t *lt, int64_t *hist)
+/* Count X among the M values IX indexes: EQ[j] if it is V[j], else LT[j]
+ * for the first V[j] above it; and its histogram bucket. Returns -1 when X
+ * lies outside [V[0], V[M - 1]], the least and greatest value selected: a
+ * file that changed under us. */
+static inline int shape_count(const struct vindex *ix, const int64_t *v, size_t m, int64_t x,
+			      int64_t *eq, int64_t *lt, int64_t *hist)
 {
-	size_t j = ix->first[((uint64_t)x - (uint64_t)ix->v0) >> ix->shift];
+	size_t j;
 
+	if (x < v[0] || x > v[m - 1])
+		return -1;
+	j = ix->first[((uint64_t)x - (uint64_t)ix->v0) >> ix->shift];
 	while (v[j] < x)
 		j++;
 	if (v[j] == x)
@@ -1625,6 +1629,7 @@ static inline void shape_count(const struct vindex *ix, const int64_t *v, int64_
 		lt[j]++;
 	if (hist)
 		hist[hist_k(x) + 2]++;
+	return 0;
 }
 
 /* The first of the N ascending values S above X (ABOVE), or at or above it. */
@@ -1707,6 +1712,7 @@ static int shape_entry(const struct shape_out *o, struct qagg *a)
 		/* ranks 0 and n - 1 are among k: every value lies in [v[0],
 		 * v[m - 1]] */
 		struct vindex *ix = sqlite3_malloc64(sizeof(*ix));
+		int bad = 0;
 
 		if (!ix)
 			return -1;
@@ -1720,22 +1726,26 @@ static int shape_entry(const struct shape_out *o, struct qagg *a)
 				return -1;
 			}
 			rd->a = a, rd->c = 0, rd->pos = 0;
-			while ((got = qread_next(rd)) > 0)
-				for (ssize_t i = 0; i < got; i++)
-					shape_count(ix, v, rd->buf[i], eq, lt, h);
+			while (!bad && (got = qread_next(rd)) > 0)
+				for (ssize_t i = 0; !bad && i < got; i++)
+					bad = shape_count(ix, v, m, rd->buf[i], eq, lt, h);
 			sqlite3_free(rd);
-			if (got < 0) {
+			if (got < 0) { /* qread_next's errno */
 				sqlite3_free(ix);
 				return -2;
 			}
 		} else if (a->wide) {
-			for (size_t i = 0; i < n; i++)
-				shape_count(ix, v, ((const int64_t *)a->v)[i], eq, lt, h);
+			for (size_t i = 0; !bad && i < n; i++)
+				bad = shape_count(ix, v, m, ((const int64_t *)a->v)[i], eq, lt, h);
 		} else {
-			for (size_t i = 0; i < n; i++)
-				shape_count(ix, v, ((const int32_t *)a->v)[i], eq, lt, h);
+			for (size_t i = 0; !bad && i < n; i++)
+				bad = shape_count(ix, v, m, ((const int32_t *)a->v)[i], eq, lt, h);
 		}
 		sqlite3_free(ix);
+		if (bad) { /* a value outside the selected ones': changed */
+			errno = EIO;
+			return -2;
+		}
 	}
 	for (size_t j = 0; j < m; j++) {
 		/* cum x 1000 fits: cum is under 2^55 */
