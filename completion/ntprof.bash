@@ -13,7 +13,7 @@ _ntprof_compare_opts="-l --label -g --group -d --detail -m --min-effect -p --por
 	--csv --fail-on-change --no-check --no-cache --sql -h --help"
 _ntprof_plot_opts="-o --output -l --label -g --group -p --portable --no-check --no-cache --timeline -h
 	--help"
-_ntprof_merge_opts="-o --output --no-check -h --help"
+_ntprof_merge_opts="-o --output --no-check --no-cache -h --help"
 _ntprof_export_opts="-l --label -t --table -o --output -j --jsonl --csv --clickhouse --no-check -h
 	--help"
 _ntprof_shell_opts="-c -json --json -jsonl --jsonl -csv --csv -header --header -noheader --noheader --sql --portable --no-check --no-cache --label -h --help --version"
