@@ -644,13 +644,56 @@ struct srank {
 	int range;
 };
 
+/* The least shift with W >> shift < 2^BITS. */
+static int high_shift(uint64_t w, int bits)
+{
+	int have = w ? 64 - __builtin_clzll(w) : 0;
+
+	return have > bits ? have - bits : 0;
+}
+
+/*
+ * Where M ascending KEYS (at most 65535) start for each value's high bits
+ * over [lo, KEYS[M - 1]]: the first key at or above a value is then a
+ * subtraction, a shift and a step or two, not a binary search (once per
+ * value of a pass over a written qagg, where the search cost most of it).
+ * Indexes the selected values (shape_count) and the ends of a pass's
+ * ranges (sel_pass).
+ */
+#define HIX_BITS 12
+struct hindex {
+	int64_t lo;
+	int shift;                      /* bin b holds lo + [b, b + 1) << shift */
+	uint16_t first[1u << HIX_BITS]; /* the first key not below bin b */
+};
+
+static void hindex_init(struct hindex *ix, const int64_t *key, size_t m, int64_t lo)
+{
+	size_t j = 0;
+
+	ix->lo = lo;
+	ix->shift = high_shift((uint64_t)key[m - 1] - (uint64_t)lo, HIX_BITS);
+	for (uint64_t b = 0; b < 1u << HIX_BITS; b++) {
+		while (j < m && (uint64_t)key[j] - (uint64_t)lo < b << ix->shift)
+			j++;
+		ix->first[b] = (uint16_t)j;
+	}
+}
+
+/* The first of KEYS at or above X, for lo <= X <= the last key. */
+static inline size_t hindex_find(const struct hindex *ix, const int64_t *key, int64_t x)
+{
+	size_t j = ix->first[((uint64_t)x - (uint64_t)ix->lo) >> ix->shift];
+
+	while (key[j] < x)
+		j++;
+	return j;
+}
+
 /* R's bin width: the least 2^shift with (hi - lo) >> shift < SEL_BINS. */
 static void sel_bins(struct srange *r)
 {
-	uint64_t w = (uint64_t)r->hi - (uint64_t)r->lo; /* width less 1 */
-	int bits = w ? 64 - __builtin_clzll(w) : 0;
-
-	r->shift = bits > SEL_BITS ? bits - SEL_BITS : 0;
+	r->shift = high_shift((uint64_t)r->hi - (uint64_t)r->lo, SEL_BITS);
 }
 
 /* The offset in [lo, hi] where bin B starts. */
@@ -680,59 +723,40 @@ static struct srange *range_of(struct srange *r, int nr, int64_t x)
 	return lo < nr && r[lo].lo <= x ? &r[lo] : NULL;
 }
 
-/*
- * Where the NR ranges R start for each value's high bits over [R[0].lo,
- * R[NR - 1].hi]: a value's range is then a subtraction, a shift and a step
- * or two, not a binary search of the ranges (sel_pass, once per value
- * read: the search cost most of a pass).
- */
-#define RIX_BITS 12
+/* The ranges' ends, R's his, and their index (hindex). */
 struct rindex {
-	int64_t lo, hi;
-	int shift;                      /* bin b holds lo + [b, b + 1) << shift */
-	uint16_t first[1u << RIX_BITS]; /* the first range not ending before bin b */
+	struct hindex ix;
+	int64_t hi[];
 };
 
-static void rindex_init(struct rindex *ix, const struct srange *r, int nr)
-{
-	uint64_t w = (uint64_t)r[nr - 1].hi - (uint64_t)r[0].lo;
-	int bits = w ? 64 - __builtin_clzll(w) : 0, j = 0;
-
-	ix->lo = r[0].lo;
-	ix->hi = r[nr - 1].hi;
-	ix->shift = bits > RIX_BITS ? bits - RIX_BITS : 0;
-	for (uint64_t b = 0; b < 1u << RIX_BITS; b++) {
-		while (j < nr && (uint64_t)r[j].hi - (uint64_t)ix->lo < b << ix->shift)
-			j++;
-		ix->first[b] = (uint16_t)j;
-	}
-}
-
 /* range_of by IX: the range holding X, or NULL. */
-static inline struct srange *rindex_find(const struct rindex *ix, struct srange *r, int64_t x)
+static inline struct srange *rindex_find(const struct rindex *ix, struct srange *r, int nr,
+					 int64_t x)
 {
 	size_t j;
 
-	if (x < ix->lo || x > ix->hi)
+	if (x < r[0].lo || x > r[nr - 1].hi)
 		return NULL;
-	j = ix->first[((uint64_t)x - (uint64_t)ix->lo) >> ix->shift];
-	while (r[j].hi < x) /* the last range ends at ix->hi, at or above x */
-		j++;
+	j = hindex_find(&ix->ix, ix->hi, x);
 	return r[j].lo <= x ? &r[j] : NULL;
 }
 
 static int sel_pass(struct qagg *a, struct srange *r, int nr, struct qread *rd)
 {
-	struct rindex *ix = nr <= UINT16_MAX ? sqlite3_malloc64(sizeof(*ix)) : NULL;
+	struct rindex *ix = nr <= UINT16_MAX ?
+		sqlite3_malloc64(sizeof(*ix) + (size_t)nr * sizeof(int64_t)) : NULL;
 	ssize_t m;
 
-	if (ix)
-		rindex_init(ix, r, nr);
+	if (ix) {
+		for (int i = 0; i < nr; i++)
+			ix->hi[i] = r[i].hi;
+		hindex_init(&ix->ix, ix->hi, (size_t)nr, r[0].lo);
+	}
 	rd->a = a, rd->c = 0, rd->pos = 0;
 	while ((m = qread_next(rd)) > 0) {
 		for (ssize_t i = 0; i < m; i++) {
 			int64_t x = rd->buf[i];
-			struct srange *s = ix ? rindex_find(ix, r, x) : range_of(r, nr, x);
+			struct srange *s = ix ? rindex_find(ix, r, nr, x) : range_of(r, nr, x);
 
 			if (!s)
 				continue;
@@ -1580,49 +1604,18 @@ static int size_cmp(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/*
- * Where the M ascending values V (at most 65535, V[0] the least of those
- * counted, V[M - 1] the greatest) start for each value's high bits: a
- * value's place among them is then a subtraction, a shift and a step or
- * two, not a binary search (shape_count, once per value counted: the
- * search cost most of a pass over a written qagg).
- */
-#define VIX_BITS 12
-struct vindex {
-	int64_t v0;
-	int shift;                      /* bin b holds v0 + [b, b + 1) << shift */
-	uint16_t first[1u << VIX_BITS]; /* the first of V not below bin b */
-};
-
-static void vindex_init(struct vindex *ix, const int64_t *v, size_t m)
-{
-	uint64_t w = (uint64_t)v[m - 1] - (uint64_t)v[0];
-	int bits = w ? 64 - __builtin_clzll(w) : 0;
-	size_t j = 0;
-
-	ix->v0 = v[0];
-	ix->shift = bits > VIX_BITS ? bits - VIX_BITS : 0;
-	for (uint64_t b = 0; b < 1u << VIX_BITS; b++) {
-		while (j < m && (uint64_t)v[j] - (uint64_t)v[0] < b << ix->shift)
-			j++;
-		ix->first[b] = (uint16_t)j;
-	}
-}
-
 /* Count X among the M values IX indexes: EQ[j] if it is V[j], else LT[j]
  * for the first V[j] above it; and its histogram bucket. Returns -1 when X
  * lies outside [V[0], V[M - 1]], the least and greatest value selected: a
  * file that changed under us. */
-static inline int shape_count(const struct vindex *ix, const int64_t *v, size_t m, int64_t x,
+static inline int shape_count(const struct hindex *ix, const int64_t *v, size_t m, int64_t x,
 			      int64_t *eq, int64_t *lt, int64_t *hist)
 {
 	size_t j;
 
 	if (x < v[0] || x > v[m - 1])
 		return -1;
-	j = ix->first[((uint64_t)x - (uint64_t)ix->v0) >> ix->shift];
-	while (v[j] < x)
-		j++;
+	j = hindex_find(ix, v, x);
 	if (v[j] == x)
 		eq[j]++;
 	else
@@ -1711,12 +1704,12 @@ static int shape_entry(const struct shape_out *o, struct qagg *a)
 	} else {
 		/* ranks 0 and n - 1 are among k: every value lies in [v[0],
 		 * v[m - 1]] */
-		struct vindex *ix = sqlite3_malloc64(sizeof(*ix));
+		struct hindex *ix = sqlite3_malloc64(sizeof(*ix));
 		int bad = 0;
 
 		if (!ix)
 			return -1;
-		vindex_init(ix, v, m);
+		hindex_init(ix, v, m, v[0]);
 		if (a->spilled) {
 			struct qread *rd = sqlite3_malloc64(sizeof(*rd));
 			ssize_t got;

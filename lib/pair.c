@@ -234,16 +234,16 @@ static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct pr
 		    span_set(&in, NTP_SPAN_host_wait_ns, out, R_WAIT))
 			return overflow(c, "host command", r);
 	} else {
-		/* the middle on the target's clock: rx_ns + t_e2e / 2 */
+		/* the middle on the target's clock: rx_ns + t_e2e / 2, t_e2e
+		 * being target_pass[0] (a sum: never NULL) */
 		int64_t rx;
 		int null;
 
-		if (span_set(&in, NTP_SPAN_target_t_e2e, out, X_MID) ||
-		    ntp_span_value(NTP_SPAN_target_rx_ns, &in, &rx, &null))
+		if (ntp_span_value(NTP_SPAN_target_rx_ns, &in, &rx, &null))
 			return overflow(c, "target record", r);
 		if (null)
 			out->null |= 1u << X_MID;
-		else if (__builtin_add_overflow(rx, out->v[X_MID] / 2, &out->v[X_MID]))
+		else if (__builtin_add_overflow(rx, out->v[X_KEYS] / 2, &out->v[X_MID]))
 			return overflow(c, "target record", r);
 	}
 	return SQLITE_OK;
