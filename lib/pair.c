@@ -89,6 +89,11 @@ enum { H_T, H_GRP, H_TGRP, H_QID, H_CID, H_SLBA, H_ALO, H_AHI, H_BLO, H_BHI, H_O
        H_TOL, H_CLO, H_CHI, H_KEYS };
 enum { X_T, X_GRP, X_QID, X_CID, X_SLBA, X_MID, X_KEYS };
 
+/* A host command's and a target record's values as pair.c keeps them:
+ * R_* then host_pass, X_* then target_pass. */
+#define NH (R_KEYS + NPASS(host_pass))
+#define NX (X_KEYS + NPASS(target_pass))
+
 /* A stored row's columns: the identity (as R_ and X_ above), mono_start,
  * then the points. */
 enum { S_MONO = 5, S_POINTS };
@@ -116,7 +121,6 @@ struct pair_vtab {
 struct pair_cur {
 	sqlite3_vtab_cursor base;
 	sqlite3_stmt *h, *x, *c;     /* the host's, the target's and the count */
-	int nh, nx;                  /* the host's and the target's columns */
 	struct prow *gp;             /* the group pairs */
 	size_t ngp, gi;              /* how many; the next for the host command */
 	struct prow stored;          /* a row as read */
@@ -509,7 +513,7 @@ static int derive(struct pair_cur *c, const struct prow *g)
 	nset(o, H_TOL, nadd(ndiv(wait, 2), nk(1000), &over));
 	nset(o, H_CLO, nsub(nsub(t, w2, &over), wait, &over));
 	nset(o, H_CHI, nadd(nadd(t, w2, &over), wait, &over));
-	for (int i = R_KEYS; i < c->nh; i++)
+	for (int i = R_KEYS; i < NH; i++)
 		nset(o, H_KEYS + i - R_KEYS, nget(h, i));
 	return over ? overflow(c, "host command", h) : SQLITE_OK;
 }
@@ -641,8 +645,6 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 		rc = prepare_arg(c, argv[3], "count", 1, 1, &c->c);
 	if (rc != SQLITE_OK)
 		return rc;
-	c->nh = R_KEYS + NPASS(host_pass);
-	c->nx = X_KEYS + NPASS(target_pass);
 	/* no group pair: nothing pairs, and the host's commands are not read
 	 * (a host and a target of one run without a controller in common) */
 	c->eof = c->ngp == 0;
@@ -663,11 +665,11 @@ static int pair_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	case C_HMID: r = &c->host; i = H_HMID; break;
 	case C_XMID: r = &c->out_x; i = X_MID; break;
 	default:
-		if (col >= C_H0 && col < C_H0 + NTP_PAIR_PASS && R_KEYS + col - C_H0 < c->nh) {
+		if (col >= C_H0 && col < C_H0 + NTP_PAIR_PASS && R_KEYS + col - C_H0 < NH) {
 			r = &c->host;
 			i = H_KEYS + col - C_H0;
 		} else if (col >= C_X0 && col < C_X0 + NTP_PAIR_PASS &&
-			   X_KEYS + col - C_X0 < c->nx) {
+			   X_KEYS + col - C_X0 < NX) {
 			r = &c->out_x;
 			i = X_KEYS + col - C_X0;
 		}
