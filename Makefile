@@ -67,7 +67,7 @@ SQL_DEFS := sql/vocab.sql sql/lists.sql
 # and the sessions the report and the shell open
 LIB_SQL_OBJS := $(OUTPUT)/sql_embed.o $(OUTPUT)/ntp_schema.o
 DB_OBJS := $(OUTPUT)/ntp_db.o $(OUTPUT)/live.o $(OUTPUT)/native.o $(OUTPUT)/pair.o \
-	$(OUTPUT)/span.o \
+	$(OUTPUT)/span.o $(OUTPUT)/btree.o \
 	$(LIB_SQL_OBJS)
 SESSION_OBJS := $(OUTPUT)/open.o $(OUTPUT)/check.o $(OUTPUT)/copy.o $(OUTPUT)/meta.o \
 	$(OUTPUT)/setup.o $(OUTPUT)/prepare.o $(OUTPUT)/remove_on_signal.o \
@@ -82,13 +82,14 @@ GEN_OBJS := $(OUTPUT)/gen.o
 # The unit tests, one list: make check runs them, check-asan again with the
 # sanitizers.
 TEST_NAMES := test_abi test_usdt test_proc test_hooks test_spdk_bpf test_native test_views test_out \
-	test_join test_fixture test_kern test_stats test_svg test_sha256 test_live test_cache test_span
+	test_join test_fixture test_kern test_stats test_svg test_sha256 test_live test_cache test_span \
+	test_btree
 TESTS := $(addprefix $(OUTPUT)/,$(TEST_NAMES))
 # The tier a change is checked with first (make check-quick): no root, no
 # BPF toolchain, a couple of minutes. The unit tests that neither load BPF
 # nor take minutes, and the shell's test.
 QUICK_NAMES := test_abi test_usdt test_proc test_native test_views test_out test_svg test_live \
-	test_cache test_span
+	test_cache test_span test_btree
 BINS := ntprof ntprof-shell ntprof-collect tests/ntprof-gen $(OUTPUT)/ntprof_sqlite.so \
 	$(OUTPUT)/fixture_tgt $(OUTPUT)/fixture_perf $(OUTPUT)/check_sampled $(OUTPUT)/usdt_flood \
 	$(OUTPUT)/cpu_hog $(OUTPUT)/check_fidelity $(OUTPUT)/spdk_trace_log \
@@ -196,11 +197,11 @@ tests/ntprof-gen: $(OUTPUT)/ntprof-gen.o $(GEN_OBJS) $(DB_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(EXTRA_CFLAGS) $(LDFLAGS) $^ -o $@ $(LIBS_SQL) -lm
 
 # The native aggregates as a loadable SQLite extension: `.load` in sqlite3.
-$(OUTPUT)/ntprof_sqlite.so: lib/native.c lib/pair.c lib/span.c lib/native.h lib/span.h \
-		$(OUTPUT)/ntp_span_cols.h | $(OUTPUT)
+$(OUTPUT)/ntprof_sqlite.so: lib/native.c lib/pair.c lib/span.c lib/btree.c lib/native.h \
+		lib/span.h lib/btree.h $(OUTPUT)/ntp_span_cols.h | $(OUTPUT)
 	$(call msg,LIB,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_LIB) -DNTP_EXTENSION -fPIC -shared lib/native.c lib/pair.c \
-		lib/span.c \
+		lib/span.c lib/btree.c \
 		-o $@ -lm
 
 # USDT fixtures for test_usdt: the probes of the SPDK patch, in a program and
@@ -356,10 +357,10 @@ $(OUTPUT)/check_sampled: tests/check_sampled.c bpf/ntprof_abi.h | $(OUTPUT)
 # (fidelity_test.sh): ntprof's percentiles and intervals (native.o), the
 # fixture's latency log (nvmf_fixture.h).
 $(OUTPUT)/check_fidelity: tests/check_fidelity.c $(OUTPUT)/native.o $(OUTPUT)/pair.o \
-		$(OUTPUT)/span.o lib/native.h tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h | $(OUTPUT)
+		$(OUTPUT)/span.o $(OUTPUT)/btree.o lib/native.h tests/fixture/nvmf_fixture.h bpf/ntprof_abi.h | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(INC_TESTS) -Itests/fixture $< $(OUTPUT)/native.o \
-		$(OUTPUT)/pair.o $(OUTPUT)/span.o -o $@ \
+		$(OUTPUT)/pair.o $(OUTPUT)/span.o $(OUTPUT)/btree.o -o $@ \
 		$(LIBS_SQL) -lm
 
 # SPDK's own trace of a host's commands as such a latency log, with

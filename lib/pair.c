@@ -38,7 +38,15 @@
  *   TARGET: the target's, the same way (t_rx ... t_free), ordered by t,
  *           ?1 the least t wanted;
  *   COUNT:  one row, one count, of the host commands of identity ?3..?6
- *           (grp, qid, cid, slba) with t between ?1 and ?2.
+ *           (grp, qid, cid, slba) with t between ?1 and ?2;
+ *   DIRECT: optional; 1 says that HOST's and TARGET's rows are every row of
+ *           their cmd from t = ?1 on, in t order, each with its meta's one
+ *           row: then each side whose columns are cmd's and meta's
+ *           mono_start (sqlite3_column_origin_name) is read from its file's
+ *           pages (lib/btree.c), at about a fifth of the cost of SQLite's
+ *           calls, and through its query from wherever the pages cannot be
+ *           read. The column src says which rows were: bit 0 the host's,
+ *           bit 1 the target's. tests/test_join.c compares both ways.
  * Every value is an integer or NULL, as ntprof writes them: anything else
  * is an error ("impossible values"), never a guess. Each side's per-command
  * values (sent_ns, wait_ns, the components) are its ntp_cmd_span's,
@@ -60,6 +68,7 @@ SQLITE_EXTENSION_INIT3
 #include <sqlite3.h>
 #endif
 
+#include "btree.h"
 #include "native.h"
 #include "ntprof_abi.h"
 #include "span.h"
@@ -105,12 +114,27 @@ _Static_assert(S_POINTS + NTP_MAX_POINTS <= H_KEYS + NTP_PAIR_PASS &&
 
 /* The vtab's columns. */
 enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NTP_PAIR_PASS,
-       C_GQ = C_X0 + NTP_PAIR_PASS, C_HQ, C_TQ, C_CQ, C_N };
+       C_SRC = C_X0 + NTP_PAIR_PASS, C_GQ, C_HQ, C_TQ, C_CQ, C_DQ, C_N };
 
 /* One row of either side: its integers, and which are NULL. */
 struct prow {
 	int64_t v[H_KEYS + NTP_PAIR_PASS];
 	uint32_t null; /* bit i: v[i] is NULL */
+	int direct;    /* read from the file's pages */
+};
+
+/* One side's stored rows: from its file's pages while they can be read
+ * (bt), else through its query (st, from t = ?1). */
+struct side {
+	sqlite3_stmt *st;
+	struct ntp_btree *bt;
+	int col[S_POINTS + NTP_MAX_POINTS]; /* bt's column of each of st's, -1:
+					     * mono_start */
+	int64_t mono;                       /* meta's mono_start */
+	int mono_null;
+	int64_t from;                       /* the scan's least t */
+	int64_t last;                       /* the last t read directly */
+	int have_last;
 };
 
 struct pair_vtab {
@@ -120,7 +144,8 @@ struct pair_vtab {
 
 struct pair_cur {
 	sqlite3_vtab_cursor base;
-	sqlite3_stmt *h, *x, *c;     /* the host's, the target's and the count */
+	struct side h, x;            /* the host's and the target's */
+	sqlite3_stmt *c;             /* the count */
 	struct prow *gp;             /* the group pairs */
 	size_t ngp, gi;              /* how many; the next for the host command */
 	struct prow stored;          /* a row as read */
@@ -205,10 +230,76 @@ static int span_set(const struct ntp_span_in *in, int col, struct prow *out, int
 	return 0;
 }
 
-/* Read the next row of ST, the host's (HOST) or the target's cmd as
+/* Its next stored row into c->stored: SQLITE_ROW, SQLITE_DONE or an
+ * error. */
+static int side_step(struct pair_cur *c, struct side *sd, const char *what, int n)
+{
+	struct prow *r = &c->stored;
+	int rc;
+
+	if (sd->bt) {
+		int64_t v[NTP_BTREE_MAX_COLS];
+		uint32_t null;
+
+		rc = ntp_btree_next(sd->bt, v, &null);
+		if (rc == NTP_BTREE_ROW) {
+			r->null = 0;
+			for (int i = 0; i < n; i++) {
+				int j = sd->col[i];
+
+				r->v[i] = j < 0 ? sd->mono : v[j];
+				if (j < 0 ? sd->mono_null : (int)(null >> j & 1))
+					r->null |= 1u << i;
+			}
+			r->direct = 1;
+			sd->last = r->v[R_T];
+			sd->have_last = 1;
+			return SQLITE_ROW;
+		}
+		if (rc == NTP_BTREE_DONE)
+			return SQLITE_DONE;
+		/* from here on through the query, from the row after the
+		 * last read */
+		ntp_btree_close(sd->bt);
+		sd->bt = NULL;
+		if (sd->have_last) {
+			if (sd->last == INT64_MAX)
+				return SQLITE_DONE;
+			sd->from = sd->last + 1;
+		}
+		sqlite3_reset(sd->st);
+		sqlite3_bind_int64(sd->st, 1, sd->from);
+	}
+	rc = sqlite3_step(sd->st);
+	if (rc == SQLITE_DONE)
+		return rc;
+	if (rc != SQLITE_ROW)
+		return step_error(c, sd->st);
+	rc = read_row(c, sd->st, what, n, r);
+	r->direct = 0;
+	return rc == SQLITE_OK ? SQLITE_ROW : rc;
+}
+
+/* Start SD's scan (again) at t >= FROM. */
+static int side_seek(struct side *sd, int64_t from)
+{
+	sd->from = from;
+	sd->have_last = 0;
+	if (sd->bt && ntp_btree_seek(sd->bt, from) != NTP_BTREE_DONE) {
+		ntp_btree_close(sd->bt);
+		sd->bt = NULL;
+	}
+	if (sd->bt)
+		return SQLITE_OK;
+	sqlite3_reset(sd->st);
+	return sqlite3_bind_int64(sd->st, 1, from);
+}
+
+/* Read the next row of SD, the host's (HOST) or the target's cmd as
  * stored, and put its identity and values into OUT: the host's as R_*,
- * then host_pass; the target's as X_*, then target_pass. */
-static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct prow *out)
+ * then host_pass; the target's as X_*, then target_pass. SQLITE_ROW,
+ * SQLITE_DONE or an error. */
+static int read_stored(struct pair_cur *c, struct side *sd, int host, struct prow *out)
 {
 	const struct prow *r = &c->stored;
 	int npoints = host ? NTP_H_NPOINTS : NTP_T_NPOINTS;
@@ -216,9 +307,9 @@ static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct pr
 	int npass = host ? NPASS(host_pass) : NPASS(target_pass);
 	int at = host ? R_KEYS : X_KEYS;
 	struct ntp_span_in in;
-	int rc = read_row(c, st, host ? "host" : "target", S_POINTS + npoints, &c->stored);
+	int rc = side_step(c, sd, host ? "host" : "target", S_POINTS + npoints);
 
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_ROW)
 		return rc;
 	in.mono_start = r->v[S_MONO];
 	in.mono_null = isnull(r, S_MONO);
@@ -228,6 +319,7 @@ static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct pr
 		in.point[i] = r->v[S_POINTS + i];
 	/* the identity: the same places in the stored row and in OUT */
 	out->null = r->null & ((1u << R_SENT) - 1);
+	out->direct = r->direct;
 	for (int i = 0; i < R_SENT; i++)
 		out->v[i] = r->v[i];
 	for (int i = 0; i < npass; i++)
@@ -250,7 +342,7 @@ static int read_stored(struct pair_cur *c, sqlite3_stmt *st, int host, struct pr
 		else if (__builtin_add_overflow(rx, out->v[X_KEYS] / 2, &out->v[X_MID]))
 			return overflow(c, "target record", r);
 	}
-	return SQLITE_OK;
+	return SQLITE_ROW;
 }
 
 /* Start the target's scan again at t >= FROM, with nothing buffered. */
@@ -260,8 +352,7 @@ static int target_seek(struct pair_cur *c, int64_t from)
 	c->from = from;
 	c->have_from = 1;
 	c->x_eof = 0;
-	sqlite3_reset(c->x);
-	return sqlite3_bind_int64(c->x, 1, from);
+	return side_seek(&c->x, from);
 }
 
 /* Make buf hold every target record with t in [LO, HI]. */
@@ -288,13 +379,6 @@ static int target_cover(struct pair_cur *c, int64_t lo, int64_t hi)
 		c->first = 0;
 	}
 	while (!c->x_eof && (c->len == c->first || c->buf[c->len - 1].v[X_T] <= hi)) {
-		rc = sqlite3_step(c->x);
-		if (rc == SQLITE_DONE) {
-			c->x_eof = 1;
-			break;
-		}
-		if (rc != SQLITE_ROW)
-			return step_error(c, c->x);
 		if (c->len == c->cap) {
 			size_t cap = c->cap ? 2 * c->cap : 256;
 			struct prow *b = sqlite3_realloc64(c->buf, cap * sizeof(*b));
@@ -304,8 +388,12 @@ static int target_cover(struct pair_cur *c, int64_t lo, int64_t hi)
 			c->buf = b;
 			c->cap = cap;
 		}
-		rc = read_stored(c, c->x, 0, &c->buf[c->len]);
-		if (rc != SQLITE_OK)
+		rc = read_stored(c, &c->x, 0, &c->buf[c->len]);
+		if (rc == SQLITE_DONE) {
+			c->x_eof = 1;
+			break;
+		}
+		if (rc != SQLITE_ROW)
 			return rc;
 		if (!isnull(&c->buf[c->len], X_T) && c->buf[c->len].v[X_T] >= lo)
 			c->len++;
@@ -498,6 +586,7 @@ static int derive(struct pair_cur *c, const struct prow *g)
 		   &over);                                  /* sent + wait + shift */
 	w2 = nmul(nk(2), w, &over);
 	o->null = 0;
+	o->direct = h->direct;
 	nset(o, H_T, t);
 	nset(o, H_GRP, nget(h, R_GRP));
 	nset(o, H_TGRP, nget(g, G_TGRP));
@@ -527,15 +616,12 @@ static int pair_next(sqlite3_vtab_cursor *cur)
 
 	for (;;) {
 		if (!c->have_raw) {
-			rc = sqlite3_step(c->h);
+			rc = read_stored(c, &c->h, 1, &c->raw);
 			if (rc == SQLITE_DONE) {
 				c->eof = 1;
 				return SQLITE_OK;
 			}
 			if (rc != SQLITE_ROW)
-				return step_error(c, c->h);
-			rc = read_stored(c, c->h, 1, &c->raw);
-			if (rc != SQLITE_OK)
 				return rc;
 			c->have_raw = 1;
 			c->gi = 0;
@@ -584,10 +670,14 @@ static int read_gp(struct pair_cur *c, sqlite3_stmt *st)
 
 static void cur_clear(struct pair_cur *c)
 {
-	sqlite3_finalize(c->h);
-	sqlite3_finalize(c->x);
+	sqlite3_finalize(c->h.st);
+	sqlite3_finalize(c->x.st);
+	ntp_btree_close(c->h.bt);
+	ntp_btree_close(c->x.bt);
 	sqlite3_finalize(c->c);
-	c->h = c->x = c->c = NULL;
+	memset(&c->h, 0, sizeof(c->h));
+	memset(&c->x, 0, sizeof(c->x));
+	c->c = NULL;
 	c->ngp = c->gi = 0;
 	c->have_raw = 0;
 	c->first = c->len = 0;
@@ -620,6 +710,52 @@ static int prepare_arg(struct pair_cur *c, sqlite3_value *v, const char *what, i
 	return SQLITE_ERROR;
 }
 
+/* SD's query's columns, where each is a column of one database's cmd or
+ * its meta's mono_start (sqlite3_column_origin_name): sd->bt, a reader of
+ * that file's pages, and mono, meta's one row's. Else SD stays a query. */
+static int side_direct(struct pair_cur *c, struct side *sd, int n)
+{
+	sqlite3 *db = ((struct pair_vtab *)c->base.pVtab)->db;
+	const char *schema = NULL, *names[NTP_BTREE_MAX_COLS];
+	sqlite3_stmt *st = NULL;
+	int ncol = 0, mono = 0, rc, type;
+	char *sql;
+
+	for (int i = 0; i < n; i++) {
+		const char *d = sqlite3_column_database_name(sd->st, i);
+		const char *t = sqlite3_column_table_name(sd->st, i);
+		const char *o = sqlite3_column_origin_name(sd->st, i);
+
+		if (!d || !t || !o || (schema && strcmp(d, schema)))
+			return SQLITE_OK;
+		schema = d;
+		if (!strcmp(t, "meta") && !strcmp(o, "mono_start") && !mono++) {
+			sd->col[i] = -1;
+		} else if (!strcmp(t, "cmd") && ncol < NTP_BTREE_MAX_COLS) {
+			sd->col[i] = ncol;
+			names[ncol++] = o;
+		} else {
+			return SQLITE_OK;
+		}
+	}
+	if (mono != 1)
+		return SQLITE_OK;
+	/* the one row of meta each row is joined with */
+	if (!(sql = sqlite3_mprintf("SELECT mono_start FROM \"%w\".meta", schema)))
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    ((type = sqlite3_column_type(st, 0)) == SQLITE_INTEGER || type == SQLITE_NULL)) {
+		sd->mono = sqlite3_column_int64(st, 0);
+		sd->mono_null = type == SQLITE_NULL;
+		if (sqlite3_step(st) == SQLITE_DONE)
+			rc = ntp_btree_open(db, schema, "cmd", ncol, names, &sd->bt);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_NOMEM ? rc : SQLITE_OK;
+}
+
 static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
 		       sqlite3_value **argv)
 {
@@ -629,7 +765,7 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 
 	(void)idxstr;
 	cur_clear(c);
-	if (idx != 1 || argc != 4)
+	if (idx != 1 || (argc != 4 && argc != 5))
 		return SQLITE_CONSTRAINT;
 	rc = prepare_arg(c, argv[0], "group pairs", G_N, G_N, &gp);
 	if (rc == SQLITE_OK)
@@ -637,12 +773,19 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 	sqlite3_finalize(gp);
 	if (rc == SQLITE_OK)
 		rc = prepare_arg(c, argv[1], "host", S_POINTS + NTP_H_NPOINTS,
-				 S_POINTS + NTP_H_NPOINTS, &c->h);
+				 S_POINTS + NTP_H_NPOINTS, &c->h.st);
 	if (rc == SQLITE_OK)
 		rc = prepare_arg(c, argv[2], "target", S_POINTS + NTP_T_NPOINTS,
-				 S_POINTS + NTP_T_NPOINTS, &c->x);
+				 S_POINTS + NTP_T_NPOINTS, &c->x.st);
 	if (rc == SQLITE_OK)
 		rc = prepare_arg(c, argv[3], "count", 1, 1, &c->c);
+	if (rc == SQLITE_OK && argc == 5 && sqlite3_value_int(argv[4]) == 1) {
+		rc = side_direct(c, &c->h, S_POINTS + NTP_H_NPOINTS);
+		if (rc == SQLITE_OK)
+			rc = side_direct(c, &c->x, S_POINTS + NTP_T_NPOINTS);
+	}
+	if (rc == SQLITE_OK)
+		rc = side_seek(&c->h, INT64_MIN);
 	if (rc != SQLITE_OK)
 		return rc;
 	/* no group pair: nothing pairs, and the host's commands are not read
@@ -664,6 +807,9 @@ static int pair_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 	case C_OFF: r = &c->host; i = H_OFF; break;
 	case C_HMID: r = &c->host; i = H_HMID; break;
 	case C_XMID: r = &c->out_x; i = X_MID; break;
+	case C_SRC:
+		sqlite3_result_int(ctx, c->host.direct | c->out_x.direct << 1);
+		return SQLITE_OK;
 	default:
 		if (col >= C_H0 && col < C_H0 + NTP_PAIR_PASS && R_KEYS + col - C_H0 < NH) {
 			r = &c->host;
@@ -714,8 +860,8 @@ static int pair_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* The three queries are required, each by equality (the function's
- * arguments). */
+/* The first four arguments are required, each by equality (the function's
+ * arguments); DIRECT may follow. */
 static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	int seen = 0;
@@ -724,7 +870,7 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
 
-		if (k->iColumn < C_GQ || k->iColumn > C_CQ)
+		if (k->iColumn < C_GQ || k->iColumn > C_DQ)
 			continue;
 		if (!k->usable || k->op != SQLITE_INDEX_CONSTRAINT_EQ)
 			return SQLITE_CONSTRAINT;
@@ -732,7 +878,7 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 		info->aConstraintUsage[i].omit = 1;
 		seen |= 1 << (k->iColumn - C_GQ);
 	}
-	if (seen != 15)
+	if (seen != 15 && seen != 31)
 		return SQLITE_CONSTRAINT;
 	info->idxNum = 1;
 	info->estimatedCost = 1e6;
@@ -761,7 +907,8 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 		sqlite3_str_appendf(s, ", h%d", i);
 	for (int i = 0; i < NTP_PAIR_PASS; i++)
 		sqlite3_str_appendf(s, ", x%d", i);
-	sqlite3_str_appendall(s, ", gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN)");
+	sqlite3_str_appendall(s, ", src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
+			      " direct HIDDEN)");
 	decl = sqlite3_str_finish(s);
 	if (!decl)
 		return SQLITE_NOMEM;

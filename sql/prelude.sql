@@ -328,13 +328,13 @@ FROM ntp_pair(
   -- the host's and target's group pairs, with the clocks' mapping
   'SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
    FROM _ntp_grp_pair WHERE hdb = ''@h@'' AND tdb = ''@t@''',
-  -- the host's commands as stored (ntp_pair computes their ntp_cmd_span
-  -- values: h0..h8 are h_blk_sub, h_drv_sub, h_r2t, h_wait, h_rx_path,
-  -- h_drv_cpl, h_blk_cpl, h_handoff and e2e): t, grp, qid, cid, slba,
-  -- mono_start, then the points
+  -- the host's commands as stored from t = ?1 on (ntp_pair computes their
+  -- ntp_cmd_span values: h0..h8 are h_blk_sub, h_drv_sub, h_r2t, h_wait,
+  -- h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff and e2e): t, grp, qid, cid,
+  -- slba, mono_start, then the points
   'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
 --@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'host' ORDER BY ord)
-   FROM "@h@".cmd AS c, "@h@".meta AS m',
+   FROM "@h@".cmd AS c, "@h@".meta AS m WHERE c.t >= ?1',
   -- the target's records from t = ?1 on, the same way (x0..x5: t_e2e,
   -- t_data_wait, t_rx_path, t_drv_sub, t_storage and t_drv_cpl)
   'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
@@ -343,7 +343,10 @@ FROM ntp_pair(
   -- rule b: the host's commands of one identity in a window
   'SELECT count(*) FROM "@h@".cmd AS o
    WHERE o.t BETWEEN ?1 AND ?2 AND +o.grp = ?3 AND +o.qid = ?4 AND +o.cid = ?5
-     AND +o.slba = ?6') AS p
+     AND +o.slba = ?6',
+  -- the two queries above are every row of cmd from ?1 on, in t order:
+  -- ntp_pair may read them from the files' pages
+  1) AS p
 -- @_ntp_pair_offset pair
 SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
 WHERE hdb = '@h@' AND tdb = '@t@'

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "native.h"
 #include "ntp_err.h"
 #include "ntp_sql.h"
 #include "testlib.h"
@@ -735,6 +736,76 @@ static void test_component_stats_forms(void **state)
 	tl_cleanup();
 }
 
+/* S (sqlite3_malloc'ed, freed here) with every FROM replaced by TO. */
+static char *swap_all(char *s, const char *from, const char *to)
+{
+	size_t at = 0;
+	char *p;
+
+	while (s && (p = strstr(s + at, from))) {
+		char *n = sqlite3_mprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+
+		at = (size_t)(p - s) + strlen(to);
+		sqlite3_free(s);
+		s = n;
+	}
+	return s;
+}
+
+/* The native join's query (prelude.sql's ntp_joined_native) of host H and
+ * target T, with DIRECT as ntp_pair's last argument, and with SRC, ntp_pair's
+ * src as its only column. */
+static char *pair_query(const char *h, const char *t, int direct, int src)
+{
+	const char *a = strstr(ntp_sql_prelude, "\n-- @ntp_joined_native\n"), *e;
+	char *q;
+
+	assert_non_null(a);
+	a = strstr(a, "\nSELECT\n");
+	assert_non_null(a);
+	e = strstr(a, "\n-- @");
+	q = sqlite3_mprintf("%.*s", e ? (int)(e - a) : (int)strlen(a), a);
+	assert_non_null(strstr(q, "\n  1) AS p"));
+	q = swap_all(q, "\n  1) AS p", direct ? "\n  1) AS p" : "\n  0) AS p");
+	q = swap_all(q, "@h@", h);
+	q = swap_all(q, "@t@", t);
+	if (src) {
+		char *w = sqlite3_mprintf("SELECT p.src FROM%s", strstr(q, "\nFROM ntp_pair(") + 5);
+
+		sqlite3_free(q);
+		q = w;
+	}
+	return q;
+}
+
+/* ntp_pair reading the files' pages (DIRECT 1) and reading them through
+ * its queries (0): the same rows, in the same order; the rows that were
+ * read directly, by side: the host's in *HOST, the target's in *TARGET. */
+static void pair_direct_same(sqlite3 *db, const char *h, const char *t, int64_t *host,
+			     int64_t *target)
+{
+	char *rows[2], *q;
+
+	for (int d = 0; d < 2; d++) {
+		q = pair_query(h, t, d, 0);
+		rows[d] = rows_text(db, q);
+		sqlite3_free(q);
+	}
+	assert_non_null(rows[0]);
+	assert_non_null(rows[1]);
+	assert_true(strlen(rows[0]) > 1000);
+	assert_string_equal(rows[0], rows[1]);
+	sqlite3_free(rows[0]);
+	sqlite3_free(rows[1]);
+	q = pair_query(h, t, 0, 1);
+	assert_int_equal(tl_int(db, "SELECT count(*) FROM (%s) WHERE src <> 0", q), 0);
+	sqlite3_free(q);
+	q = pair_query(h, t, 1, 1);
+	*host = tl_int(db, "SELECT count(*) FROM (%s) WHERE src & 1", q);
+	*target = tl_int(db, "SELECT count(*) FROM (%s) WHERE src & 2", q);
+	sqlite3_free(q);
+}
+
 /* ntp_joined's native arm (ntp_pair, lib/pair.c) and its portable arm
  * (prelude.sql): the same rows in the same order, on runs that exercise
  * each of the pairing's rules: reads and writes with R2T; identities that
@@ -803,6 +874,18 @@ static void test_joined_forms(void **state)
 			if (shape == 1)
 				assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined"
 						   " WHERE abs(skew_ns) > e2e / 2 + 1000") > 10);
+			/* the native join read every row from the files' pages,
+			 * the rows those of its queries */
+			if (!k) {
+				int64_t nh, nt, n = tl_int(s.db, "SELECT count(*) FROM ntp_joined"
+							   " WHERE hdb = 'host%s'",
+							   c.nhosts == 2 ? "2" : "");
+
+				pair_direct_same(s.db, c.nhosts == 2 ? "host2" : "host", "target",
+						 &nh, &nt);
+				assert_int_equal(nh, n);
+				assert_int_equal(nt, n);
+			}
 			ntp_session_close(&s);
 		}
 		assert_string_equal(form[0], form[1]);
@@ -811,6 +894,87 @@ static void test_joined_forms(void **state)
 		gen_result_free(&r);
 		tl_cleanup();
 	}
+}
+
+/* ntp_pair's reader stopping in the middle of a file (a row that spills
+ * to an overflow page, which only a changed recording has): the rest of
+ * that side read through its query from the next row on, the rows the
+ * same. On copies of a run's files, each with a column added and one row
+ * in the middle made too large for its page, attached to a bare
+ * connection with the run's group pairs. */
+static void test_pair_direct_resumes(void **state)
+{
+	static const char gp[] = "SELECT hdb, tdb, hgrp, tgrp, mono_off, mono_shift, drift_ppb,"
+				 " host_mono, window_ns FROM _ntp_grp_pair";
+	struct gen_result r;
+	struct ntp_session s;
+	char *want, *q, *rows[2], *sql;
+	int64_t n, nh, nt;
+	sqlite3 *db;
+
+	(void)state;
+	gen_hosts(&r, 1, 53);
+	tl_open(&s, 0, tl_file("h0.db"), tl_file("t.db"), NULL);
+	q = pair_query("host", "target", 0, 0);
+	want = rows_text(s.db, q);
+	sqlite3_free(q);
+	n = tl_int(s.db, "SELECT count(*) FROM ntp_joined");
+	assert_true(n > 1000);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(ntp_pair_register(db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TEMP TABLE _ntp_grp_pair (hdb, tdb, hgrp, tgrp,"
+				      " mono_off, mono_shift, drift_ppb, host_mono, window_ns)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	{
+		sqlite3_stmt *from, *to;
+
+		assert_int_equal(sqlite3_prepare_v2(s.db, gp, -1, &from, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO _ntp_grp_pair VALUES (?, ?, ?,"
+						    " ?, ?, ?, ?, ?, ?)", -1, &to, NULL), SQLITE_OK);
+		while (sqlite3_step(from) == SQLITE_ROW) {
+			for (int i = 0; i < 9; i++)
+				sqlite3_bind_value(to, i + 1, sqlite3_column_value(from, i));
+			assert_int_equal(sqlite3_step(to), SQLITE_DONE);
+			sqlite3_reset(to);
+		}
+		sqlite3_finalize(from);
+		sqlite3_finalize(to);
+	}
+	ntp_session_close(&s);
+	for (int i = 0; i < 2; i++) {
+		const char *f = tl_file(i ? "t.db" : "h0.db");
+		sqlite3 *w;
+
+		assert_int_equal(sqlite3_open(f, &w), SQLITE_OK);
+		assert_int_equal(sqlite3_exec(w, "ALTER TABLE cmd ADD COLUMN pad;"
+					      " UPDATE cmd SET pad = zeroblob(9000) WHERE t = (SELECT t"
+					      " FROM cmd ORDER BY t LIMIT 1 OFFSET (SELECT count(*) / 2"
+					      " FROM cmd))", NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(w);
+		sql = sqlite3_mprintf("ATTACH 'file:%q?mode=ro&immutable=1' AS %s", f,
+				      i ? "target" : "host");
+		assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_free(sql);
+	}
+	for (int d = 0; d < 2; d++) {
+		q = pair_query("host", "target", d, 0);
+		rows[d] = rows_text(db, q);
+		sqlite3_free(q);
+		assert_non_null(rows[d]);
+		assert_string_equal(rows[d], want);
+		sqlite3_free(rows[d]);
+	}
+	/* each side read directly up to the row, then through its query */
+	q = pair_query("host", "target", 1, 1);
+	nh = tl_int(db, "SELECT count(*) FROM (%s) WHERE src & 1", q);
+	nt = tl_int(db, "SELECT count(*) FROM (%s) WHERE src & 2", q);
+	sqlite3_free(q);
+	assert_true(nh > n / 3 && nh < 2 * n / 3);
+	assert_true(nt > n / 3 && nt < 2 * n / 3);
+	sqlite3_free(want);
+	sqlite3_close(db);
+	gen_result_free(&r);
+	tl_cleanup();
 }
 
 /* ntp_pair refuses what it cannot pair as SQL would: a value that is no
@@ -1392,6 +1556,7 @@ int main(void)
 		cmocka_unit_test(test_joined_count_forms),
 		cmocka_unit_test(test_component_stats_forms),
 		cmocka_unit_test(test_joined_forms),
+		cmocka_unit_test(test_pair_direct_resumes),
 		cmocka_unit_test(test_pair_refuses),
 		cmocka_unit_test(test_pair_overflow),
 		cmocka_unit_test(test_series_cache_where),
