@@ -209,12 +209,47 @@ static int read_until(sqlite3 *db, const char **cols, int64_t *n)
 	struct ntp_btree *b;
 	int rc;
 
+	*n = 0;
 	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
 	if (!b)
 		return -2;
 	rc = compare(db, b, INT64_MIN, cols, 4, n);
 	ntp_btree_close(b);
 	return rc;
+}
+
+/* The reader of t.db's cmd (COLS) stops with RC (-2: there is none) after
+ * N rows, each SQLite's. */
+static void expect_read(const char **cols, int rc, int64_t n)
+{
+	sqlite3 *db = attach("t.db");
+	int64_t got;
+
+	assert_int_equal(read_until(db, cols, &got), rc);
+	assert_int_equal(got, n);
+	sqlite3_close(db);
+}
+
+/* t.db's cmd made again with its rows of t < 0 written before column c,
+ * declared DECL, was added: how many lack it. */
+static int64_t rows_without_c(const char *decl)
+{
+	sqlite3 *db;
+	char *sql;
+	int64_t n;
+
+	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
+	sql = sqlite3_mprintf("CREATE TABLE old AS SELECT * FROM cmd; DROP TABLE cmd;"
+			      " CREATE TABLE cmd (t INTEGER PRIMARY KEY, a INTEGER, b INTEGER);"
+			      " INSERT INTO cmd SELECT t, a, b FROM old WHERE t < 0;"
+			      " ALTER TABLE cmd ADD COLUMN %s;"
+			      " INSERT INTO cmd SELECT * FROM old WHERE t >= 0; DROP TABLE old",
+			      decl);
+	exec(db, sql);
+	sqlite3_free(sql);
+	n = tl_int(db, "SELECT count(*) FROM cmd WHERE t < 0");
+	sqlite3_close(db);
+	return n;
 }
 
 /* What it leaves to SQLite, at the row where it must. */
@@ -230,9 +265,7 @@ static void test_leaves_to_sqlite(void **state)
 	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
 	exec(db, "PRAGMA journal_mode=WAL");
 	sqlite3_close(db);
-	db = attach("t.db");
-	assert_int_equal(read_until(db, cols, &n), -2);
-	sqlite3_close(db);
+	expect_read(cols, -2, 0);
 
 	/* a row that overflows its page, a real, a text: NO at that row, the
 	 * rows before it read */
@@ -250,48 +283,25 @@ static void test_leaves_to_sqlite(void **state)
 		assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
 		exec(db, set[k]);
 		sqlite3_close(db);
-		db = attach("t.db");
-		assert_int_equal(read_until(db, cols, &n), NTP_BTREE_NO);
-		assert_int_equal(n, 1500);
-		sqlite3_close(db);
+		expect_read(cols, NTP_BTREE_NO, 1500);
 	}
 
 	/* a column added since the rows were written: NULL where its default
 	 * is, NO at the first row without it where it has one */
 	make_table(plain, 2000);
-	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
-	exec(db, "CREATE TABLE old AS SELECT * FROM cmd; DROP TABLE cmd;"
-		 " CREATE TABLE cmd (t INTEGER PRIMARY KEY, a INTEGER, b INTEGER);"
-		 " INSERT INTO cmd SELECT t, a, b FROM old WHERE t < 0;"
-		 " ALTER TABLE cmd ADD COLUMN c INTEGER;"
-		 " INSERT INTO cmd SELECT * FROM old WHERE t >= 0; DROP TABLE old");
-	sqlite3_close(db);
-	db = attach("t.db");
-	at = tl_int(db, "SELECT count(*) FROM x.cmd WHERE t < 0");
+	at = rows_without_c("c INTEGER");
 	assert_true(at > 0 && at < 2000);
-	assert_int_equal(read_until(db, cols, &n), NTP_BTREE_DONE);
-	assert_int_equal(n, 2000);
-	sqlite3_close(db);
-	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
-	exec(db, "CREATE TABLE old AS SELECT * FROM cmd; DROP TABLE cmd;"
-		 " CREATE TABLE cmd (t INTEGER PRIMARY KEY, a INTEGER, b INTEGER);"
-		 " INSERT INTO cmd SELECT t, a, b FROM old WHERE t < 0;"
-		 " ALTER TABLE cmd ADD COLUMN c INTEGER DEFAULT 7;"
-		 " INSERT INTO cmd SELECT * FROM old WHERE t >= 0; DROP TABLE old");
-	sqlite3_close(db);
+	expect_read(cols, NTP_BTREE_DONE, 2000);
+	assert_int_equal(rows_without_c("c INTEGER DEFAULT 7"), at);
 	db = attach("t.db");
 	assert_int_equal(tl_int(db, "SELECT count(*) FROM x.cmd WHERE c = 7"), at);
-	assert_int_equal(read_until(db, cols, &n), NTP_BTREE_NO);
-	assert_int_equal(n, 0);
 	sqlite3_close(db);
+	expect_read(cols, NTP_BTREE_NO, 0);
 
 	/* a table without a rowid: no rows read */
 	make_table("CREATE TABLE cmd (t INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c INTEGER)"
 		   " WITHOUT ROWID", 3000);
-	db = attach("t.db");
-	assert_int_equal(read_until(db, cols, &n), NTP_BTREE_NO);
-	assert_int_equal(n, 0);
-	sqlite3_close(db);
+	expect_read(cols, NTP_BTREE_NO, 0);
 
 	/* an INTEGER PRIMARY KEY DESC is not the rowid: t as stored */
 	make_table("CREATE TABLE cmd (t INTEGER PRIMARY KEY DESC, a INTEGER, b INTEGER,"
@@ -327,6 +337,19 @@ static void test_leaves_to_sqlite(void **state)
 	tl_cleanup();
 }
 
+/* t.db, a table of 4000 rows: its page size, pages and root page. */
+static void plain_table(int64_t *psz, int64_t *npages, int64_t *root)
+{
+	sqlite3 *db;
+
+	make_table(plain, 4000);
+	db = attach("t.db");
+	*psz = tl_int(db, "PRAGMA x.page_size");
+	*npages = tl_int(db, "PRAGMA x.page_count");
+	*root = tl_int(db, "SELECT rootpage FROM x.sqlite_schema WHERE name = 'cmd'");
+	sqlite3_close(db);
+}
+
 /* Damaged copies: bytes of the table's pages set at random, 400 times. No
  * read out of bounds (make check-asan runs this too); where SQLite reads
  * the whole table, the reader's rows are SQLite's until it stops. */
@@ -341,12 +364,7 @@ static void test_damaged(void **state)
 	sqlite3 *db;
 
 	(void)state;
-	make_table(plain, 4000);
-	db = attach("t.db");
-	psz = tl_int(db, "PRAGMA x.page_size");
-	npages = tl_int(db, "PRAGMA x.page_count");
-	root = tl_int(db, "SELECT rootpage FROM x.sqlite_schema WHERE name = 'cmd'");
-	sqlite3_close(db);
+	plain_table(&psz, &npages, &root);
 	assert_non_null(f = fopen(tl_file("t.db"), "rb"));
 	size = (size_t)(npages * psz);
 	assert_non_null(orig = malloc(size));
@@ -417,16 +435,12 @@ static void test_repeated_page(void **state)
 {
 	static const char *cols[] = { "t", "a", "b", "c" };
 	unsigned char *p;
-	int64_t psz, root, n, first;
+	int64_t psz, npages, root, n, first;
 	sqlite3 *db;
 	FILE *f;
 
 	(void)state;
-	make_table(plain, 4000);
-	db = attach("t.db");
-	psz = tl_int(db, "PRAGMA x.page_size");
-	root = tl_int(db, "SELECT rootpage FROM x.sqlite_schema WHERE name = 'cmd'");
-	sqlite3_close(db);
+	plain_table(&psz, &npages, &root);
 	assert_non_null(p = malloc((size_t)psz));
 	assert_non_null(f = fopen(tl_file("t.db"), "r+b"));
 	assert_int_equal(fseek(f, (root - 1) * psz, SEEK_SET), 0);
