@@ -11,6 +11,7 @@
  * page buffer each; a leaf's rows are read in cell order, then the next
  * child of the nearest level that has one.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,10 +68,11 @@ static uint32_t be32(const uint8_t *p)
 /* A varint at P, before E: its length, 0 where it does not fit. */
 static int varint(const uint8_t *p, const uint8_t *e, uint64_t *v)
 {
+	ptrdiff_t n = e - p;
 	uint64_t x = 0;
 
 	for (int i = 0; i < 8; i++) {
-		if (p + i >= e)
+		if (i >= n)
 			return 0;
 		x = x << 7 | (p[i] & 0x7f);
 		if (!(p[i] & 0x80)) {
@@ -78,7 +80,7 @@ static int varint(const uint8_t *p, const uint8_t *e, uint64_t *v)
 			return i + 1;
 		}
 	}
-	if (p + 8 >= e)
+	if (n < 9)
 		return 0;
 	*v = x << 8 | p[8];
 	return 9;
@@ -221,7 +223,17 @@ int ntp_btree_seek(struct ntp_btree *b, int64_t min)
 	return NTP_BTREE_DONE;
 }
 
-/* The record REC..END of rowid ROWID into V and *NULL. */
+/* The size of a value of serial type ST, -1 for the reserved types. */
+static int64_t value_size(uint64_t st)
+{
+	static const int8_t small[12] = { 0, 1, 2, 3, 4, 6, 8, 8, 0, 0, -1, -1 };
+
+	return st >= 12 ? (int64_t)((st - 12) / 2) : small[st];
+}
+
+/* The record REC..END of rowid ROWID into V and *NULL: its header read
+ * whole, and its values ending where the record does, as SQLite requires
+ * of a record it reads. */
 static int decode(struct ntp_btree *b, int64_t rowid, const uint8_t *rec, const uint8_t *end,
 		  int64_t *v, uint32_t *null)
 {
@@ -229,23 +241,19 @@ static int decode(struct ntp_btree *b, int64_t rowid, const uint8_t *rec, const 
 	uint64_t hs, st;
 	int k, pos;
 
-	if (!(k = varint(rec, end, &hs)) || hs < (uint64_t)k || hs > (uint64_t)(end - rec))
+	if (!(k = varint(rec, end, &hs)) || hs <= (uint64_t)k || hs > (uint64_t)(end - rec))
 		return NTP_BTREE_NO;
 	h = rec + k;
 	hend = data = rec + hs;
 	*null = 0;
-	for (pos = 0; pos <= b->maxpos && h < hend; pos++) {
-		uint64_t size;
-		int o = b->want[pos];
+	for (pos = 0; h < hend; pos++) {
+		int64_t size;
+		int o = pos <= b->maxpos ? b->want[pos] : -1;
 
-		if (!(k = varint(h, hend, &st)))
+		if (!(k = varint(h, hend, &st)) || (size = value_size(st)) < 0 ||
+		    size > end - data)
 			return NTP_BTREE_NO;
 		h += k;
-		if (st == 10 || st == 11)
-			return NTP_BTREE_NO;
-		size = st >= 12 ? (st - 12) / 2 : st == 5 ? 6 : st >= 6 && st <= 7 ? 8 : st <= 4 ? st : 0;
-		if (size > (uint64_t)(end - data))
-			return NTP_BTREE_NO;
 		if (pos == b->alias_pos && st != 0)
 			return NTP_BTREE_NO; /* an alias's place holds NULL */
 		if (o >= 0) {
@@ -255,7 +263,7 @@ static int decode(struct ntp_btree *b, int64_t rowid, const uint8_t *rec, const 
 				v[o] = 0;
 				*null |= 1u << o;
 			} else if (st <= 6) {
-				for (uint64_t i = 0; i < size; i++)
+				for (int64_t i = 0; i < size; i++)
 					u = u << 8 | data[i];
 				/* sign-extended from its size */
 				v[o] = size == 8 ? (int64_t)u
@@ -268,6 +276,8 @@ static int decode(struct ntp_btree *b, int64_t rowid, const uint8_t *rec, const 
 		}
 		data += size;
 	}
+	if (data != end)
+		return NTP_BTREE_NO;
 	/* a record shorter than the table (a column added since) reads the
 	 * columns it lacks as their defaults */
 	for (; pos <= b->maxpos; pos++) {
@@ -354,7 +364,7 @@ static int columns(struct ntp_btree *b, sqlite3 *db, const char *schema, const c
 {
 	sqlite3_stmt *st = NULL;
 	int64_t pkidx;
-	int rc, alias = -1, npk = 0, seen = 0, found[NTP_BTREE_MAX_COLS] = { 0 };
+	int rc, alias = -1, npk = 0, seen = 0, dup = 0, found[NTP_BTREE_MAX_COLS] = { 0 };
 
 	/* an INTEGER PRIMARY KEY with an index of its own (DESC, or one of
 	 * several) is a column like another, stored in the record */
@@ -363,7 +373,8 @@ static int columns(struct ntp_btree *b, sqlite3 *db, const char *schema, const c
 		return -1;
 	rc = sqlite3_prepare_v2(db,
 				"SELECT cid, name, upper(type) = 'INTEGER', pk, hidden, "
-				"dflt_value IS NULL FROM pragma_table_xinfo(?1, ?2) ORDER BY cid",
+				"dflt_value IS NULL, instr(upper(type), 'INT') > 0 "
+				"FROM pragma_table_xinfo(?1, ?2) ORDER BY cid",
 				-1, &st, NULL);
 	*nomem = rc == SQLITE_NOMEM;
 	if (rc != SQLITE_OK)
@@ -383,9 +394,14 @@ static int columns(struct ntp_btree *b, sqlite3 *db, const char *schema, const c
 				alias = cid;
 		}
 		for (int i = 0; i < b->ncol; i++)
-			if (!found[i] && !sqlite3_stricmp(name, cols[i])) {
-				if (cid >= (int)(sizeof(b->want) / sizeof(b->want[0])))
+			if (!sqlite3_stricmp(name, cols[i])) {
+				/* once each, within WANT, of INTEGER affinity (a
+				 * REAL column's integer reads as a real) */
+				if (found[i] || cid >= WANT || b->want[cid] >= 0 ||
+				    !sqlite3_column_int(st, 6)) {
+					dup = 1;
 					break;
+				}
 				found[i] = 1;
 				b->want[cid] = i;
 				if (sqlite3_column_int(st, 5))
@@ -396,7 +412,7 @@ static int columns(struct ntp_btree *b, sqlite3 *db, const char *schema, const c
 	}
 	*nomem = *nomem || rc == SQLITE_NOMEM;
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE || seen == 0)
+	if (rc != SQLITE_DONE || seen == 0 || dup)
 		return -1;
 	if (npk == 1 && pkidx == 0 && alias >= 0) {
 		b->alias_pos = alias;
@@ -415,6 +431,7 @@ int ntp_btree_open(sqlite3 *db, const char *schema, const char *table, int ncol,
 	struct ntp_btree *b;
 	sqlite3_file *f = NULL;
 	sqlite3_int64 size;
+	uint32_t psz;
 	uint8_t h[100];
 	int64_t root;
 	int nomem = 0;
@@ -430,13 +447,27 @@ int ntp_btree_open(sqlite3 *db, const char *schema, const char *table, int ncol,
 	 * its log */
 	if (memcmp(h, "SQLite format 3", 16) || h[18] != 1 || h[19] != 1)
 		return SQLITE_OK;
+	/* a page size SQLite writes (a power of two from 512), at least 480
+	 * bytes of it usable */
+	psz = be16(h + 16) == 1 ? 65536 : be16(h + 16);
+	if (psz < 512 || (psz & (psz - 1)) || psz - h[20] < 480)
+		return SQLITE_OK;
+	/* the file does not change while it is read: SQLite's page cache and
+	 * locks are passed by, which only a file opened immutable allows */
+	if (!sqlite3_uri_boolean(sqlite3_db_filename(db, schema), "immutable", 0))
+		return SQLITE_OK;
 	if (!(b = sqlite3_malloc(sizeof(*b))))
 		return SQLITE_NOMEM;
 	memset(b, 0, sizeof(*b));
 	b->f = f;
-	b->psz = be16(h + 16) == 1 ? 65536 : be16(h + 16);
-	b->usable = b->psz - h[20];
-	b->npages = (uint64_t)size / b->psz > UINT32_MAX ? UINT32_MAX : (uint32_t)(size / b->psz);
+	b->psz = psz;
+	b->usable = psz - h[20];
+	/* the pages there are: the header's count where it is valid (its
+	 * version-valid-for number is the change counter's), never more than
+	 * the file holds */
+	b->npages = (uint64_t)size / psz > UINT32_MAX ? UINT32_MAX : (uint32_t)(size / psz);
+	if (be32(h + 92) == be32(h + 24) && be32(h + 28) && be32(h + 28) < b->npages)
+		b->npages = be32(h + 28);
 	b->ncol = ncol;
 	b->alias_pos = b->alias_out = -1;
 	b->maxpos = -1;
@@ -447,11 +478,9 @@ int ntp_btree_open(sqlite3 *db, const char *schema, const char *table, int ncol,
 			      schema);
 	if (!sql) {
 		nomem = 1;
-	} else if (b->psz >= 512 && !(b->psz & (b->psz - 1)) && b->usable >= 480 &&
-		   !one_int(db, sql, table, schema, &root, &nomem) && root >= 2 &&
+	} else if (!one_int(db, sql, table, schema, &root, &nomem) && root >= 2 &&
 		   root <= b->npages && !columns(b, db, schema, table, cols, &nomem)) {
-		/* a page size SQLite writes (a power of two from 512, at least
-		 * 480 bytes of it usable), the table's root inside the file */
+		/* the table's root inside the file */
 		if (!(b->buf = sqlite3_malloc64((sqlite3_uint64)DEPTH * b->psz))) {
 			nomem = 1;
 		} else {
@@ -464,6 +493,11 @@ int ntp_btree_open(sqlite3 *db, const char *schema, const char *table, int ncol,
 	sqlite3_free(sql);
 	ntp_btree_close(b);
 	return nomem ? SQLITE_NOMEM : SQLITE_OK;
+}
+
+int ntp_btree_rowid_column(const struct ntp_btree *b)
+{
+	return b->alias_out;
 }
 
 void ntp_btree_close(struct ntp_btree *b)

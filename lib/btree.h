@@ -3,17 +3,22 @@
  * A rowid table's rows read from its database file's pages (lib/btree.c),
  * for the join's two scans of the recordings (lib/pair.c). SQLite's API
  * costs about 0.5 us a row of a recording's cmd, most of it a call per
- * column; the pages hold the same integers, read here at about a tenth of
+ * column; the pages hold the same integers, read here at about a fifth of
  * that.
  *
- * It reads what it knows and nothing else: a file in rollback-journal
- * mode (never WAL), a table with a rowid, rows whose wanted columns are
- * integers or NULL, no overflow page. Anything else, at open or at any row,
+ * It reads what it knows and nothing else: a file attached immutable (its
+ * pages are read past SQLite's cache and locks), in rollback-journal mode
+ * (never WAL), a table with a rowid, wanted columns of INTEGER affinity,
+ * each once, rows whose wanted values are integers or NULL, no overflow
+ * page, records that end where their values do. Anything else, at open or at any row,
  * is NTP_BTREE_NO: the caller reads the table through SQLite from there
  * on, which answers (or refuses) as it always did. Every offset is checked
  * against the page, every page number against the file, and the rowids
  * must increase: a damaged file is never read out of bounds, and never
- * read in a loop.
+ * read in a loop. (A damaged file whose rowids do not increase is read
+ * through SQLite from the row after the last that did: rows SQLite's own
+ * scan would return out of order are left out. ntprof checks a file's
+ * integrity before it reads it, unless told not to.)
  */
 #ifndef NTP_BTREE_H
 #define NTP_BTREE_H
@@ -55,6 +60,10 @@ int ntp_btree_seek(struct ntp_btree *b, int64_t min);
  * column i is NULL: NTP_BTREE_ROW, NTP_BTREE_DONE or NTP_BTREE_NO (then B
  * reads nothing more until the next seek). */
 int ntp_btree_next(struct ntp_btree *b, int64_t *v, uint32_t *null);
+
+/* The output column that reads the rowid (COLS named the table's INTEGER
+ * PRIMARY KEY), or -1. */
+int ntp_btree_rowid_column(const struct ntp_btree *b);
 
 void ntp_btree_close(struct ntp_btree *b);
 

@@ -34,19 +34,21 @@
  *           target;
  *   HOST:   the host's cmd rows as stored: t, grp, qid, cid, slba,
  *           meta's mono_start, then the host's points in ABI order
- *           (h_start ... h_end), in the order the pairs are to come out;
+ *           (h_start ... h_end), in the order the pairs are to come out,
+ *           ?1 (where it has one) the least t wanted;
  *   TARGET: the target's, the same way (t_rx ... t_free), ordered by t,
  *           ?1 the least t wanted;
  *   COUNT:  one row, one count, of the host commands of identity ?3..?6
  *           (grp, qid, cid, slba) with t between ?1 and ?2;
  *   DIRECT: optional; 1 says that HOST's and TARGET's rows are every row of
  *           their cmd from t = ?1 on, in t order, each with its meta's one
- *           row: then each side whose columns are cmd's and meta's
- *           mono_start (sqlite3_column_origin_name) is read from its file's
- *           pages (lib/btree.c), at about a fifth of the cost of SQLite's
- *           calls, and through its query from wherever the pages cannot be
- *           read. The column src says which rows were: bit 0 the host's,
- *           bit 1 the target's. tests/test_join.c compares both ways.
+ *           row: then each side whose query has ?1 and whose columns are
+ *           cmd's (t its rowid) and meta's mono_start
+ *           (sqlite3_column_origin_name) is read from its file's pages
+ *           (lib/btree.c), at about a fifth of the cost of SQLite's calls,
+ *           and through its query from wherever the pages cannot be read.
+ *           The column src says which rows were: bit 0 the host's, bit 1
+ *           the target's. tests/test_stats.c compares both ways.
  * Every value is an integer or NULL, as ntprof writes them: anything else
  * is an error ("impossible values"), never a guess. Each side's per-command
  * values (sent_ns, wait_ns, the components) are its ntp_cmd_span's,
@@ -268,7 +270,9 @@ static int side_step(struct pair_cur *c, struct side *sd, const char *what, int 
 			sd->from = sd->last + 1;
 		}
 		sqlite3_reset(sd->st);
-		sqlite3_bind_int64(sd->st, 1, sd->from);
+		/* side_direct saw ?1 */
+		if ((rc = sqlite3_bind_int64(sd->st, 1, sd->from)) != SQLITE_OK)
+			return rc;
 	}
 	rc = sqlite3_step(sd->st);
 	if (rc == SQLITE_DONE)
@@ -292,7 +296,8 @@ static int side_seek(struct side *sd, int64_t from)
 	if (sd->bt)
 		return SQLITE_OK;
 	sqlite3_reset(sd->st);
-	return sqlite3_bind_int64(sd->st, 1, from);
+	/* a query without ?1 is read from its start (the host's, once) */
+	return sqlite3_bind_parameter_count(sd->st) ? sqlite3_bind_int64(sd->st, 1, from) : SQLITE_OK;
 }
 
 /* Read the next row of SD, the host's (HOST) or the target's cmd as
@@ -721,6 +726,15 @@ static int side_direct(struct pair_cur *c, struct side *sd, int n)
 	int ncol = 0, mono = 0, rc, type;
 	char *sql;
 
+#ifdef NTP_EXTENSION
+	/* a library built without them has none */
+	if (!sqlite3_api->column_database_name || !sqlite3_api->column_table_name ||
+	    !sqlite3_api->column_origin_name)
+		return SQLITE_OK;
+#endif
+	/* a fall back to the query resumes it at the row after the last read */
+	if (sqlite3_bind_parameter_count(sd->st) < 1)
+		return SQLITE_OK;
 	for (int i = 0; i < n; i++) {
 		const char *d = sqlite3_column_database_name(sd->st, i);
 		const char *t = sqlite3_column_table_name(sd->st, i);
@@ -738,7 +752,7 @@ static int side_direct(struct pair_cur *c, struct side *sd, int n)
 			return SQLITE_OK;
 		}
 	}
-	if (mono != 1)
+	if (mono != 1 || sd->col[R_T] < 0)
 		return SQLITE_OK;
 	/* the one row of meta each row is joined with */
 	if (!(sql = sqlite3_mprintf("SELECT mono_start FROM \"%w\".meta", schema)))
@@ -753,6 +767,11 @@ static int side_direct(struct pair_cur *c, struct side *sd, int n)
 			rc = ntp_btree_open(db, schema, "cmd", ncol, names, &sd->bt);
 	}
 	sqlite3_finalize(st);
+	/* t, the scan's order, must be the rowid the pages are in */
+	if (sd->bt && ntp_btree_rowid_column(sd->bt) != sd->col[R_T]) {
+		ntp_btree_close(sd->bt);
+		sd->bt = NULL;
+	}
 	return rc == SQLITE_NOMEM ? rc : SQLITE_OK;
 }
 

@@ -313,6 +313,7 @@ static void test_leaves_to_sqlite(void **state)
 
 		assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
 		assert_non_null(b);
+		assert_int_equal(ntp_btree_rowid_column(b), -1);
 		/* in rowid order, as the reader reads */
 		assert_int_equal(ntp_btree_seek(b, INT64_MIN), NTP_BTREE_DONE);
 		{
@@ -487,6 +488,110 @@ static void test_repeated_page(void **state)
 	tl_cleanup();
 }
 
+/* What it refuses to open: a file not attached immutable (its pages may
+ * be in SQLite's cache), a column asked for twice, a column of REAL
+ * affinity (SQLite reads its integers as reals), a page size that is no
+ * page size; and which column reads the rowid. */
+static void test_refuses(void **state)
+{
+	static const char *cols[] = { "t", "a", "b", "c" };
+	struct ntp_btree *b;
+	sqlite3 *db;
+	FILE *f;
+
+	(void)state;
+	make_table(plain, 100);
+	db = attach("t.db");
+	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
+	assert_non_null(b);
+	assert_int_equal(ntp_btree_rowid_column(b), 0);
+	ntp_btree_close(b);
+	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4,
+					(const char *[]){ "a", "b", "a", "t" }, &b), SQLITE_OK);
+	assert_null(b);
+	sqlite3_close(db);
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	{
+		char *sql = sqlite3_mprintf("ATTACH 'file:%q?mode=ro' AS x", tl_file("t.db"));
+
+		exec(db, sql);
+		sqlite3_free(sql);
+	}
+	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
+	assert_null(b);
+	sqlite3_close(db);
+	make_table("CREATE TABLE cmd (t INTEGER PRIMARY KEY, a INTEGER, b REAL, c INTEGER)", 100);
+	db = attach("t.db");
+	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
+	assert_null(b);
+	sqlite3_close(db);
+	/* no page size (the header's, zeroed after it was attached: SQLite
+	 * refuses to attach such a file, and reads an immutable one's header
+	 * once) */
+	make_table(plain, 100);
+	db = attach("t.db");
+	assert_int_equal(tl_int(db, "SELECT count(*) FROM x.cmd"), 100);
+	assert_non_null(f = fopen(tl_file("t.db"), "r+b"));
+	assert_int_equal(fseek(f, 16, SEEK_SET), 0);
+	assert_int_equal(fwrite("\0\0", 1, 2, f), 2);
+	fclose(f);
+	assert_int_equal(ntp_btree_open(db, "x", "cmd", 4, cols, &b), SQLITE_OK);
+	assert_null(b);
+	sqlite3_close(db);
+	tl_cleanup();
+}
+
+/* A record whose header says fewer bytes of values than it holds (a
+ * value's type made NULL): SQLite calls it malformed, and the reader stops
+ * there. */
+static void test_record_end(void **state)
+{
+	static const char *cols[] = { "t", "a", "b", "c" };
+	int64_t psz, npages, root;
+	unsigned char *p;
+	sqlite3 *db;
+	FILE *f;
+	int64_t n;
+
+	(void)state;
+	make_table(plain, 1);
+	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
+	exec(db, "UPDATE cmd SET t = 100, a = 5, b = 6, c = 7");
+	sqlite3_close(db);
+	db = attach("t.db");
+	psz = tl_int(db, "PRAGMA x.page_size");
+	npages = tl_int(db, "PRAGMA x.page_count");
+	root = tl_int(db, "SELECT rootpage FROM x.sqlite_schema WHERE name = 'cmd'");
+	sqlite3_close(db);
+	assert_true(root <= npages);
+	assert_non_null(p = malloc((size_t)psz));
+	assert_non_null(f = fopen(tl_file("t.db"), "r+b"));
+	assert_int_equal(fseek(f, (root - 1) * psz, SEEK_SET), 0);
+	assert_int_equal(fread(p, 1, (size_t)psz, f), (size_t)psz);
+	{
+		/* the one cell: payload size, rowid (100: a byte), then the
+		 * header: its size, t's NULL, a's, b's and c's 1 */
+		unsigned c = p[8] << 8 | p[9];
+		unsigned char *h = p + c + 1 + 1;
+
+		assert_int_equal(p[0], 0x0d);
+		assert_int_equal(h[0], 5);
+		assert_int_equal(h[1], 0);
+		assert_int_equal(h[2], 1);
+		h[2] = 0;
+	}
+	assert_int_equal(fseek(f, (root - 1) * psz, SEEK_SET), 0);
+	assert_int_equal(fwrite(p, 1, (size_t)psz, f), (size_t)psz);
+	fclose(f);
+	free(p);
+	db = attach("t.db");
+	assert_int_not_equal(sqlite3_exec(db, "SELECT * FROM x.cmd", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(read_until(db, cols, &n), NTP_BTREE_NO);
+	assert_int_equal(n, 0);
+	sqlite3_close(db);
+	tl_cleanup();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -495,6 +600,8 @@ int main(void)
 		cmocka_unit_test(test_leaves_to_sqlite),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_repeated_page),
+		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_record_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -753,8 +753,9 @@ static char *swap_all(char *s, const char *from, const char *to)
 }
 
 /* The native join's query (prelude.sql's ntp_joined_native) of host H and
- * target T, with DIRECT as ntp_pair's last argument, and with SRC, ntp_pair's
- * src as its only column. */
+ * target T, with DIRECT as ntp_pair's last argument (-1: ntp_pair's four
+ * arguments, the host's query without ?1), and with SRC, ntp_pair's src as
+ * its only column. */
 static char *pair_query(const char *h, const char *t, int direct, int src)
 {
 	const char *a = strstr(ntp_sql_prelude, "\n-- @ntp_joined_native\n"), *e;
@@ -766,6 +767,14 @@ static char *pair_query(const char *h, const char *t, int direct, int src)
 	e = strstr(a, "\n-- @");
 	q = sqlite3_mprintf("%.*s", e ? (int)(e - a) : (int)strlen(a), a);
 	assert_non_null(strstr(q, "\n  1) AS p"));
+	if (direct < 0) {
+		char *a4 = strstr(q, "AND +o.slba = ?6',"), *w;
+
+		assert_non_null(a4);
+		w = sqlite3_mprintf("%.*s') AS p", (int)(a4 - q) + 16, q);
+		sqlite3_free(q);
+		q = swap_all(w, "\"@h@\".meta AS m WHERE c.t >= ?1'", "\"@h@\".meta AS m'");
+	}
 	q = swap_all(q, "\n  1) AS p", direct ? "\n  1) AS p" : "\n  0) AS p");
 	q = swap_all(q, "@h@", h);
 	q = swap_all(q, "@t@", t);
@@ -784,19 +793,21 @@ static char *pair_query(const char *h, const char *t, int direct, int src)
 static void pair_direct_same(sqlite3 *db, const char *h, const char *t, int64_t *host,
 			     int64_t *target)
 {
-	char *rows[2], *q;
+	char *rows[3], *q;
 
-	for (int d = 0; d < 2; d++) {
+	/* and the four arguments of ntp_pair before DIRECT */
+	for (int d = -1; d < 2; d++) {
 		q = pair_query(h, t, d, 0);
-		rows[d] = rows_text(db, q);
+		assert_true(d >= 0 || strstr(q, "meta AS m',"));
+		rows[d + 1] = rows_text(db, q);
 		sqlite3_free(q);
+		assert_non_null(rows[d + 1]);
 	}
-	assert_non_null(rows[0]);
-	assert_non_null(rows[1]);
-	assert_true(strlen(rows[0]) > 1000);
-	assert_string_equal(rows[0], rows[1]);
-	sqlite3_free(rows[0]);
-	sqlite3_free(rows[1]);
+	assert_true(strlen(rows[1]) > 1000);
+	assert_string_equal(rows[1], rows[2]);
+	assert_string_equal(rows[1], rows[0]);
+	for (int d = 0; d < 3; d++)
+		sqlite3_free(rows[d]);
 	q = pair_query(h, t, 0, 1);
 	assert_int_equal(tl_int(db, "SELECT count(*) FROM (%s) WHERE src <> 0", q), 0);
 	sqlite3_free(q);
