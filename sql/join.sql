@@ -166,11 +166,21 @@ SELECT
       || printf('CREATE TABLE "%w"."%w" AS SELECT * FROM temp."%w";' || char(10)
                 || 'DROP TABLE temp."%w";', p.s, p.c, p.c, p.c) ELSE '' END END,
     CASE WHEN p.s = 'temp' THEN 'CREATE TEMP TABLE ' ELSE printf('CREATE TABLE "%w".', p.s) END
-      || CASE WHEN d.ddl IS NULL THEN printf('"%w" AS SELECT * FROM "%w";', p.c, p.name)
+      || CASE WHEN d.ddl IS NULL AND i.cols IS NULL
+           THEN printf('"%w" AS SELECT * FROM "%w";', p.c, p.name)
+         -- an index made before the rows (in the order of its key, they go
+         -- at its end), not by a sort of them after: the columns as
+         -- CREATE TABLE AS gives them
+         WHEN d.ddl IS NULL
+           THEN printf('"%w" AS SELECT * FROM "%w" WHERE 0;' || char(10)
+                       || 'CREATE INDEX %s"%w" ON "%w" (%s);' || char(10)
+                       || 'INSERT INTO %s"%w" SELECT * FROM "%w";',
+                       p.c, p.name, p.q, p.c || '_i', p.c, i.cols, p.q, p.c, p.name)
          ELSE printf('"%w" %s;' || char(10) || 'INSERT INTO %s"%w" SELECT * FROM "%w";',
            p.c, d.ddl, p.q, p.c, p.name) END) || char(10)
-    || coalesce((SELECT printf('CREATE INDEX %s"%w" ON "%w" (%s);', p.q, p.c || '_i', p.c, i.cols)
-                 || char(10) FROM _ntp_cache_index AS i WHERE i.name = p.name), '')
+    || CASE WHEN i.cols IS NOT NULL AND (d.ddl IS NOT NULL OR (NOT f.native AND b.sql IS NOT NULL))
+         THEN printf('CREATE INDEX %s"%w" ON "%w" (%s);', p.q, p.c || '_i', p.c, i.cols)
+                 || char(10) ELSE '' END
     || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM %s"%w";',
       p.name, p.name, p.q, p.c) || char(10) AS stmt -- the statements
 FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f
@@ -184,6 +194,7 @@ CROSS JOIN (
 ) AS p
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
 LEFT JOIN _ntp_cache_ddl AS d ON d.name = p.name
+LEFT JOIN _ntp_cache_index AS i ON i.name = p.name
 WHERE f.native OR p.name NOT IN (SELECT name FROM _ntp_native_only);
 
 -- The SQL ntp_session_prepare runs, one row: the steps of this session's form.
