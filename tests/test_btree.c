@@ -44,12 +44,14 @@ static sqlite3 *attach(const char *name)
 }
 
 /* A value of every size the record format stores an integer in: 0 and 1
- * (no bytes), 1, 2, 3, 4, 6 and 8 bytes, negative too; and NULL. */
-static const char values[] =
-	"CASE abs(random()) % 12 WHEN 0 THEN NULL WHEN 1 THEN 0 WHEN 2 THEN 1"
-	" WHEN 3 THEN -100 WHEN 4 THEN 30000 WHEN 5 THEN -8000000 WHEN 6 THEN 2000000000"
-	" WHEN 7 THEN -140000000000000 WHEN 8 THEN 9223372036854775807"
-	" WHEN 9 THEN -9223372036854775808 WHEN 10 THEN 127 ELSE -1 END";
+ * (no bytes), 1, 2, 3, 4, 6 and 8 bytes, negative too; and NULL; which one
+ * a pseudo-random function of row I and K (the same file every run: a
+ * damaged copy's outcome can be reproduced). */
+#define VALUES(k)                                                                            \
+	"CASE (i * " k " + i * i) % 9973 % 12 WHEN 0 THEN NULL WHEN 1 THEN 0 WHEN 2 THEN 1" \
+	" WHEN 3 THEN -100 WHEN 4 THEN 30000 WHEN 5 THEN -8000000 WHEN 6 THEN 2000000000"     \
+	" WHEN 7 THEN -140000000000000 WHEN 8 THEN 9223372036854775807"                       \
+	" WHEN 9 THEN -9223372036854775808 WHEN 10 THEN 127 ELSE -1 END"
 
 /* t.db: table cmd (t the rowid, then a, b, c) of N rows, t spaced by 1 to
  * 1000. */
@@ -61,9 +63,9 @@ static void make_table(const char *schema, int n)
 	remove(tl_file("t.db"));
 	assert_int_equal(sqlite3_open(tl_file("t.db"), &db), SQLITE_OK);
 	sql = sqlite3_mprintf("%s; WITH RECURSIVE s(i, t) AS (SELECT 1, -5000 UNION ALL"
-			      " SELECT i + 1, t + 1 + abs(random()) %% 1000 FROM s WHERE i < %d)"
+			      " SELECT i + 1, t + 1 + (i * 48271) %% 999 FROM s WHERE i < %d)"
 			      " INSERT INTO cmd (t, a, b, c) SELECT t, %s, %s, %s FROM s",
-			      schema, n, values, values, values);
+			      schema, n, VALUES("7919"), VALUES("104729"), VALUES("1299709"));
 	exec(db, sql);
 	sqlite3_free(sql);
 	sqlite3_close(db);
