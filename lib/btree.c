@@ -395,9 +395,10 @@ static int columns(struct ntp_btree *b, sqlite3 *db, const char *schema, const c
 		}
 		for (int i = 0; i < b->ncol; i++)
 			if (!sqlite3_stricmp(name, cols[i])) {
-				/* once each, within WANT, of INTEGER affinity (a
-				 * REAL column's integer reads as a real) */
-				if (found[i] || cid >= WANT || b->want[cid] >= 0 ||
+				/* once each (a second name of it finds it taken),
+				 * within WANT, of INTEGER affinity (a REAL column's
+				 * integer reads as a real) */
+				if (cid >= WANT || b->want[cid] >= 0 ||
 				    !sqlite3_column_int(st, 6)) {
 					dup = 1;
 					break;

@@ -54,7 +54,7 @@ static sqlite3 *attach(const char *name)
 	" WHEN 9 THEN -9223372036854775808 WHEN 10 THEN 127 ELSE -1 END"
 
 /* t.db: table cmd (t the rowid, then a, b, c) of N rows, t spaced by 1 to
- * 1000. */
+ * 999. */
 static void make_table(const char *schema, int n)
 {
 	sqlite3 *db;
