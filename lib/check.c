@@ -10,8 +10,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -493,24 +496,107 @@ int ntp_peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errle
 	return rc;
 }
 
-/* SQLite's integrity check of the attached file D: a damaged file is not
- * reported on as if it were whole (NTP_OPEN_NO_CHECK skips it). */
-int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen)
+/* SQLite's integrity check of the file attached to DB as SCHEMA, named PATH
+ * in messages. */
+static int integrity(sqlite3 *db, const char *schema, const char *path, char *err,
+		     size_t errlen)
 {
-	char *sql = sqlite3_mprintf("PRAGMA %w.integrity_check(1)", d->schema);
+	char *sql = sqlite3_mprintf("PRAGMA %w.integrity_check(1)", schema);
 	sqlite3_stmt *st = NULL;
 	int rc = -1;
 
 	if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW)
-		ntp_fail(err, errlen, "%s: fails SQLite's integrity check: %s", d->path,
+		ntp_fail(err, errlen, "%s: fails SQLite's integrity check: %s", path,
 			 sqlite3_errmsg(db));
 	else if (strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
 		ntp_fail(err, errlen, "%s: fails SQLite's integrity check (%.200s); --no-check "
-			 "reads it anyway", d->path, (const char *)sqlite3_column_text(st, 0));
+			 "reads it anyway", path, (const char *)sqlite3_column_text(st, 0));
 	else
 		rc = 0;
 	sqlite3_finalize(st);
 	sqlite3_free(sql);
+	return rc;
+}
+
+/* A damaged file is not reported on as if it were whole (NTP_OPEN_NO_CHECK
+ * skips the check). */
+int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen)
+{
+	return integrity(db, d->schema, d->path, err, errlen);
+}
+
+/* One file's check in a thread of its own. */
+struct ntp_check_job {
+	pthread_t thread;
+	char *uri, *path;       /* the file, and its name in messages */
+	char schema[24];        /* attached as, so messages read as the session's */
+	int opened;             /* 0: its connection could not be made */
+	int rc;                 /* the check's verdict, when opened */
+	char err[NTP_ERR_MAX];  /* why not, when rc */
+};
+
+static void *check_main(void *arg)
+{
+	struct ntp_check_job *j = arg;
+	char *sql = sqlite3_mprintf("ATTACH %Q AS %w", j->uri, j->schema);
+	sqlite3 *db = NULL;
+
+	/* the file attached as the session attaches it: read-only, immutable,
+	 * read(2) and no mapping, defensive */
+	j->opened = sql && sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE |
+					   SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+					   NULL) == SQLITE_OK && !ntp_harden(db) &&
+		    !ntp_exec(db, sql);
+	if (j->opened)
+		j->rc = integrity(db, j->schema, j->path, j->err, sizeof(j->err));
+	sqlite3_close(db);
+	sqlite3_free(sql);
+	return NULL;
+}
+
+static void job_free(struct ntp_check_job *j)
+{
+	free(j->uri);
+	free(j->path);
+	free(j);
+}
+
+struct ntp_check_job *ntp_check_integrity_begin(const char *uri, const struct ntp_dbinfo *d)
+{
+	struct ntp_check_job *j = calloc(1, sizeof(*j));
+	sigset_t all, old;
+	int rc;
+
+	if (!j || !(j->uri = strdup(uri)) || !(j->path = strdup(d->path))) {
+		if (j)
+			job_free(j);
+		return NULL;
+	}
+	snprintf(j->schema, sizeof(j->schema), "%s", d->schema);
+	/* signals are the main thread's: its handlers remove what it made */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&j->thread, NULL, check_main, j);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		job_free(j);
+		return NULL;
+	}
+	return j;
+}
+
+int ntp_check_integrity_end(struct ntp_check_job *j, sqlite3 *db, const struct ntp_dbinfo *d,
+			    char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_join(j->thread, NULL);
+	/* no connection of its own: the check as it would have been */
+	if (!j->opened)
+		rc = db ? ntp_check_integrity(db, d, err, errlen) : -1;
+	else if ((rc = j->rc))
+		ntp_fail(err, errlen, "%s", j->err);
+	job_free(j);
 	return rc;
 }

@@ -25,6 +25,15 @@ int ntp_peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errle
 /* SQLite's integrity check of the file D attached to DB as d->schema. */
 int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen);
 
+/* The same check of D's file (URI, as D is attached) in a connection and
+ * a thread of their own, while the session goes on with the file: begun,
+ * or NULL (no thread: check it now); then its verdict, the thread joined
+ * and the job freed. Without a connection of its own the check is made
+ * on DB, where D is attached (if DB: else -1 unsaid). */
+struct ntp_check_job *ntp_check_integrity_begin(const char *uri, const struct ntp_dbinfo *d);
+int ntp_check_integrity_end(struct ntp_check_job *j, sqlite3 *db, const struct ntp_dbinfo *d,
+			    char *err, size_t errlen);
+
 /* No impossible values in the recording D, or the merged file M, attached
  * to DB: counts out of bounds, a stop before the start, a merged file's
  * tables that disagree. */

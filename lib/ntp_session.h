@@ -24,6 +24,8 @@
  * file (ntp_merge), which holds them all in one attachment. */
 #define NTP_MAX_RECORDINGS 256
 
+struct ntp_check_job;
+
 /* One recording the session opened. */
 struct ntp_dbinfo {
 	char *path;           /* as given on the command line */
@@ -49,6 +51,8 @@ struct ntp_dbinfo {
 	ino_t ino;
 	int run;              /* which run it belongs to (ntp_session_open_runs), 0.. */
 	int run_pos;          /* its place in the run: 0 the host, 1 the target */
+	struct ntp_check_job *check; /* its integrity check, running (NTP_OPEN_CHECK_LATE) */
+	char *check_id;       /* the identity it is remembered by once it passes (lib/cache.c) */
 };
 
 /* An authorizer, as sqlite3_set_authorizer takes it. */
@@ -80,6 +84,8 @@ struct ntp_session {
 	char *cache_file;                     /* the cache file of the prepared run read or
 					       * kept (lib/cache.c); NULL: none */
 	struct stat cache_st;                 /* its identity when it was checked */
+	char *check_err;                      /* a file failed its integrity check: why */
+	int warn_late;                        /* warn of recordings apart once checked */
 	ntp_authorizer auth;                  /* the authorizer on db (ntp_session_authorizer) */
 	void *auth_arg;                       /* its argument */
 };
@@ -90,6 +96,11 @@ struct ntp_session {
 #define NTP_OPEN_PROGRESS 4 /* a progress line on stderr, if a terminal, during long work */
 #define NTP_OPEN_MERGING 8  /* ntp_merge's batches: no warning of recordings apart (an error) */
 #define NTP_OPEN_NO_CACHE 16 /* neither read nor keep a prepared run (lib/cache.c) */
+/* Each file's integrity check in a thread of its own, on while the session
+ * is opened and prepared, its verdict taken before ntp_session_prepare
+ * returns or keeps a prepared run (ntp_session_checked): for a caller that
+ * prepares before it reads or says anything of the files. */
+#define NTP_OPEN_CHECK_LATE 32
 
 /*
  * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a
@@ -113,6 +124,12 @@ int ntp_session_open_runs(struct ntp_session *s, int n, char *const *paths, cons
 /* Cache the join and the views the SQL's plan names in TEMP tables (once);
  * reports call this first. */
 int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen);
+
+/* The verdicts of the integrity checks NTP_OPEN_CHECK_LATE left running,
+ * waited for (the first failure, in the files' order, in ERR; the same
+ * again at every later call), then the warning of recordings apart.
+ * ntp_session_prepare calls it. 0 when no file failed. */
+int ntp_session_checked(struct ntp_session *s, char *err, size_t errlen);
 
 /* Compute VIEW once into the TEMP table _VIEW_cache, by its builder
  * (_ntp_cache_build) if it has one, and redefine the view as a read of it:

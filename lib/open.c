@@ -51,26 +51,37 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 	sql = sqlite3_mprintf("ATTACH %Q AS %w", uri, d->schema);
 	rc = sql ? ntp_exec(s->db, sql) : -1;
 	sqlite3_free(sql);
-	free(uri);
-	if (rc)
+	if (rc) {
+		free(uri);
 		return ntp_fail(err, errlen, "%s: cannot attach: %s", d->path, sqlite3_errmsg(s->db));
+	}
 	if (!(s->flags & NTP_OPEN_NO_CHECK)) {
 		/* once per file: a file found whole before, unchanged since, is
 		 * not read through again (lib/cache.c) */
 		char *id;
 
 		if (ntp_cache_needs_check(s, d, &id)) {
-			const char *prev = ntp_progress_begin(s, "checking the integrity of the files");
+			/* on another core while this one goes on: its verdict
+			 * before anything is said of the file (ntp_session_checked) */
+			if (s->flags & NTP_OPEN_CHECK_LATE &&
+			    (d->check = ntp_check_integrity_begin(uri, d))) {
+				d->check_id = id;
+			} else {
+				const char *prev = ntp_progress_begin(s, "checking the integrity "
+								      "of the files");
 
-			rc = ntp_check_integrity(s->db, d, err, errlen);
-			ntp_progress_end(s, prev);
-			if (rc) {
-				sqlite3_free(id);
-				return -1;
+				rc = ntp_check_integrity(s->db, d, err, errlen);
+				ntp_progress_end(s, prev);
+				if (rc) {
+					sqlite3_free(id);
+					free(uri);
+					return -1;
+				}
+				ntp_cache_mark_checked(s, d, id);
 			}
-			ntp_cache_mark_checked(s, d, id);
 		}
 	}
+	free(uri);
 	if (!strcmp(d->role, "merged")) {
 		s->nmerged++;
 		return ntp_check_merged_values(s->db, d, err, errlen) ||
@@ -339,17 +350,64 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	order_by_role(s);
 	if (check_set(s, err, errlen) || ntp_create_views(s, flags, err, errlen))
 		goto bad;
+	/* of files that pass their checks */
 	if (!(flags & NTP_OPEN_MERGING))
-		warn_windows(s);
+		s->warn_late = 1;
 	ntp_progress_end(s, progress);
+	/* the warning now, unless checks run on (no check left running fails) */
+	if (!(flags & NTP_OPEN_CHECK_LATE))
+		ntp_session_checked(s, err, errlen);
 	return 0;
 bad:
+	/* a file that fails its check: that is why, whatever failed since */
+	ntp_session_checked(s, err, errlen);
 	ntp_session_close(s);
 	return -1;
 }
 
+int ntp_session_checked(struct ntp_session *s, char *err, size_t errlen)
+{
+	const char *progress = NULL;
+	char why[NTP_ERR_MAX];
+
+	for (int i = 0; i < s->ndbs; i++) {
+		struct ntp_dbinfo *d = &s->dbs[i];
+
+		if (!d->check)
+			continue;
+		if (!progress)
+			progress = ntp_progress_begin(s, "checking the integrity of the files");
+		if (ntp_check_integrity_end(d->check, s->db, d, why, sizeof(why))) {
+			sqlite3_free(d->check_id);
+			if (!s->check_err)
+				s->check_err = strdup(why);
+		} else {
+			ntp_cache_mark_checked(s, d, d->check_id);
+		}
+		d->check = NULL;
+		d->check_id = NULL;
+	}
+	if (progress)
+		ntp_progress_end(s, progress);
+	if (s->check_err)
+		return ntp_fail(err, errlen, "%s", s->check_err);
+	if (s->warn_late) {
+		s->warn_late = 0;
+		warn_windows(s);
+	}
+	return 0;
+}
+
 void ntp_session_close(struct ntp_session *s)
 {
+	char why[NTP_ERR_MAX];
+
+	for (int i = 0; i < s->ndbs; i++)
+		if (s->dbs[i].check) {
+			ntp_check_integrity_end(s->dbs[i].check, NULL, &s->dbs[i], why, sizeof(why));
+			sqlite3_free(s->dbs[i].check_id);
+		}
+	free(s->check_err);
 	ntp_progress_end(s, NULL);
 	sqlite3_close(s->db);
 	for (int i = 0; i < s->ndbs; i++) {

@@ -128,7 +128,7 @@ static int prepare_more(struct ntp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
-int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
+static int prepare(struct ntp_session *s, char *err, size_t errlen)
 {
 	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
 	 * computed once into a table and the view replaced by a read of it:
@@ -159,6 +159,12 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 	ntp_progress_end(s, progress);
 	if (rc)
 		return -1;
+	/* nothing kept of a file that fails its check */
+	if (ntp_session_checked(s, err, errlen)) {
+		if (w)
+			ntp_cache_abandon(s, w);
+		return -1;
+	}
 	s->joined = 1;
 	if (ntp_cache_keep(s, w, since(&t0))) {
 		s->joined = 0;
@@ -166,6 +172,16 @@ int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
 				sqlite3_errmsg(s->db));
 	}
 	return 0;
+}
+
+int ntp_session_prepare(struct ntp_session *s, char *err, size_t errlen)
+{
+	/* the files' integrity checks left running at open (NTP_OPEN_CHECK_LATE)
+	 * end here, whatever came of the preparation: a damaged file's verdict
+	 * is the error, not what its damage did to the join */
+	int rc = prepare(s, err, errlen);
+
+	return ntp_session_checked(s, err, errlen) ? -1 : rc;
 }
 
 int ntp_session_cache(struct ntp_session *s, const char *view, char *err, size_t errlen)

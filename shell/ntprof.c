@@ -134,7 +134,7 @@ static int do_report(int argc, char **argv)
 	const char *group = NULL;
 	int64_t width = 0; /* --timeline: bucket width, ns; 0: no time series */
 	double min_match = -1, max_lost = -1; /* < 0: the SQL's default */
-	int report = 0, flags = NTP_OPEN_PROGRESS, opt, rc;
+	int report = 0, flags = NTP_OPEN_PROGRESS | NTP_OPEN_CHECK_LATE, opt, rc;
 	char err[NTP_ERR_MAX];
 
 	optind = 1;
@@ -270,8 +270,12 @@ static void compare_usage(FILE *f)
 /* The session's set-up for plain sqlite3 (--sql), as ntprof-shell --sql. */
 static int print_sql(struct ntp_session *s, char *err, size_t errlen)
 {
-	char *p = ntp_session_sql(s);
+	char *p;
 
+	/* nothing said of a file before its check's verdict (NTP_OPEN_CHECK_LATE) */
+	if (ntp_session_checked(s, err, errlen))
+		return -1;
+	p = ntp_session_sql(s);
 	if (!p)
 		return ntp_fail(err, errlen, "cannot write the set-up SQL");
 	fputs(p, stdout);
@@ -352,7 +356,8 @@ static int compare_options(int argc, char **argv, struct compare_opts *o)
 
 static int do_compare(int argc, char **argv)
 {
-	struct compare_opts o = { .min_effect = -1, .open_flags = NTP_OPEN_PROGRESS };
+	struct compare_opts o = { .min_effect = -1,
+				   .open_flags = NTP_OPEN_PROGRESS | NTP_OPEN_CHECK_LATE };
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
 	int rc = compare_options(argc, argv, &o), changed = 0;
@@ -433,7 +438,7 @@ static int do_plot(int argc, char **argv)
 	};
 	struct ntp_plot_opts o = { .dir = "ntprof-plots" };
 	const char *labels = NULL;
-	int flags = NTP_OPEN_PROGRESS, opt, rc;
+	int flags = NTP_OPEN_PROGRESS | NTP_OPEN_CHECK_LATE, opt, rc;
 	char err[NTP_ERR_MAX];
 	struct ntp_session s;
 

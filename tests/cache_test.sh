@@ -396,6 +396,39 @@ rc=$?
 [ "$rc" -ne 0 ] && grep -q "fails SQLite's integrity check" chk.out && ok ||
 	bad "a recording changed after its note was not checked again (exit $rc): $(head -2 chk.out)"
 
+# report, compare and plot check a file while they prepare it (on another
+# core): a file that fails its check, though a report reads it whole (a key
+# of an index no report uses, changed), is refused in the check's words,
+# nothing is printed of it (compare --sql prepares nothing), and nothing of
+# it kept.
+cp base.db dmg.db || bad "copy"
+root=$(sqlite3 dmg.db "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_cause_1'")
+python3 - dmg.db "$root" "$(sqlite3 dmg.db 'PRAGMA page_size')" <<'PY'
+import sys
+path, page, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+b = bytearray(open(path, "rb").read())
+at = b.find(b"unreadable", (page - 1) * size, page * size)
+b[at] = ord("v")
+open(path, "wb").write(b)
+PY
+dmg_cache=$dir/dmg-cache
+NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --no-check dmg.db base-t.db > /dev/null 2>&1 &&
+	[ "$(sqlite3 "file:dmg.db?immutable=1" 'PRAGMA integrity_check(1)')" != ok ] && ok ||
+	bad "the damaged copy is not one a report reads and the check refuses"
+for how in "report dmg.db base-t.db" "compare dmg.db,base-t.db other.db,other-t.db" \
+	"compare --sql dmg.db,base-t.db other.db,other-t.db" \
+	"plot -o $dir/dmg-plots dmg.db,base-t.db"; do
+	rm -rf "$dmg_cache"
+	# shellcheck disable=SC2086
+	NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" $how > dmg.out 2> dmg.err
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q "^ntprof [a-z]*: dmg.db: fails SQLite's integrity check" dmg.err &&
+		[ ! -s dmg.out ] && [ ! -e "$dir/dmg-plots" ] && ok ||
+		bad "ntprof $how: a damaged file not refused (exit $rc): $(head -2 dmg.err)"
+	[ "$(ls "$dmg_cache" | grep -c '\.db$')" = 0 ] && ok ||
+		bad "ntprof $how: a prepared run kept of a damaged file"
+done
+
 # A cache file is hashed whole until it is noted: once its MAC matched and
 # its ctime is 2 s old, NAME.seen notes its identity, and while it keeps it
 # a read does not hash it (read whole: about its size more, counted by the
