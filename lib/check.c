@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ntp_check.h"
@@ -530,17 +531,31 @@ int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size
 struct ntp_check_job {
 	pthread_t thread;
 	char *uri, *path;       /* the file, and its name in messages */
+	char *path_open;        /* the file's name (d->open_path) */
 	char schema[24];        /* attached as, so messages read as the session's */
-	int opened;             /* 0: its connection could not be made */
+	struct stat before;     /* the file's identity when the session attached it */
+	sqlite3 *session;       /* the session's connection: its work is in vain
+				 * once the check fails */
+	int joined;             /* the thread joined */
+	int opened;             /* 0: its connection could not be made, or found
+				 * another file than the session's */
 	int rc;                 /* the check's verdict, when opened */
 	char err[NTP_ERR_MAX];  /* why not, when rc */
 };
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
 
 static void *check_main(void *arg)
 {
 	struct ntp_check_job *j = arg;
 	char *sql = sqlite3_mprintf("ATTACH %Q AS %w", j->uri, j->schema);
 	sqlite3 *db = NULL;
+	struct stat now;
 
 	/* the file attached as the session attaches it: read-only, immutable,
 	 * read(2) and no mapping, defensive */
@@ -548,8 +563,18 @@ static void *check_main(void *arg)
 					   SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
 					   NULL) == SQLITE_OK && !ntp_harden(db) &&
 		    !ntp_exec(db, sql);
+	/* the file the session opened, still: its name not given to another
+	 * since (else the session's connection checks its own, at the end) */
 	if (j->opened)
+		j->opened = !stat(j->path_open, &now) && same_file(&now, &j->before);
+	if (j->opened) {
 		j->rc = integrity(db, j->schema, j->path, j->err, sizeof(j->err));
+		/* what the session prepares of a damaged file is thrown away:
+		 * stop it (safe from another thread; the session joins this
+		 * one before it closes its connection) */
+		if (j->rc)
+			sqlite3_interrupt(j->session);
+	}
 	sqlite3_close(db);
 	sqlite3_free(sql);
 	return NULL;
@@ -559,21 +584,27 @@ static void job_free(struct ntp_check_job *j)
 {
 	free(j->uri);
 	free(j->path);
+	free(j->path_open);
 	free(j);
 }
 
-struct ntp_check_job *ntp_check_integrity_begin(const char *uri, const struct ntp_dbinfo *d)
+struct ntp_check_job *ntp_check_integrity_begin(sqlite3 *session, const char *uri,
+						const struct ntp_dbinfo *d,
+						const struct stat *before)
 {
 	struct ntp_check_job *j = calloc(1, sizeof(*j));
 	sigset_t all, old;
 	int rc;
 
-	if (!j || !(j->uri = strdup(uri)) || !(j->path = strdup(d->path))) {
+	if (!j || !(j->uri = strdup(uri)) || !(j->path = strdup(d->path)) ||
+	    !(j->path_open = strdup(d->open_path))) {
 		if (j)
 			job_free(j);
 		return NULL;
 	}
 	snprintf(j->schema, sizeof(j->schema), "%s", d->schema);
+	j->before = *before;
+	j->session = session;
 	/* signals are the main thread's: its handlers remove what it made */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -586,12 +617,30 @@ struct ntp_check_job *ntp_check_integrity_begin(const char *uri, const struct nt
 	return j;
 }
 
+int ntp_check_integrity_wait(struct ntp_check_job *j, double seconds)
+{
+	struct timespec until;
+
+	if (j->joined)
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)seconds;
+	until.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	j->joined = !pthread_timedjoin_np(j->thread, NULL, &until);
+	return j->joined;
+}
+
 int ntp_check_integrity_end(struct ntp_check_job *j, sqlite3 *db, const struct ntp_dbinfo *d,
 			    char *err, size_t errlen)
 {
 	int rc;
 
-	pthread_join(j->thread, NULL);
+	if (!j->joined)
+		pthread_join(j->thread, NULL);
 	/* no connection of its own: the check as it would have been */
 	if (!j->opened)
 		rc = db ? ntp_check_integrity(db, d, err, errlen) : -1;

@@ -605,7 +605,12 @@ int ntp_compare(struct ntp_session *s, FILE *f, const char *group, int flags, in
 
 	if (errlen)
 		*err = 0;
-	if (check_labels(s, err, errlen) || ntp_session_prepare(s, err, errlen))
+	/* a file that fails its check (NTP_OPEN_CHECK_LATE): that error first */
+	if (check_labels(s, err, errlen)) {
+		ntp_session_checked(s, err, errlen);
+		return -1;
+	}
+	if (ntp_session_prepare(s, err, errlen))
 		return -1;
 	m = open_memstream(&buf, &len);
 	if (!m)

@@ -137,8 +137,10 @@ static int merge_batch(const char *out, int n, char *const *paths, int host_base
 	char *attach;
 	int rc;
 
-	if (ntp_session_open_batch(&s, n, paths, host_base, flags | NTP_OPEN_MERGING, err,
-				   errlen))
+	/* checked before check_windows reads them: a file that fails its check
+	 * gets that error, not one about its times */
+	if (ntp_session_open_batch(&s, n, paths, host_base,
+				   (flags & ~NTP_OPEN_CHECK_LATE) | NTP_OPEN_MERGING, err, errlen))
 		return -1;
 	/* the merged file holds the prelude's views: no per-command end to end */
 	s.prepare_base = 1;

@@ -5,6 +5,7 @@
 #define NTP_CHECK_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -26,11 +27,18 @@ int ntp_peek_role(const char *uri, struct ntp_dbinfo *d, char *err, size_t errle
 int ntp_check_integrity(sqlite3 *db, const struct ntp_dbinfo *d, char *err, size_t errlen);
 
 /* The same check of D's file (URI, as D is attached) in a connection and
- * a thread of their own, while the session goes on with the file: begun,
- * or NULL (no thread: check it now); then its verdict, the thread joined
- * and the job freed. Without a connection of its own the check is made
- * on DB, where D is attached (if DB: else -1 unsaid). */
-struct ntp_check_job *ntp_check_integrity_begin(const char *uri, const struct ntp_dbinfo *d);
+ * a thread of their own, while the session (connection SESSION) goes on
+ * with the file: begun, or NULL (no thread: check it now). BEFORE is the
+ * file's stat when the session attached it: if the name has been given to
+ * another file since, the thread checks nothing, and the end checks the
+ * session's own. A failed check interrupts SESSION's statement (its work
+ * is thrown away). Waited for at most SECONDS (1: done); then its verdict,
+ * the thread joined and the job freed. Without a connection of its own
+ * the check is made on DB, where D is attached (if DB: else -1 unsaid). */
+struct ntp_check_job *ntp_check_integrity_begin(sqlite3 *session, const char *uri,
+						const struct ntp_dbinfo *d,
+						const struct stat *before);
+int ntp_check_integrity_wait(struct ntp_check_job *j, double seconds);
 int ntp_check_integrity_end(struct ntp_check_job *j, sqlite3 *db, const struct ntp_dbinfo *d,
 			    char *err, size_t errlen);
 

@@ -29,6 +29,10 @@ struct ntp_progress {
 const char *ntp_progress_begin(struct ntp_session *s, const char *what);
 void ntp_progress_end(struct ntp_session *s, const char *prev);
 
+/* Redraw the line if it is due, for work that runs no SQLite statement
+ * (waiting for another thread). */
+void ntp_progress_tick(struct ntp_session *s);
+
 /* Erase the progress line (if shown) before writing something else to
  * stderr; it is redrawn at the next step of the work. */
 void ntp_progress_clear(struct ntp_session *s);

@@ -84,7 +84,8 @@ struct ntp_session {
 	char *cache_file;                     /* the cache file of the prepared run read or
 					       * kept (lib/cache.c); NULL: none */
 	struct stat cache_st;                 /* its identity when it was checked */
-	char *check_err;                      /* a file failed its integrity check: why */
+	int check_failed;                     /* a file failed its integrity check */
+	char *check_err;                      /* why (NULL: no memory to say) */
 	int warn_late;                        /* warn of recordings apart once checked */
 	ntp_authorizer auth;                  /* the authorizer on db (ntp_session_authorizer) */
 	void *auth_arg;                       /* its argument */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cache.h"
 #include "ntp_check.h"
@@ -29,6 +30,7 @@
 static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, size_t errlen)
 {
 	char *uri = ntp_immutable_uri(d->open_path), *sql;
+	struct stat before;
 	int rc;
 
 	if (!uri)
@@ -48,6 +50,10 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 			 s->nmerged + 1);
 	/* Read with read(2), never mmap: a file truncated while it is read is
 	 * an error then, where a mapping's missing page is SIGBUS. */
+	/* the file's identity as attached, for a check in a thread of its own
+	 * (which attaches it by name again) */
+	if (stat(d->open_path, &before))
+		memset(&before, 0, sizeof(before));
 	sql = sqlite3_mprintf("ATTACH %Q AS %w", uri, d->schema);
 	rc = sql ? ntp_exec(s->db, sql) : -1;
 	sqlite3_free(sql);
@@ -64,7 +70,7 @@ static int attach_one(struct ntp_session *s, struct ntp_dbinfo *d, char *err, si
 			/* on another core while this one goes on: its verdict
 			 * before anything is said of the file (ntp_session_checked) */
 			if (s->flags & NTP_OPEN_CHECK_LATE &&
-			    (d->check = ntp_check_integrity_begin(uri, d))) {
+			    (d->check = ntp_check_integrity_begin(s->db, uri, d, &before))) {
 				d->check_id = id;
 			} else {
 				const char *prev = ntp_progress_begin(s, "checking the integrity "
@@ -377,10 +383,15 @@ int ntp_session_checked(struct ntp_session *s, char *err, size_t errlen)
 			continue;
 		if (!progress)
 			progress = ntp_progress_begin(s, "checking the integrity of the files");
+		/* no SQLite statement runs the progress line meanwhile */
+		while (!ntp_check_integrity_wait(d->check, 0.1))
+			ntp_progress_tick(s);
 		if (ntp_check_integrity_end(d->check, s->db, d, why, sizeof(why))) {
 			sqlite3_free(d->check_id);
-			if (!s->check_err)
+			if (!s->check_failed) {
+				s->check_failed = 1;
 				s->check_err = strdup(why);
+			}
 		} else {
 			ntp_cache_mark_checked(s, d, d->check_id);
 		}
@@ -389,8 +400,9 @@ int ntp_session_checked(struct ntp_session *s, char *err, size_t errlen)
 	}
 	if (progress)
 		ntp_progress_end(s, progress);
-	if (s->check_err)
-		return ntp_fail(err, errlen, "%s", s->check_err);
+	if (s->check_failed)
+		return ntp_fail(err, errlen, "%s", s->check_err ? s->check_err :
+				"a file fails SQLite's integrity check (out of memory for why)");
 	if (s->warn_late) {
 		s->warn_late = 0;
 		warn_windows(s);

@@ -146,8 +146,11 @@ static int prepare(struct ntp_session *s, char *err, size_t errlen)
 	/* prepared by an earlier process (lib/cache.c) */
 	if (!s->joined && ntp_cache_load(s))
 		s->joined = 1;
+	/* (nothing added to a kept run of a file before its check's verdict) */
 	if (s->joined)
-		return s->more_missing && !s->prepare_base ? prepare_more(s, err, errlen) : 0;
+		return s->more_missing && !s->prepare_base ?
+		       ntp_session_checked(s, err, errlen) || prepare_more(s, err, errlen) ? -1 : 0 :
+		       0;
 	if (want(s, !s->prepare_base, 0))
 		return ntp_fail(err, errlen, "cannot join the recordings: %s", sqlite3_errmsg(s->db));
 	s->more_missing = s->prepare_base && has_more(s);

@@ -83,6 +83,12 @@ static int tick(void *arg)
 	return 0; /* never interrupts the statement */
 }
 
+void ntp_progress_tick(struct ntp_session *s)
+{
+	if (s->progress.what)
+		tick(&s->progress);
+}
+
 const char *ntp_progress_begin(struct ntp_session *s, const char *what)
 {
 	struct ntp_progress *p = &s->progress;

@@ -749,8 +749,8 @@ FROM s;
 -- recorded at the same time: their wall-clock windows (CLOCK_REALTIME,
 -- from wall_start for duration_ns; monotonic clocks start anew on every
 -- machine) do not overlap. Such files are usually from different runs, and
--- few or none of their commands pair. ntprof warns of each row when it
--- opens the recordings.
+-- few or none of their commands pair. ntprof warns of each row once the
+-- recordings are open and have passed their integrity checks.
 CREATE TEMP VIEW ntp_window_gap AS
 SELECT
   hdb,                       -- host database

@@ -403,7 +403,9 @@ rc=$?
 # it kept.
 cp base.db dmg.db || bad "copy"
 root=$(sqlite3 dmg.db "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_cause_1'")
-python3 - dmg.db "$root" "$(sqlite3 dmg.db 'PRAGMA page_size')" <<'PY'
+# damage FILE: that key changed
+damage() {
+	python3 - "$1" "$root" "$(sqlite3 "$1" 'PRAGMA page_size')" <<'PY'
 import sys
 path, page, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 b = bytearray(open(path, "rb").read())
@@ -411,6 +413,9 @@ at = b.find(b"unreadable", (page - 1) * size, page * size)
 b[at] = ord("v")
 open(path, "wb").write(b)
 PY
+}
+cp dmg.db dmg2.db && sqlite3 dmg2.db 'UPDATE meta SET wall_stop = wall_start - 1' || bad "copy"
+damage dmg.db
 dmg_cache=$dir/dmg-cache
 NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --no-check dmg.db base-t.db > /dev/null 2>&1 &&
 	[ "$(sqlite3 "file:dmg.db?immutable=1" 'PRAGMA integrity_check(1)')" != ok ] && ok ||
@@ -428,6 +433,29 @@ for how in "report dmg.db base-t.db" "compare dmg.db,base-t.db other.db,other-t.
 	[ "$(ls "$dmg_cache" | grep -c '\.db$')" = 0 ] && ok ||
 		bad "ntprof $how: a prepared run kept of a damaged file"
 done
+# Its check's error first, whatever else fails before the verdict: a
+# value the open refuses (a stop before the start, in a copy damaged the
+# same way), labels compare cannot tell apart
+damage dmg2.db
+NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report dmg2.db base-t.db > /dev/null 2> dmg.err
+grep -q "dmg2.db: fails SQLite's integrity check" dmg.err && ok ||
+	bad "a damaged file with an impossible value: $(head -2 dmg.err)"
+NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" compare -l "$(printf 'a\001,a\002')" dmg.db,base-t.db \
+	other.db,other-t.db > /dev/null 2> dmg.err
+grep -q "dmg.db: fails SQLite's integrity check" dmg.err && ok ||
+	bad "compare of a damaged file, its labels alike: $(head -2 dmg.err)"
+# A run kept by a report with --no-check gets nothing added before the
+# verdict: report --timeline (which adds the per-command end to end to it)
+# is refused, and the kept file is as it was
+rm -rf "$dmg_cache"
+NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --no-check dmg.db base-t.db > /dev/null 2>&1
+kept=$(ls "$dmg_cache"/*.db 2> /dev/null)
+sum=$(cat "$dmg_cache"/*.db 2> /dev/null | sha256sum)
+NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --timeline 1s dmg.db base-t.db > dmg.out 2> dmg.err
+rc=$?
+[ -n "$kept" ] && [ "$rc" -eq 1 ] && grep -q "fails SQLite's integrity check" dmg.err &&
+	! grep -q "kept in" dmg.err && [ "$(cat "$dmg_cache"/*.db | sha256sum)" = "$sum" ] && ok ||
+	bad "report --timeline added to a damaged file's kept run (exit $rc): $(head -2 dmg.err)"
 
 # A cache file is hashed whole until it is noted: once its MAC matched and
 # its ctime is 2 s old, NAME.seen notes its identity, and while it keeps it
