@@ -151,6 +151,16 @@ int ntp_session_cache_where(struct ntp_session *s, const char *view, const char 
  * (sql/join.sql, _ntp_view_plan), and it is not yet. */
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
+/* ntp_session_prepare for a session that left out the views of cache_when
+ * 3 and 4 (prepare_base: the per-command end to end) and now reads them:
+ * added to what it prepared or read (and kept), or prepared with the
+ * rest; wanted from then on. */
+int ntp_session_prepare_more(struct ntp_session *s, char *err, size_t errlen);
+
+/* 1 when SQL names one of those views, or a view over one, and the session
+ * left them out (prepare_base) and has not added them yet. */
+int ntp_session_needs_more(struct ntp_session *s, const char *sql);
+
 void ntp_session_close(struct ntp_session *s);
 
 /* The path given for the recording attached as SCHEMA ("?" if none). */

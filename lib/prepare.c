@@ -272,6 +272,38 @@ out:
 	return rc;
 }
 
+int ntp_session_prepare_more(struct ntp_session *s, char *err, size_t errlen)
+{
+	/* wanted from now on: a session prepared without them adds them */
+	s->prepare_base = 0;
+	return ntp_session_prepare(s, err, errlen);
+}
+
+int ntp_session_needs_more(struct ntp_session *s, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	/* wanted already, or there */
+	if (!s->prepare_base || (s->joined && !s->more_missing))
+		return 0;
+	/* the views of cache_when 3 and 4 and every view that names one, or
+	 * names such a view: a name in SQL (a comment's too) adds them */
+	if (sqlite3_prepare_v2(s->db, "WITH RECURSIVE r(name) AS (\n"
+			       "  SELECT name FROM _ntp_view_plan WHERE cache_when IN (3, 4)\n"
+			       "    AND cache_ord IS NOT NULL\n"
+			       "  UNION\n"
+			       "  SELECT v.name FROM sqlite_temp_schema AS v, r\n"
+			       "  WHERE v.type = 'view' AND instr(lower(v.sql), lower(r.name)) > 0)\n"
+			       "SELECT 1 FROM r WHERE instr(lower(?1), lower(name)) > 0", -1, &st,
+			       NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, sql, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)
 {
 	sqlite3_stmt *st;

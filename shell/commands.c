@@ -40,7 +40,11 @@ int run_sql(struct shell *sh, const char *what, char *sql)
 		err_msg(sh, "%s: out of memory", what);
 		return -1;
 	}
-	if (ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
+	/* what it reads prepared first: the per-command end to end only for a
+	 * query that reads it (the shell's session leaves it out until then) */
+	if (ntp_session_needs_more(sh->s, sql) ?
+	    ntp_session_prepare_more(sh->s, err, sizeof(err)) :
+	    ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);
 	else if (ntp_out_query(&sh->out, sh->s->db, sql, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);
@@ -374,8 +378,7 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	/* ntp_shell_slowest's first N (of the group): picked by the host's keys
 	 * alone, then only their rows computed; its columns, from the view once
 	 * prepared (the unprepared tree of views takes seconds to expand) */
-	if (ntp_session_needs_prepare(s, "ntp_shell_slowest") &&
-	    ntp_session_prepare(s, err, sizeof(err))) {
+	if (ntp_session_prepare_more(s, err, sizeof(err))) {
 		err_msg(sh, ".slowest: %s", err);
 		return -1;
 	}

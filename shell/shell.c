@@ -102,7 +102,7 @@ static int print_session_sql(struct ntp_session *s)
 
 	/* the set-up reads the prepared run when there is one to keep: prepare
 	 * it here (or read it from the cache), once, with the native functions */
-	if (ntp_cache_usable(s) && ntp_session_prepare(s, err, sizeof(err))) {
+	if (ntp_cache_usable(s) && ntp_session_prepare_more(s, err, sizeof(err))) {
 		fprintf(stderr, "ntprof-shell: --sql: %s\n", err);
 		return 1;
 	}
@@ -327,6 +327,9 @@ int main(int argc, char **argv)
 		free(cmds_c);
 		return rc;
 	}
+	/* the per-command end to end (.timeline, .slowest) prepared only for
+	 * the first question that reads it */
+	s.prepare_base = 1;
 	rc = sql ? print_session_sql(&s) : run(&s, cmds_c, ncmds, out);
 	ntp_session_close(&s);
 	free(cmds_c);

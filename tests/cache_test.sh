@@ -199,6 +199,13 @@ mac=${db%.db}.mac
 # that reads them adds them to the entry, once, and answers as without it.
 expect "a report's entry: no per-command end to end" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" 0
+# nor does a question of the shell that does not read them: answered from
+# the entry as it is
+"$SHELL_BIN" -c '.percentiles --stages' host.db target.db > pct1.txt 2> pct1.err
+"$SHELL_BIN" --no-cache -c '.percentiles --stages' host.db target.db > pct0.txt 2> /dev/null
+[ ! -s pct1.err ] && [ -s pct0.txt ] && cmp -s pct0.txt pct1.txt &&
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" = 0 ] &&
+	ok || { bad ".percentiles on a report's entry: prepared, or other answers"; cat pct1.err >&2; }
 "$SHELL_BIN" -c '.slowest 3' host.db target.db > more1.txt 2> more1.err
 "$SHELL_BIN" -c '.slowest 3' host.db target.db > more2.txt 2> more2.err
 "$SHELL_BIN" --no-cache -c '.slowest 3' host.db target.db > more0.txt 2> /dev/null
@@ -433,6 +440,22 @@ for how in "report dmg.db base-t.db" "compare dmg.db,base-t.db other.db,other-t.
 	[ "$(ls "$dmg_cache" | grep -c '\.db$')" = 0 ] && ok ||
 		bad "ntprof $how: a prepared run kept of a damaged file"
 done
+# The shell's first question prepares what it reads: .percentiles keeps a
+# run without the per-command end to end, and SQL that names a view over it
+# (ntp_shell_timeline) adds it then, with the answers of --no-cache.
+lazy_cache=$dir/lazy-cache
+e2e_tables() { sqlite3 "$(ls "$lazy_cache"/*.db)" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'"; }
+NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c '.percentiles --stages' base.db base-t.db \
+	> lazy1.txt 2> lazy1.err
+prepared lazy1.err && [ "$(e2e_tables)" = 0 ] && ok ||
+	{ bad "the shell's .percentiles: its run kept with the per-command end to end"; cat lazy1.err >&2; }
+q='SELECT count(*), sum(sampled) FROM ntp_shell_timeline;'
+NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c "$q" base.db base-t.db > lazy2.txt 2> lazy2.err
+"$SHELL_BIN" --no-cache -c "$q" base.db base-t.db > lazy0.txt 2> /dev/null
+grep -q '^ntprof: preparing the per-command end to end' lazy2.err && ! prepared lazy2.err &&
+	[ "$(e2e_tables)" -gt 0 ] && [ -s lazy0.txt ] && cmp -s lazy0.txt lazy2.txt && ok ||
+	{ bad "SQL over the per-command end to end: not added, or other answers"; cat lazy2.err >&2; }
+
 # Its check's error first, whatever else fails before the verdict: a
 # value the open refuses (a stop before the start, in a copy damaged the
 # same way), labels compare cannot tell apart
