@@ -54,6 +54,17 @@ int run_sql(struct shell *sh, const char *what, char *sql)
 	return rc;
 }
 
+/* ntp_session_prepare_more, its error said as WHAT's. */
+static int prepare_more(struct shell *sh, const char *what)
+{
+	char err[NTP_ERR_MAX];
+
+	if (!ntp_session_prepare_more(sh->s, err, sizeof(err)))
+		return 0;
+	err_msg(sh, "%s: %s", what, err);
+	return -1;
+}
+
 /* Every schema: temp, main, then the attached recordings. */
 int all_schemas(struct shell *sh, char names[][16], int max)
 {
@@ -160,7 +171,10 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	rc = ntp_session_prepare(s, err, sizeof(err)) ? -1 :
+	/* with the time series, the per-command end to end prepared with the
+	 * rest, not added after */
+	rc = (width ? ntp_session_prepare_more(s, err, sizeof(err)) :
+		      ntp_session_prepare(s, err, sizeof(err))) ? -1 :
 	     ntp_report(s, sh->out.f, flags, group, err, sizeof(err));
 	if (rc < 0 ||
 	    (width && ntp_report_timeline(s, sh->out.f, flags, group, width, err, sizeof(err)))) {
@@ -293,7 +307,9 @@ static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char 
 			"[GROUP])", argv[i + 1]);
 		return -1;
 	}
-	if (no_group(sh, ".timeline", argc > i ? argv[i] : NULL))
+	/* the per-command end to end prepared with the rest, before the group
+	 * check would prepare the rest without it */
+	if (prepare_more(sh, ".timeline") || no_group(sh, ".timeline", argc > i ? argv[i] : NULL))
 		return -1;
 	return run_sql(sh, ".timeline", sqlite3_mprintf(
 		"UPDATE ntp_bucket SET width_ns = %lld;\n"
@@ -356,7 +372,7 @@ static int cmd_cdf(struct ntp_session *s, struct shell *sh, int argc, char **arg
 static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
 	long long n = 10;
-	char *end, *cols, *q, *which, err[NTP_ERR_MAX];
+	char *end, *cols, *q, *which;
 	int i = 1, rc;
 
 	if (argc > i && numeric(argv[i])) {
@@ -373,15 +389,13 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 			argv[i + 1]);
 		return -1;
 	}
-	if (no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
-		return -1;
 	/* ntp_shell_slowest's first N (of the group): picked by the host's keys
 	 * alone, then only their rows computed; its columns, from the view once
-	 * prepared (the unprepared tree of views takes seconds to expand) */
-	if (ntp_session_prepare_more(s, err, sizeof(err))) {
-		err_msg(sh, ".slowest: %s", err);
+	 * prepared (the unprepared tree of views takes seconds to expand), with
+	 * the per-command end to end it reads, before the group check would
+	 * prepare the rest without it */
+	if (prepare_more(sh, ".slowest") || no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
 		return -1;
-	}
 	cols = ntp_query_text(s->db, "SELECT group_concat(printf('\"%w\"', name), ', ')"
 			      " FROM pragma_table_info('ntp_shell_slowest')");
 	/* The same commands and order from the host's side alone (the order's
@@ -521,7 +535,13 @@ static int cmd_schema(struct ntp_session *s, struct shell *sh, int argc, char **
 
 static int cmd_sql(struct ntp_session *s, struct shell *sh, int argc, char **argv)
 {
-	char *sql = ntp_session_sql(s);
+	char *sql;
+
+	/* what --sql prints: a run prepared here is kept with the per-command
+	 * end to end too (nothing prepared yet: the views compute it) */
+	if (s->joined && s->more_missing && prepare_more(sh, ".sql"))
+		return -1;
+	sql = ntp_session_sql(s);
 
 	if (!sql) {
 		err_msg(sh, ".sql: out of memory");

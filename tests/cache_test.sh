@@ -201,11 +201,13 @@ expect "a report's entry: no per-command end to end" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" 0
 # nor does a question of the shell that does not read them: answered from
 # the entry as it is
-"$SHELL_BIN" -c '.percentiles --stages' host.db target.db > pct1.txt 2> pct1.err
-"$SHELL_BIN" --no-cache -c '.percentiles --stages' host.db target.db > pct0.txt 2> /dev/null
-[ ! -s pct1.err ] && [ -s pct0.txt ] && cmp -s pct0.txt pct1.txt &&
-	[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" = 0 ] &&
-	ok || { bad ".percentiles on a report's entry: prepared, or other answers"; cat pct1.err >&2; }
+for c in '.percentiles --stages' .cdf .queues 'SELECT count(*) FROM ntp_command;'; do
+	"$SHELL_BIN" -c "$c" host.db target.db > pct1.txt 2> pct1.err
+	"$SHELL_BIN" --no-cache -c "$c" host.db target.db > pct0.txt 2> /dev/null
+	[ ! -s pct1.err ] && [ -s pct0.txt ] && cmp -s pct0.txt pct1.txt &&
+		[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" = 0 ] &&
+		ok || { bad "$c on a report's entry: prepared, or other answers"; cat pct1.err >&2; }
+done
 "$SHELL_BIN" -c '.slowest 3' host.db target.db > more1.txt 2> more1.err
 "$SHELL_BIN" -c '.slowest 3' host.db target.db > more2.txt 2> more2.err
 "$SHELL_BIN" --no-cache -c '.slowest 3' host.db target.db > more0.txt 2> /dev/null
@@ -455,6 +457,20 @@ NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c "$q" base.db base-t.db > lazy2.txt 
 grep -q '^ntprof: preparing the per-command end to end' lazy2.err && ! prepared lazy2.err &&
 	[ "$(e2e_tables)" -gt 0 ] && [ -s lazy0.txt ] && cmp -s lazy0.txt lazy2.txt && ok ||
 	{ bad "SQL over the per-command end to end: not added, or other answers"; cat lazy2.err >&2; }
+# .sql after a question prints --sql's set-up: the end to end added first
+rm -rf "$lazy_cache"
+NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c '.percentiles' -c '.sql' base.db base-t.db \
+	> /dev/null 2> lazy3.err
+[ "$(e2e_tables)" -gt 0 ] && ok || { bad ".sql after a question: no end to end kept"; cat lazy3.err >&2; }
+# A first question that reads it, with a group (whose check prepares),
+# prepares the run once, the end to end with it
+for c in '.timeline 1s read' '.slowest 2 read' '.report --timeline 1s read'; do
+	rm -rf "$lazy_cache"
+	NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c "$c" base.db base-t.db > /dev/null 2> lazy4.err
+	[ "$(grep -c '^ntprof: preparing' lazy4.err)" = 1 ] && prepared lazy4.err &&
+		[ "$(e2e_tables)" -gt 0 ] && ok ||
+		{ bad "$c, the first question: not one preparation with the end to end"; cat lazy4.err >&2; }
+done
 
 # Its check's error first, whatever else fails before the verdict: a
 # value the open refuses (a stop before the start, in a copy damaged the
