@@ -1052,8 +1052,11 @@ static void quantiles_final(sqlite3_context *ctx)
  *
  * ntp_dist_ci(x1, ..., xN), for ntprof compare: the same without p90, each
  * entry followed by the 95 % intervals of the median and p99
- * (ntp_ci_ranks): [n, sum, p50, p99, p999, p50_lo, p50_hi, p99_lo, p99_hi],
- * an interval null when its ranks fall outside 1..n.
+ * (ntp_ci_ranks) and the sum of the squares: [n, sum, p50, p99, p999,
+ * p50_lo, p50_hi, p99_lo, p99_hi, sq], an interval null when its ranks fall
+ * outside 1..n, sq summed exactly and given as the nearest double (the
+ * variance's, which a sum of doubles in SQL gets wrong in its last digits
+ * over millions of commands).
  */
 #define NTP_DIST_MAX 16
 
@@ -1061,6 +1064,7 @@ struct dagg {
 	int nargs;                 /* arguments, fixed by the first row */
 	int failed;                /* an error was reported; xFinal only frees */
 	int64_t sum[NTP_DIST_MAX]; /* per argument */
+	__int128 sq[NTP_DIST_MAX]; /* the sums of their squares, exact */
 	struct qagg q[NTP_DIST_MAX];
 };
 
@@ -1085,6 +1089,7 @@ static int dist_add(sqlite3_context *ctx, struct dagg *d, int i, sqlite3_value *
 		sqlite3_result_error(ctx, "integer overflow", -1);
 		return -1;
 	}
+	d->sq[i] += (__int128)x * x; /* 2^126 holds 2^62 squares of 2^32 */
 	if ((rc = qagg_add(&d->q[i], x))) {
 		qagg_error(ctx, sqlite3_user_data(ctx) ? "ntp_dist_ci" : "ntp_dist", rc);
 		return -1;
@@ -1115,9 +1120,20 @@ static void dist_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /* Append argument A's entry to OUT: n, sum, p50, p99, p999 and then p90,
- * or with CI the intervals of p50 and p99 instead of p90. Returns 0, or
- * qagg_select's error. */
-static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+ * or with CI the intervals of p50 and p99 instead of p90. With CIOUT
+ * (ntp_dist_cdf's fifth array), the ranks are selected with the intervals
+ * too, and CIOUT gets [SQ as a double, p50_lo, p50_hi, p99_lo, p99_hi]
+ * (nulls where ntp_dist_ci has them). Returns 0, or qagg_select's error. */
+static int dist_entry_sq(sqlite3_str *out, sqlite3_str *ciout, struct qagg *a, int64_t sum,
+			 __int128 sq, int ci);
+
+static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, __int128 sq, int ci)
+{
+	return dist_entry_sq(out, NULL, a, sum, sq, ci);
+}
+
+static int dist_entry_sq(sqlite3_str *out, sqlite3_str *ciout, struct qagg *a, int64_t sum,
+			 __int128 sq, int ci)
 {
 	size_t n = qagg_count(a);
 	/* the entry's place of each of ntp_q's quantiles: p50, p90, p99, p999 */
@@ -1127,8 +1143,10 @@ static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 	int slot[NTP_NQ + 2 * NTP_CI_DIST], nk = 0, has[NTP_CI_DIST] = { 0 };
 
 	if (!n) {
-		sqlite3_str_appendall(out, ci ? "[0,null,null,null,null,null,null,null,null]" :
+		sqlite3_str_appendall(out, ci ? "[0,null,null,null,null,null,null,null,null,null]" :
 				      "[0,null,null,null,null,null]");
+		if (ciout)
+			sqlite3_str_appendall(ciout, "[null,null,null,null,null]");
 		return 0;
 	}
 	for (int i = 0; i < NTP_NQ; i++) {
@@ -1137,14 +1155,14 @@ static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 		k[nk] = rank_index(n, ntp_q[i]);
 		slot[nk++] = place[i];
 	}
-	for (int i = 0; ci && i < NTP_CI_DIST; i++) {
+	for (int i = 0; (ci || ciout) && i < NTP_CI_DIST; i++) {
 		size_t l, u;
 
 		if (ntp_ci_ranks(n, i, &l, &u))
 			continue;
 		has[i] = 1;
-		k[nk] = l - 1, slot[nk] = 3 + 2 * i, nk++;
-		k[nk] = u - 1, slot[nk] = 4 + 2 * i, nk++;
+		k[nk] = l - 1, slot[nk] = NTP_NQ + 2 * i, nk++;
+		k[nk] = u - 1, slot[nk] = NTP_NQ + 1 + 2 * i, nk++;
 	}
 	/* ascending ranks, each with its place in the entry */
 	for (int i = 1; i < nk; i++)
@@ -1170,12 +1188,25 @@ static int dist_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
 		sqlite3_str_appendf(out, ",%lld", (long long)v[3]);
 	for (int i = 0; ci && i < NTP_CI_DIST; i++) {
 		if (has[i])
-			sqlite3_str_appendf(out, ",%lld,%lld", (long long)v[3 + 2 * i],
-					    (long long)v[4 + 2 * i]);
+			sqlite3_str_appendf(out, ",%lld,%lld", (long long)v[NTP_NQ + 2 * i],
+					    (long long)v[NTP_NQ + 1 + 2 * i]);
 		else
 			sqlite3_str_appendall(out, ",null,null");
 	}
+	if (ci)
+		sqlite3_str_appendf(out, ",%!.17g", (double)sq);
 	sqlite3_str_appendchar(out, 1, ']');
+	if (ciout) {
+		sqlite3_str_appendf(ciout, "[%!.17g", (double)sq);
+		for (int i = 0; i < NTP_CI_DIST; i++) {
+			if (has[i])
+				sqlite3_str_appendf(ciout, ",%lld,%lld", (long long)v[NTP_NQ + 2 * i],
+						    (long long)v[NTP_NQ + 1 + 2 * i]);
+			else
+				sqlite3_str_appendall(ciout, ",null,null");
+		}
+		sqlite3_str_appendchar(ciout, 1, ']');
+	}
 	return 0;
 }
 
@@ -1190,7 +1221,7 @@ static void result_str(sqlite3_context *ctx, sqlite3_str *out)
 	sqlite3_free(sqlite3_str_finish(out));
 }
 
-typedef int dagg_entry(sqlite3_str *, struct qagg *, int64_t, int);
+typedef int dagg_entry(sqlite3_str *, struct qagg *, int64_t, __int128, int);
 
 /* Append ENTRY of each of D's arguments to OUT, in a JSON array. */
 static int dagg_entries(sqlite3_str *out, struct dagg *d, dagg_entry *entry, int ci)
@@ -1201,7 +1232,7 @@ static int dagg_entries(sqlite3_str *out, struct dagg *d, dagg_entry *entry, int
 	for (int i = 0; i < d->nargs && !rc; i++) {
 		if (i)
 			sqlite3_str_appendchar(out, 1, ',');
-		rc = entry(out, &d->q[i], d->sum[i], ci);
+		rc = entry(out, &d->q[i], d->sum[i], d->sq[i], ci);
 	}
 	sqlite3_str_appendchar(out, 1, ']');
 	return rc;
@@ -1768,11 +1799,11 @@ close:
 	return 0;
 }
 
-static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, int ci)
+static int cdf_entry(sqlite3_str *out, struct qagg *a, int64_t sum, __int128 sq, int ci)
 {
 	struct shape_out o = { out, NULL, NULL };
 
-	(void)sum, (void)ci;
+	(void)sum, (void)sq, (void)ci;
 	return shape_entry(&o, a);
 }
 
@@ -1785,23 +1816,23 @@ static void cdf_final(sqlite3_context *ctx)
  * error (-1: out of memory). */
 static int dist_cdf_json(struct dagg *d, sqlite3_str *all)
 {
-	sqlite3_str *out[4];
+	sqlite3_str *out[5];
 	int rc = 0;
 
-	for (int j = 0; j < 4; j++)
+	for (int j = 0; j < 5; j++)
 		out[j] = sqlite3_str_new(NULL);
 	for (int i = 0; i < d->nargs && !rc; i++) {
 		struct shape_out o = { out[1], out[2], out[3] };
 
-		for (int j = 0; j < 4; j++)
+		for (int j = 0; j < 5; j++)
 			sqlite3_str_appendchar(out[j], 1, i ? ',' : '[');
-		rc = dist_entry(out[0], &d->q[i], d->sum[i], 0);
+		rc = dist_entry_sq(out[0], out[4], &d->q[i], d->sum[i], d->sq[i], 0);
 		if (!rc)
 			rc = shape_entry(&o, &d->q[i]);
 	}
 	for (int i = 0; i < d->nargs; i++)
 		qagg_free(&d->q[i]);
-	for (int j = 0; j < 4; j++) {
+	for (int j = 0; j < 5; j++) {
 		sqlite3_str_appendf(all, "%c%s]", j ? ',' : '[',
 				    sqlite3_str_errcode(out[j]) ? "" : sqlite3_str_value(out[j]));
 		if (sqlite3_str_errcode(out[j]) && !rc)
@@ -1815,9 +1846,13 @@ static int dist_cdf_json(struct dagg *d, sqlite3_str *all)
 /*
  * ntp_dist_cdf(x1, ..., xN), N <= NTP_DIST_MAX: from one scan of the same
  * rows, [ntp_dist's array, ntp_cdf's array, the arguments' shell CDF
- * points, their histograms' counts] (shape_entry): the report's statistics,
- * the plot's CDF lines, .cdf's and .hist's rows of a group read its
- * commands once. The arrays have an entry per argument, in order.
+ * points, their histograms' counts (shape_entry), their sums of squares
+ * and intervals]: the report's statistics, the plot's CDF lines, .cdf's
+ * and .hist's rows, and ntprof compare's statistics of a group read its
+ * commands once. The arrays have an entry per argument, in order; the
+ * fifth's entries are [sum of x^2, p50_lo, p50_hi, p99_lo, p99_hi]: the
+ * sum computed exactly and given as the nearest double, the intervals
+ * ntp_dist_ci's.
  */
 static void dist_cdf_final(sqlite3_context *ctx)
 {

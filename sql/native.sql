@@ -150,19 +150,30 @@ SELECT
 FROM v
 WHERE json_extract(a, '$[0]') > 0;
 
--- ntp_compare_stage of compare.sql again, with ntp_dist_ci(): one scan of
--- the compared commands and no sort of their values. The same rows as the
--- portable view (tests compare them): the values of ntp_command that
--- _ntp_report_cmd_value gives, a group's commands of its report mode (so
--- h_wait, which a matched command has too, only in host mode), the mean
--- sum / n, the variance from the same sums as the view's, the intervals of
--- the median and p99 at the ranks of compare.sql's rule (lib/native.c).
+-- ntp_compare_stage of compare.sql again, without a sort of the values.
+-- The same rows as the portable view (tests compare them): the values of
+-- ntp_command that _ntp_report_cmd_value gives, a group's commands of its
+-- report mode (so h_wait, which a matched command has too, only in host
+-- mode), the mean sum / n, the variance from the sum of the squares, the
+-- intervals of the median and p99 at the ranks of compare.sql's rule
+-- (lib/native.c). A run's operation and size that is one group of the
+-- report (one device) takes them from the report's own scans of the group
+-- (_ntp_stage_dist, _ntp_component_dist: ntp_dist_cdf's fifth array holds
+-- the sums of squares and the intervals), so a compare costs no scan of
+-- its own; one over several devices from one scan of their commands
+-- together through ntp_dist_ci() (the devices' percentiles do not combine).
 -- Its cache is then this view's rows (ntp_session_cache): compare.sql's
 -- builder is for the portable view.
 DELETE FROM _ntp_cache_build WHERE name = 'ntp_compare_stage';
 DROP VIEW ntp_compare_stage;
 CREATE TEMP VIEW ntp_compare_stage AS
-WITH d AS MATERIALIZED (
+WITH gk AS MATERIALIZED (
+  -- the compared groups, each with how many of its run share its operation and size
+  SELECT g.*, count(*) OVER (PARTITION BY run, op, bytes) AS peers
+  FROM _ntp_compare_group AS g
+), d AS MATERIALIZED (
+  -- those of several groups: one scan of their commands (the groups the
+  -- outer loop, CROSS JOIN: none, no scan)
   SELECT g_run AS run, g_op AS op, g_bytes AS bytes,
     -- the stages and end to end; the components (a host's own only in host mode)
     ntp_dist_ci(
@@ -170,17 +181,7 @@ WITH d AS MATERIALIZED (
     ntp_dist_ci(
 --@ SELECT wrap(CASE WHEN n.in_joined THEN l.name
 --@               ELSE 'CASE WHEN mode = ''host'' THEN ' || l.name || ' END' END, -92, '      ', ', ')
---@   || ') AS dc,'
---@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-    -- and the sums of their squares, in the same order
-    json_array(
---@ SELECT wrap('total(' || name || ' * ' || name || ')', -92, '      ', ', ')
---@   || ', total(e2e * e2e)) AS qs,'
---@ FROM gen_list WHERE list = 'stage'
-    json_array(
---@ SELECT wrap(CASE WHEN n.in_joined THEN 'total(' || l.name || ' * ' || l.name || ')'
---@               ELSE 'total(CASE WHEN mode = ''host'' THEN ' || l.name || ' * ' || l.name
---@                    || ' END)' END, -92, '      ', ', ') || ') AS qc'
+--@   || ') AS dc'
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
   FROM (
     -- ntp_command's values, from the join for a joined group's matched
@@ -195,9 +196,10 @@ WITH d AS MATERIALIZED (
 --@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END || ' AS ' || l.name,
 --@   -92, '      ', ', ')
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-    FROM _ntp_compare_group AS g
-    JOIN ntp_joined AS j ON +j.hdb = g.hdb AND +j.grp = g.grp
-    WHERE g.mode = 'joined' AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
+    FROM gk AS g
+    CROSS JOIN ntp_joined AS j ON +j.hdb = g.hdb AND +j.grp = g.grp
+    WHERE g.peers > 1 AND g.mode = 'joined'
+      AND (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)
     UNION ALL
     SELECT g.run, g.op, g.bytes, 'host',
 --@ SELECT wrap(ifnull(replace(host_expr, '$', 'c.'), 'NULL'), -92, '      ', ', ') || ', c.e2e,'
@@ -205,12 +207,12 @@ WITH d AS MATERIALIZED (
       -- the components
 --@ SELECT wrap(CASE WHEN n.in_host THEN 'c.' || l.name ELSE 'NULL' END, -92, '      ', ', ')
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-    FROM _ntp_compare_group AS g
-    JOIN ntp_host_cmd AS c ON +c.db = g.hdb AND +c.grp = g.grp
-    WHERE g.mode = 'host')
+    FROM gk AS g
+    CROSS JOIN ntp_host_cmd AS c ON +c.db = g.hdb AND +c.grp = g.grp
+    WHERE g.peers > 1 AND g.mode = 'host')
   GROUP BY g_run, g_op, g_bytes
 ), k(stage, idx, item) AS (
-  -- where each is in ds and qs (stage 1), dc and qc (0)
+  -- where each is in ds (stage 1) and dc (0)
   VALUES
 --@ SELECT wrap(item, -92, '    ', ', ') || ','
 --@ FROM (SELECT '(1, ' || (i - 1) || ', ''' || name || ''')' AS item
@@ -220,13 +222,43 @@ WITH d AS MATERIALIZED (
     -- the components
 --@ SELECT wrap('(0, ' || (i - 1) || ', ''' || name || ''')', -92, '    ', ', ')
 --@ FROM gen_list WHERE list = 'sum'
+), f AS (
+  -- those of one group: its entries of the report's scans, the statistics
+  -- (a) and the sum of squares and intervals (c), of its stages and then
+  -- of its components and end to end
+  SELECT g.run, g.op, g.bytes, 'stage' AS kind, k.stage AS item,
+    json_extract(x.dc, '$[0][' || k.idx || ']') AS a,
+    json_extract(x.dc, '$[4][' || k.idx || ']') AS c
+  FROM gk AS g
+  JOIN _ntp_stage_dist AS x ON x.hdb = g.hdb AND x.grp = g.grp
+  CROSS JOIN _ntp_native_stage_arg AS k
+  WHERE g.peers = 1
+  UNION ALL
+  SELECT g.run, g.op, g.bytes, CASE WHEN o.total THEN 'total' ELSE 'component' END,
+    k.component,
+    json_extract(x.dc, '$[0][' || k.idx || ']'),
+    json_extract(x.dc, '$[4][' || k.idx || ']')
+  FROM gk AS g
+  JOIN _ntp_component_dist AS x ON x.hdb = g.hdb AND x.grp = g.grp
+  JOIN _ntp_native_arg AS k ON k.mode = x.mode
+  JOIN component AS o ON o.name = k.component
+  WHERE g.peers = 1
 ), v AS (
-  SELECT m.*,
-    json_extract(CASE k.stage WHEN 1 THEN d.ds ELSE d.dc END, '$[' || k.idx || ']') AS a,
-    json_extract(CASE k.stage WHEN 1 THEN d.qs ELSE d.qc END, '$[' || k.idx || ']') AS sq
+  SELECT m.*, json_extract(a, '$[9]') AS sq,
+    json_extract(a, '$[5]') AS lo50, json_extract(a, '$[6]') AS hi50,
+    json_extract(a, '$[7]') AS lo99, json_extract(a, '$[8]') AS hi99
+  FROM (SELECT m.*,
+          json_extract(CASE k.stage WHEN 1 THEN d.ds ELSE d.dc END, '$[' || k.idx || ']') AS a
+        FROM _ntp_compare_label AS m
+        JOIN d ON d.run = m.run AND d.op IS m.op AND d.bytes IS m.bytes
+        JOIN k ON k.item = m.item) AS m
+  UNION ALL
+  SELECT m.*, f.a, json_extract(f.c, '$[0]'),
+    json_extract(f.c, '$[1]'), json_extract(f.c, '$[2]'),
+    json_extract(f.c, '$[3]'), json_extract(f.c, '$[4]')
   FROM _ntp_compare_label AS m
-  JOIN d ON d.run = m.run AND d.op IS m.op AND d.bytes IS m.bytes
-  JOIN k ON k.item = m.item
+  JOIN f ON f.run = m.run AND f.op IS m.op AND f.bytes IS m.bytes AND f.kind = m.kind
+    AND f.item = m.item
 ), s AS (
   SELECT v.*, json_extract(a, '$[0]') AS n, json_extract(a, '$[1]') AS sum_ns FROM v
 )
@@ -236,11 +268,11 @@ SELECT
   sum_ns * 1.0 / n AS mean_ns,                           -- mean ns
   (sq - sum_ns * 1.0 * sum_ns / n) / (n - 1) AS var_ns2, -- sample variance, ns^2
   json_extract(a, '$[2]') AS p50_ns,                     -- median
-  json_extract(a, '$[5]') AS p50_lo_ns,                  -- its 95 % interval
-  json_extract(a, '$[6]') AS p50_hi_ns,
+  lo50 AS p50_lo_ns,                                     -- its 95 % interval
+  hi50 AS p50_hi_ns,
   json_extract(a, '$[3]') AS p99_ns,                     -- 99th
-  json_extract(a, '$[7]') AS p99_lo_ns,                  -- its 95 % interval
-  json_extract(a, '$[8]') AS p99_hi_ns
+  lo99 AS p99_lo_ns,                                     -- its 95 % interval
+  hi99 AS p99_hi_ns
 FROM s
 WHERE n > 0
 ORDER BY run_ord, op, bytes, ord;

@@ -490,6 +490,30 @@ check_formats cmp-stall "" base,stall base-h.db,base-t.db stall-h.db,stall-t.db
 "$NTPROF" compare --csv -d $runs > native.csv && "$NTPROF" compare -p --csv -d $runs > portable.csv &&
 	[ "$(wc -l < native.csv)" -ge 40 ] && cmp -s native.csv portable.csv && ok ||
 	bad "compare: the native statistics differ from the portable ones"
+# A run's operation and size of one device takes its statistics from the
+# report's scans of the device's group (native.sql, ntp_compare_stage's
+# fast path); one of several devices from a scan of their commands
+# together. Both give the same rows to the last bit: the view with every
+# group sent down the scan (peers > 0) against the view, joined and host
+# side only, reads and writes, in ntprof-shell (native) over two runs.
+"$GEN" -o rw1-h.db -t rw1-t.db -n 1 -x 61 -w 0.3 || exit 1
+"$GEN" -o rw2-h.db -t rw2-t.db -n 1 -x 71 -w 0.3 -M 3000 || exit 1
+awk '/^CREATE TEMP VIEW ntp_compare_stage AS/,/;$/' "$top/.output/sql/native.sql" |
+	sed 's/ntp_compare_stage AS/ntp_compare_stage_scan AS/; s/peers > 1/peers > 0/; s/peers = 1/peers = 0/' \
+	> scan-view.sql
+for r in "rw1-h.db,rw1-t.db rw2-h.db,rw2-t.db" "--label a,b rw1-h.db rw2-h.db"; do
+	# shellcheck disable=SC2086 # two runs
+	expect "compare: the statistics of one device's group as its scan's ($r)" "$("$SHELL_BIN" \
+		--no-cache -csv -noheader -c "$(cat scan-view.sql)" -c "SELECT count(*),
+		(SELECT count(*) FROM (SELECT * FROM ntp_compare_stage
+		                       EXCEPT SELECT * FROM ntp_compare_stage_scan)),
+		(SELECT count(*) FROM (SELECT * FROM ntp_compare_stage_scan
+		                       EXCEPT SELECT * FROM ntp_compare_stage)),
+		count(DISTINCT op), count(DISTINCT run), sum(p50_lo_ns IS NOT NULL) > 0
+		FROM ntp_compare_stage_scan" $r 2>&1 | tr -d '\r')" \
+		"$(if [ "${r#--}" = "$r" ]; then echo 68; else echo 48; fi),0,0,2,2,1"
+done
+
 # -g selects in every format; --csv's header is always there
 "$NTPROF" compare --csv -g ead h1.db h2.db > g.csv && head -1 g.csv | grep -q '^group,op,bytes,kind,item,' &&
 	[ "$(grep -c '^"read 4KiB",' g.csv)" -eq "$(($(wc -l < g.csv) - 1))" ] && ok ||

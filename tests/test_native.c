@@ -919,7 +919,7 @@ static void check_spill_same(const int64_t *v, size_t n, int ngroups, int sums)
 		" GROUP BY g ORDER BY g)",
 		/* ntp_dist_cdf begins with ntp_dist's and ntp_cdf's answers */
 		"SELECT group_concat(r, ' ') FROM (SELECT json_remove(ntp_dist_cdf(x, x % 1000),"
-		" '$[3]', '$[2]') IS json_array(json(ntp_dist(x, x % 1000)),"
+		" '$[4]', '$[3]', '$[2]') IS json_array(json(ntp_dist(x, x % 1000)),"
 		" json(ntp_cdf(x, x % 1000))) AS r FROM t GROUP BY g ORDER BY g)",
 		/* and its CDF points and histograms */
 		"SELECT group_concat(r, ' ') FROM (SELECT ntp_dist_cdf(x, x % 1000) AS r FROM t"
@@ -1044,7 +1044,7 @@ static void test_sql_dist_shape(void **state)
 			free(v);
 		}
 	assert_query(db, "SELECT ntp_dist_cdf(NULL) FROM t",
-		     "[[[0,null,null,null,null,null]],[[0]],[[0]],[[]]]");
+		     "[[[0,null,null,null,null,null]],[[0]],[[0]],[[]],[[null,null,null,null,null]]]");
 	/* nothing written out: every shape was counted in memory */
 	assert_int_equal(ntp_native_spills(), spills);
 	sqlite3_close(db);
@@ -1215,9 +1215,9 @@ static void test_sql_dist_ci(void **state)
 		 " INSERT INTO t SELECT 10001 - i, CASE WHEN i <= 7 THEN i END FROM c");
 	assert_int_equal(ntp_ci_ranks(10000, 0, &l50, &u50), 0);
 	assert_int_equal(ntp_ci_ranks(10000, 1, &l99, &u99), 0);
-	snprintf(want, sizeof(want), "[[10000,50005000,5000,9900,9990,%zu,%zu,%zu,%zu],"
-		 "[7,28,4,7,7,null,null,null,null],[0,null,null,null,null,null,null,null,null]]",
-		 l50, u50, l99, u99);
+	snprintf(want, sizeof(want), "[[10000,50005000,5000,9900,9990,%zu,%zu,%zu,%zu,"
+		 "333383335000.0],[7,28,4,7,7,null,null,null,null,140.0],"
+		 "[0,null,null,null,null,null,null,null,null,null]]", l50, u50, l99, u99);
 	assert_query(db, "SELECT ntp_dist_ci(x, y, NULL) FROM t", want);
 	/* the same first five as ntp_dist's (which adds p90 after them) */
 	assert_query(db, "SELECT json_extract(ntp_dist_ci(x), '$[0][0]') || ','"
@@ -1226,9 +1226,20 @@ static void test_sql_dist_ci(void **state)
 		     "[[10000,50005000,5000,9900,9990,9000],[7,28,4,7,7,7]]");
 	/* 8 values: the median's interval is all of them */
 	assert_query(db, "SELECT ntp_dist_ci(x) FROM t WHERE x <= 8",
-		     "[[8,36,4,8,8,1,8,null,null]]");
+		     "[[8,36,4,8,8,1,8,null,null,204.0]]");
 	assert_query(db, "SELECT ntp_dist_ci('a')", "ERROR: ntp_dist_ci: integer expected");
 	assert_query(db, "SELECT ntp_dist('a')", "ERROR: ntp_dist: integer expected");
+	/* ntp_dist_cdf's fifth array: the sums of squares (1^2 + ... + 10000^2,
+	 * 1^2 + ... + 7^2) and ntp_dist_ci's intervals */
+	snprintf(want, sizeof(want), "[[333383335000.0,%zu,%zu,%zu,%zu],"
+		 "[140.0,null,null,null,null],[null,null,null,null,null]]", l50, u50, l99, u99);
+	assert_query(db, "SELECT json_extract(ntp_dist_cdf(x, y, NULL), '$[4]') FROM t", want);
+	assert_query(db, "SELECT json_extract(ntp_dist_cdf(x), '$[4][0][1]')"
+		     " = json_extract(ntp_dist_ci(x), '$[0][5]') FROM t WHERE x <= 8", "1");
+	/* squares past 2^63 summed exactly: 3 x (2^40)^2 = 3 x 2^80 */
+	assert_query(db, "SELECT json_extract(ntp_dist_cdf(x), '$[4][0][0]') = 3 * 1208925819614629174706176.0"
+		     " FROM (SELECT 1099511627776 AS x UNION ALL SELECT 1099511627776"
+		     " UNION ALL SELECT -1099511627776)", "1");
 	sqlite3_close(db);
 }
 
