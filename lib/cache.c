@@ -256,9 +256,20 @@ static int file_identity(sqlite3_str *q, const char *path)
 	return 0;
 }
 
-/* The key: everything the prepared tables depend on, as text. NULL if a
- * recording cannot be read. */
-static char *make_key(const struct ntp_session *s)
+/* A recording as a key names it: the file, the schema it is attached as,
+ * its run and its place there. */
+struct key_db {
+	const struct ntp_dbinfo *d;
+	const char *schema;
+	int run, run_pos;
+};
+
+/* The key of a session of NRUNS runs (PREFIX_MERGED as the session's) over
+ * the N recordings K: everything the prepared tables depend on, as text.
+ * S gives the rest (its labels when NRUNS > 1, its thresholds, its form).
+ * NULL if a recording cannot be read. */
+static char *key_of(const struct ntp_session *s, int nruns, int prefix_merged,
+		    const struct key_db *k, int n)
 {
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	unsigned char h[NTP_SHA256_LEN];
@@ -272,13 +283,13 @@ static char *make_key(const struct ntp_session *s)
 	ntp_hex(hex, h, sizeof(h));
 	sqlite3_str_appendf(q, "ntprof %s prepared run\nschema %d\nsql %s\nform %s\n"
 			    "runs %d host_base %d prefix_merged %d\n", NTP_VERSION,
-			    NTP_SCHEMA_VERSION, hex, s->native ? "native" : "portable", s->nruns,
-			    s->host_base, s->prefix_merged);
+			    NTP_SCHEMA_VERSION, hex, s->native ? "native" : "portable", nruns,
+			    s->host_base, prefix_merged);
 	/* the labels name the runs of a comparison, whose statistics are
 	 * prepared only then (ntp_compare_stage); one run's prepared tables
 	 * never read its label, so the report, the shell and plot, which
 	 * label it differently, share them */
-	for (int r = 0; s->nruns > 1 && r < s->nruns; r++)
+	for (int r = 0; nruns > 1 && r < nruns; r++)
 		sqlite3_str_appendf(q, "run %d %Q\n", r, s->run_label[r]);
 	/* the thresholds the join check and the groups' warnings are decided by
 	 * (ntprof report --min-match, --max-lost): the prepared verdicts are
@@ -298,11 +309,11 @@ static char *make_key(const struct ntp_session *s)
 						    (const char *)sqlite3_column_text(st, i));
 		sqlite3_finalize(st);
 	}
-	for (int i = 0; !rc && i < s->ndbs; i++) {
-		const struct ntp_dbinfo *d = &s->dbs[i];
+	for (int i = 0; !rc && i < n; i++) {
+		const struct ntp_dbinfo *d = k[i].d;
 
-		sqlite3_str_appendf(q, "db %d %s %s from %Q stored %Q run %d %d", i, d->schema,
-				    d->role, d->from, d->stored, d->run, d->run_pos);
+		sqlite3_str_appendf(q, "db %d %s %s from %Q stored %Q run %d %d", i, k[i].schema,
+				    d->role, d->from, d->stored, k[i].run, k[i].run_pos);
 		/* a merged file's recordings are rows of that file, named above */
 		if (!d->from[0])
 			rc = file_identity(q, d->open_path);
@@ -313,6 +324,17 @@ static char *make_key(const struct ntp_session *s)
 		return NULL;
 	}
 	return sqlite3_str_finish(q);
+}
+
+/* The session's key. */
+static char *make_key(const struct ntp_session *s)
+{
+	struct key_db k[NTP_MAX_RECORDINGS];
+
+	for (int i = 0; i < s->ndbs; i++)
+		k[i] = (struct key_db){ &s->dbs[i], s->dbs[i].schema, s->dbs[i].run,
+					s->dbs[i].run_pos };
+	return key_of(s, s->nruns, s->prefix_merged, k, s->ndbs);
 }
 
 /* NAME: the first NAME_HEX hex digits of the key's hash. */
@@ -807,6 +829,324 @@ out:
 	sqlite3_free(key);
 	if (fd >= 0)
 		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	return rc;
+}
+
+/* Run R's recordings as a session of that run alone names them: its host
+ * "host" and its target "target", run 0, in K. How many (1 or 2), or 0
+ * when the run is not one host and at most one target, each a file of its
+ * own. */
+static int run_dbs(const struct ntp_session *s, int r, struct key_db k[2])
+{
+	int n = 0, hosts = 0;
+
+	/* the session's recordings are hosts first, then targets */
+	for (int i = 0; i < s->ndbs; i++) {
+		const struct ntp_dbinfo *d = &s->dbs[i];
+
+		if (d->run != r)
+			continue;
+		if (d->from[0] || n == 2)
+			return 0;
+		if (!strcmp(d->role, "host") && !n)
+			k[n].schema = "host", hosts++;
+		else if (!strcmp(d->role, "target") && hosts)
+			k[n].schema = "target";
+		else
+			return 0;
+		k[n].d = d;
+		k[n].run = 0;
+		k[n].run_pos = d->run_pos;
+		n++;
+	}
+	return hosts == 1 ? n : 0;
+}
+
+/* A run's kept file, read for a session of several runs. */
+struct run_file {
+	struct key_db k[2];        /* its recordings as the run alone names them */
+	int n;                     /* how many */
+	char *key;                 /* the key of the run alone */
+	char name[NAME_HEX + 1];   /* its entry */
+	char path[PATH_MAX + 64];
+	char mac[2 * NTP_SHA256_LEN + 1];
+	struct stat st;            /* as its MAC was checked */
+	int seen;                  /* its note said so */
+	char schema[24];           /* attached as: _ntp_cache_rR */
+};
+
+/* The select list of a cached table of run F's file as this session names
+ * the run's recordings: the columns that name a recording (hdb, tdb, db)
+ * mapped from the run alone's names to the session's. COLS: the view's
+ * columns, comma-separated (columns()). NULL: no memory. */
+static char *run_select(const struct run_file *f, const char *cols)
+{
+	const char *hs = f->k[0].d->schema, *ts = f->n > 1 ? f->k[1].d->schema : "target";
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	const char *c = cols;
+
+	if (!strcmp(hs, "host") && !strcmp(ts, "target")) {
+		sqlite3_str_appendall(q, "*");
+		return sqlite3_str_finish(q);
+	}
+	while (*c) {
+		size_t len = strcspn(c, ",");
+		char *col = sqlite3_mprintf("%.*s", (int)len, c);
+
+		if (!col) {
+			sqlite3_free(sqlite3_str_finish(q));
+			return NULL;
+		}
+		if (c != cols)
+			sqlite3_str_appendall(q, ", ");
+		if (!strcmp(col, "hdb") || !strcmp(col, "tdb") || !strcmp(col, "db"))
+			sqlite3_str_appendf(q, "CASE \"%w\" WHEN 'host' THEN %Q WHEN 'target' THEN %Q"
+					    " ELSE \"%w\" END AS \"%w\"", col, hs, ts, col, col);
+		else
+			sqlite3_str_appendf(q, "\"%w\"", col);
+		sqlite3_free(col);
+		c += len + (c[len] == ',');
+	}
+	return sqlite3_str_finish(q);
+}
+
+/* Does run F's attached file hold nothing but NTABLES of the session's
+ * prepared tables, their indexes as _ntp_cache_table lists them, and the
+ * key's row, its key? */
+static int run_objects_ok(sqlite3 *db, const struct run_file *f, int ntables)
+{
+	char *sql = sqlite3_mprintf(
+		"SELECT (SELECT count(*) FROM \"%w\".sqlite_schema),"
+		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'"
+		"  AND (name = '_ntp_cache_meta' OR name IN (SELECT tbl FROM _ntp_cache_table)))"
+		" + (SELECT count(*) FROM \"%w\".sqlite_schema AS s"
+		"  JOIN _ntp_cache_table AS c ON c.idx = s.name"
+		"  WHERE s.type = 'index' AND s.tbl_name = c.tbl AND s.sql = c.idx_sql),"
+		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'),"
+		" (SELECT count(*) = 1 AND max(key) = ?1 FROM \"%w\"._ntp_cache_meta)",
+		f->schema, f->schema, f->schema, f->schema, f->schema);
+	sqlite3_stmt *st = NULL;
+	int ok = 0;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, f->key, -1, SQLITE_STATIC);
+		ok = sqlite3_step(st) == SQLITE_ROW &&
+		     sqlite3_column_int(st, 0) == sqlite3_column_int(st, 1) &&
+		     sqlite3_column_int(st, 2) == ntables + 1 && sqlite3_column_int(st, 3);
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return ok;
+}
+
+/* check_cache for the NRUNS runs' files F, each the prepared run of one
+ * run alone: each holds exactly the session's prepared tables (but the
+ * comparison's, cache_when 2, which a run alone never prepares; and those
+ * prepared on demand, all or none, the same in every file), with the
+ * views' columns, and its run's key. Each view of the tables they hold
+ * becomes the union of their tables, run by run, the recordings renamed
+ * as the session names them (run_select); the comparison's views stay,
+ * computed from those. 0, or -1 with *WHY set (*LOCAL as check_cache's). */
+static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **why,
+		      int *missing, int *local, char *msg, size_t msglen)
+{
+	sqlite3_stmt *st = NULL;
+	int ntables = 0, nmore = 0, nlack = 0, ok;
+
+	*why = "it does not hold the prepared tables";
+	if (exec(db, "SAVEPOINT ntp_cache"))
+		return -1;
+	ok = sqlite3_prepare_v2(db, "SELECT c.name, c.tbl, c.more, p.cache_when = 2"
+				" FROM _ntp_cache_table AS c JOIN _ntp_view_plan AS p ON p.name = c.name"
+				" ORDER BY c.ord", -1, &st, NULL) == SQLITE_OK;
+	while (ok && sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *tbl = (const char *)sqlite3_column_text(st, 1);
+		int more = sqlite3_column_int(st, 2), compared = sqlite3_column_int(st, 3);
+		char *want = columns(db, "temp", name);
+		sqlite3_str *q = sqlite3_str_new(NULL);
+		int have = 0, same = 1;
+		char *sql;
+
+		for (int r = 0; want && r < nruns; r++) {
+			char *cols = columns(db, f[r].schema, tbl);
+
+			have += cols && *cols;
+			same = same && cols && !strcmp(cols, want);
+			sqlite3_free(cols);
+		}
+		if (!want || (compared ? have != 0 : more ? have % nruns : have != nruns)) {
+			ok = 0;
+			if (more && have % nruns)
+				*why = "its runs' files hold different tables prepared on demand";
+		} else if (!have) {
+			/* the comparison's, or not prepared for the sessions that
+			 * kept them: the view stays */
+			nlack += more;
+		} else if (!same) {
+			ok = 0;
+		} else {
+			nmore += more;
+			ntables++;
+			sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS ",
+					    name, name);
+			for (int r = 0; ok && r < nruns; r++) {
+				char *sel = run_select(&f[r], want);
+
+				ok = sel != NULL;
+				sqlite3_str_appendf(q, "%sSELECT %s FROM \"%w\".\"%w\"",
+						    r ? "\nUNION ALL " : "", sel ? sel : "", f[r].schema,
+						    tbl);
+				sqlite3_free(sel);
+			}
+			sqlite3_str_appendchar(q, 1, ';');
+		}
+		/* (an empty string finishes as NULL) */
+		if (sqlite3_str_errcode(q))
+			ok = 0;
+		sql = sqlite3_str_finish(q);
+		if (ok && sql && exec(db, sql)) {
+			ok = 0;
+			if (local_error(sqlite3_extended_errcode(db))) {
+				snprintf(msg, msglen, "%s", sqlite3_errmsg(db));
+				*why = msg;
+				*local = 1;
+			} else {
+				*why = "its tables cannot be read";
+			}
+		}
+		sqlite3_free(sql);
+		sqlite3_free(want);
+	}
+	sqlite3_finalize(st);
+	if (ok && nlack && nmore) {
+		*why = "it holds some of the tables prepared on demand, not all";
+		ok = 0;
+	}
+	*missing = nlack > 0;
+	for (int r = 0; ok && r < nruns; r++)
+		if (!run_objects_ok(db, &f[r], ntables)) {
+			*why = ntables ? "it holds other objects, or another run's key" : *why;
+			ok = 0;
+		}
+	if (!ok) {
+		exec(db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
+		return -1;
+	}
+	return exec(db, "RELEASE ntp_cache") ? -1 : 0;
+}
+
+int ntp_cache_load_runs(struct ntp_session *s)
+{
+	struct run_file *f = NULL;
+	char dir[PATH_MAX], want[2 * NTP_SHA256_LEN + 1], reason[256];
+	const char *why = NULL;
+	unsigned char secret[32];
+	sqlite3_stmt *n;
+	int dfd = -1, rc = 0, nattached = 0, attached = -1, missing = 0, local = 0, bad = -1;
+
+	if (s->nruns < 2 || !ntp_cache_usable(s) || s->host_base || s->nmerged)
+		return 0;
+	/* the runs' files attached beside the recordings, within SQLite's limit */
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) - 2 FROM pragma_database_list", -1, &n,
+			       NULL) == SQLITE_OK && sqlite3_step(n) == SQLITE_ROW)
+		attached = sqlite3_column_int(n, 0);
+	sqlite3_finalize(n);
+	if (attached < 0 || attached + s->nruns > sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, -1) ||
+	    !(f = calloc((size_t)s->nruns, sizeof(*f))))
+		goto out;
+	/* every run one host, and all with a target or none: a run's tables
+	 * then have the same shape as the others' */
+	for (int r = 0; r < s->nruns; r++)
+		if (!(f[r].n = run_dbs(s, r, f[r].k)) || f[r].n != f[0].n)
+			goto out;
+	if ((dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 || read_secret(dfd, dir, secret, 0))
+		goto out;
+	for (int r = 0; r < s->nruns; r++) {
+		struct run_file *x = &f[r];
+		char file[NAME_HEX + 8];
+		int fd;
+
+		if (!(x->key = key_of(s, 1, x->n > 1, x->k, x->n)))
+			goto out;
+		key_name(x->key, x->name);
+		snprintf(file, sizeof(file), "%s.db", x->name);
+		snprintf(x->path, sizeof(x->path), "%s/%s", dir, file);
+		snprintf(x->schema, sizeof(x->schema), "_ntp_cache_r%d", r);
+		fd = openat(dfd, file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			goto out; /* a run not prepared alone: the session prepares */
+		if (fstat(fd, &x->st) || !S_ISREG(x->st.st_mode) || !private(&x->st))
+			why = "it is not a private file of the user's";
+		else if (read_mac(dfd, x->name, ".mac", x->mac))
+			why = "its MAC is missing";
+		else if (!(x->seen = seen(dfd, x->name, secret, x->key, x->mac, &x->st)) &&
+			 (mac_file(fd, secret, x->key, want) || !same_mac(x->mac, want)))
+			why = "its MAC does not match (damaged, or not written by ntprof)";
+		close(fd);
+		if (why) {
+			bad = r;
+			goto refuse;
+		}
+	}
+	for (int r = 0; r < s->nruns; r++) {
+		struct run_file *x = &f[r];
+		char *uri = read_uri(x->path, 1);
+		char *sql = uri ? sqlite3_mprintf("ATTACH %Q AS \"%w\"", uri, x->schema) : NULL;
+		struct stat at;
+		int fail = !sql || exec_own(s, sql);
+
+		sqlite3_free(sql);
+		sqlite3_free(uri);
+		if (fail)
+			goto out;
+		nattached++;
+		if (stat(x->path, &at) || !same_file(&at, &x->st)) {
+			why = "it changed while it was read";
+			bad = r;
+			goto refuse;
+		}
+	}
+	if (check_runs(s->db, f, s->nruns, &why, &missing, &local, reason, sizeof(reason)))
+		goto refuse;
+	s->more_missing = missing;
+	for (int r = 0; r < s->nruns; r++) {
+		char file[NAME_HEX + 8];
+
+		if (!f[r].seen)
+			note_seen(dir, f[r].name, secret, f[r].key, f[r].mac, &f[r].st);
+		snprintf(file, sizeof(file), "%s.mac", f[r].name);
+		utimensat(dfd, file, NULL, 0);
+	}
+	rc = 1;
+	goto out;
+refuse:
+	/* one file at fault (BAD), or the files together: each is removed */
+	for (int r = 0; r < s->nruns; r++) {
+		if (bad >= 0 && r != bad)
+			continue;
+		if (local)
+			ntp_say(s, "warning: prepared run %s not read (%s); preparing the runs together",
+			    f[r].path, why);
+		else
+			ntp_say(s, "warning: prepared run %s refused: %s; preparing the runs together",
+			    f[r].path, why);
+		if (!local)
+			remove_entry(dfd, f[r].name);
+	}
+out:
+	for (int r = nattached - 1; !rc && r >= 0; r--) {
+		char *sql = sqlite3_mprintf("DETACH \"%w\"", f[r].schema);
+
+		if (sql)
+			exec_own(s, sql);
+		sqlite3_free(sql);
+	}
+	for (int r = 0; f && r < s->nruns; r++)
+		sqlite3_free(f[r].key);
+	free(f);
 	if (dfd >= 0)
 		close(dfd);
 	return rc;

@@ -17,6 +17,18 @@
  * session. */
 int ntp_cache_load(struct ntp_session *s);
 
+/* A session of several runs (ntprof compare) that has no prepared run of
+ * its own, whose every run was prepared and kept alone (by a report, the
+ * shell or plot of it): read each run's file, checked as ntp_cache_load
+ * checks one, and redefine each cached view as the union of the runs'
+ * tables, the recordings renamed as the session names them. The
+ * comparison's statistics (ntp_compare_stage) stay views over those. 1,
+ * or 0 when a run has no such file, the runs differ in shape (a merged
+ * file, a run with a target and one without), SQLite cannot attach them
+ * all, or a file is refused (said on stderr, and removed): the session
+ * then prepares the runs together. Never fails the session. */
+int ntp_cache_load_runs(struct ntp_session *s);
+
 /* A run about to be prepared and kept: a new file in the cache directory,
  * holding the key, attached as ntp_cache_schema() for ntp_session_prepare
  * to write the prepared tables into (sql/join.sql, _ntp_prepare_into)

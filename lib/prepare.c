@@ -144,8 +144,9 @@ static int prepare(struct ntp_session *s, char *err, size_t errlen)
 	const char *progress;
 	int rc;
 
-	/* prepared by an earlier process (lib/cache.c) */
-	if (!s->joined && ntp_cache_load(s))
+	/* prepared by an earlier process (lib/cache.c): these runs together,
+	 * or each run alone */
+	if (!s->joined && (ntp_cache_load(s) || ntp_cache_load_runs(s)))
 		s->joined = 1;
 	/* (nothing added to a kept run of a file before its check's verdict) */
 	if (s->joined)

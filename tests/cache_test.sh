@@ -323,6 +323,73 @@ sqlite3 "$db" "DROP TABLE _ntp_target_e2e_cache" && sign "$db" > "${db%.db}.mac"
 grep -q "refused: it holds some of the tables prepared on demand, not all" err.txt && prepared err.txt &&
 	cmp -s more0.txt got.txt && ok || { bad "signed, with one end-to-end table: believed"; cat err.txt >&2; }
 
+# A comparison of runs each prepared alone (by a report) reads each run's
+# file (ntp_cache_load_runs): it prepares nothing and keeps nothing, and
+# its answers are the --no-cache comparison's, in either order (the second
+# run's recordings renamed host2 and target2) and with labels; so are the
+# shell's, its own SQL over the join and the drill-down included.
+rm -f "$cache"/*.db "$cache"/*.mac "$cache"/*.seen
+"$NTPROF" report base.db base-t.db > /dev/null 2>&1
+base_entry=$(entry)
+"$NTPROF" report host.db target.db > /dev/null 2>&1
+kept=$(entries)
+for runs in "base.db,base-t.db host.db,target.db" "host.db,target.db base.db,base-t.db" \
+	"-l x,y base.db,base-t.db host.db,target.db"; do
+	for f in -d "-d --json" "-d --csv"; do
+		# shellcheck disable=SC2086 # options and runs
+		"$NTPROF" compare $f --no-cache $runs > fwant.txt 2> fwant.err
+		# shellcheck disable=SC2086
+		"$NTPROF" compare $f $runs > fgot.txt 2> ferr.txt
+		[ -s fwant.txt ] && [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt &&
+			ok || { bad "compare $f $runs of runs prepared alone: prepared, or other answers"
+				cat ferr.txt >&2; diff fwant.txt fgot.txt | head -3 >&2; }
+	done
+done
+rm -rf plot-fwant plot-fgot
+"$NTPROF" plot --no-cache -o plot-fwant base.db,base-t.db host.db,target.db > /dev/null 2>&1
+"$NTPROF" plot -o plot-fgot base.db,base-t.db host.db,target.db > /dev/null 2> ferr.txt
+[ -s plot-fwant/index.html ] && diff -r plot-fwant plot-fgot > /dev/null && [ ! -s ferr.txt ] &&
+	[ "$(entries)" = "$kept" ] && ok || bad "plot of runs prepared alone: prepared, or other files"
+q="SELECT hdb, tdb, count(*), sum(wire), sum(e2e) FROM ntp_joined GROUP BY 1, 2 ORDER BY 1, 2;"
+d="SELECT hdb, tdb, mode, count(*), sum(storage), sum(t_e2e) FROM ntp_command WHERE hdb = 'host2'
+	GROUP BY 1, 2, 3;"
+"$SHELL_BIN" --no-cache -c .compare -c "$q" -c "$d" host.db,target.db base.db,base-t.db > fwant.txt 2> /dev/null
+"$SHELL_BIN" -c .compare -c "$q" -c "$d" host.db,target.db base.db,base-t.db > fgot.txt 2> ferr.txt
+grep -q '^host2 *target2 *joined' fwant.txt && [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] &&
+	cmp -s fwant.txt fgot.txt && ok || { bad "the shell over runs prepared alone: prepared, or other answers"
+		cat ferr.txt >&2; diff fwant.txt fgot.txt | head -3 >&2; }
+# A host run alone beside a joined one: the runs differ in shape, and are
+# prepared together.
+"$NTPROF" report -d base.db > /dev/null 2>&1
+"$NTPROF" compare -d --no-cache base.db host.db,target.db > fwant.txt 2> /dev/null
+"$NTPROF" compare -d base.db host.db,target.db > fgot.txt 2> ferr.txt
+prepared ferr.txt && cmp -s fwant.txt fgot.txt && ok ||
+	bad "compare of a host run and a joined run, each prepared alone: not prepared together"
+# A run's file damaged: refused, removed, and the runs prepared together;
+# signed with another object in it, or with the comparison's statistics
+# (which a run alone never prepares): refused too.
+runs="base.db,base-t.db host.db,target.db"
+"$NTPROF" compare -d --no-cache $runs > fwant.txt 2> /dev/null
+size=$(stat -c %s "$base_entry")
+printf 'X' | dd of="$base_entry" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+# shellcheck disable=SC2086 # the runs
+"$NTPROF" compare -d $runs > fgot.txt 2> ferr.txt
+grep -q "^ntprof: warning: prepared run $base_entry refused: its MAC does not match (damaged, or not written by ntprof); preparing the runs together$" ferr.txt &&
+	prepared ferr.txt && [ ! -e "$base_entry" ] && cmp -s fwant.txt fgot.txt && ok ||
+	{ bad "compare of runs prepared alone, one damaged: not refused, or believed"; cat ferr.txt >&2; }
+for change in "CREATE TABLE t (x)" "CREATE TABLE _ntp_compare_stage_cache (x)"; do
+	rm -f "$cache"/*.db "$cache"/*.mac "$cache"/*.seen
+	"$NTPROF" report base.db base-t.db > /dev/null 2>&1
+	"$NTPROF" report host.db target.db > /dev/null 2>&1
+	db=$(entry)
+	sqlite3 "$db" "$change" && sign "$db" > "${db%.db}.mac" || bad "cannot sign: $change"
+	# shellcheck disable=SC2086 # the runs
+	"$NTPROF" compare -d $runs > fgot.txt 2> ferr.txt
+	grep -q "^ntprof: warning: prepared run $db refused: it" ferr.txt && prepared ferr.txt &&
+		[ ! -e "$db" ] && cmp -s fwant.txt fgot.txt && ok ||
+		{ bad "compare of runs prepared alone, one signed with '$change': believed"; cat ferr.txt >&2; }
+done
+
 # --no-cache neither writes nor reads it.
 rm -rf "$cache"
 "$NTPROF" report -d --no-cache host.db target.db > got.txt 2> err.txt
