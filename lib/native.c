@@ -1060,11 +1060,15 @@ static void quantiles_final(sqlite3_context *ctx)
  */
 #define NTP_DIST_MAX 16
 
+/* A 128-bit sum in memory that SQLite aligns to 8 bytes (an aggregate's
+ * context): the compiler then loads and stores it as such. */
+typedef __int128 sum128 __attribute__((aligned(8)));
+
 struct dagg {
 	int nargs;                 /* arguments, fixed by the first row */
 	int failed;                /* an error was reported; xFinal only frees */
 	int64_t sum[NTP_DIST_MAX]; /* per argument */
-	__int128 sq[NTP_DIST_MAX]; /* the sums of their squares, exact */
+	sum128 sq[NTP_DIST_MAX];   /* the sums of their squares, exact */
 	struct qagg q[NTP_DIST_MAX];
 };
 
