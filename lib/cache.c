@@ -941,73 +941,120 @@ static int run_objects_ok(sqlite3 *db, const struct run_file *f, int ntables)
 	return ok;
 }
 
+/* Has run F's attached file a table TBL? */
+static int run_has(sqlite3 *db, const struct run_file *f, const char *tbl)
+{
+	char *sql = sqlite3_mprintf("SELECT 1 FROM \"%w\".sqlite_schema WHERE type = 'table'"
+				    " AND name = ?1", f->schema);
+	sqlite3_stmt *st = NULL;
+	int has = 0;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, tbl, -1, SQLITE_STATIC);
+		has = sqlite3_step(st) == SQLITE_ROW;
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return has;
+}
+
 /* check_cache for the NRUNS runs' files F, each the prepared run of one
  * run alone: each holds exactly the session's prepared tables (but the
  * comparison's, cache_when 2, which a run alone never prepares; and those
- * prepared on demand, all or none, the same in every file), with the
- * views' columns, and its run's key. Each view of the tables they hold
- * becomes the union of their tables, run by run, the recordings renamed
- * as the session names them (run_select); the comparison's views stay,
- * computed from those. 0, or -1 with *WHY set (*LOCAL as check_cache's). */
+ * prepared on demand, all or none in a file), with the views' columns, and
+ * its run's key. Each view of the tables they all hold becomes the union
+ * of their tables, run by run, the recordings renamed as the session
+ * names them (run_select); the comparison's views stay, computed from
+ * those, and so do the views of the tables prepared on demand unless every
+ * file holds them (*MISSING then). 0, or -1 with *WHY set, *BAD the file
+ * at fault (-1: none alone), and *LOCAL as check_cache's. */
 static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **why,
-		      int *missing, int *local, char *msg, size_t msglen)
+		      int *bad, int *missing, int *local, char *msg, size_t msglen)
 {
+	static const char plan[] = "SELECT c.name, c.tbl, c.more, p.cache_when = 2"
+				   " FROM _ntp_cache_table AS c JOIN _ntp_view_plan AS p"
+				   " ON p.name = c.name ORDER BY c.ord";
 	sqlite3_stmt *st = NULL;
-	int ntables = 0, nmore = 0, nlack = 0, ok;
+	int nbase = 0, nmore = 0, ok, more_all = 1;
+	int has_more[NTP_MAX_DBS] = { 0 };
 
 	*why = "it does not hold the prepared tables";
+	*bad = -1;
 	if (exec(db, "SAVEPOINT ntp_cache"))
 		return -1;
-	ok = sqlite3_prepare_v2(db, "SELECT c.name, c.tbl, c.more, p.cache_when = 2"
-				" FROM _ntp_cache_table AS c JOIN _ntp_view_plan AS p ON p.name = c.name"
-				" ORDER BY c.ord", -1, &st, NULL) == SQLITE_OK;
+	/* which tables each file has: every one the session prepares, but
+	 * the comparison's (never) and those prepared on demand (all or none) */
+	ok = sqlite3_prepare_v2(db, plan, -1, &st, NULL) == SQLITE_OK;
+	while (ok && sqlite3_step(st) == SQLITE_ROW) {
+		const char *tbl = (const char *)sqlite3_column_text(st, 1);
+		int more = sqlite3_column_int(st, 2), compared = sqlite3_column_int(st, 3);
+
+		nmore += more && !compared;
+		nbase += !more && !compared;
+		for (int r = 0; ok && r < nruns; r++) {
+			int has = run_has(db, &f[r], tbl);
+
+			if (compared ? has : !more && !has)
+				ok = 0, *bad = r;
+			has_more[r] += more && has;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	for (int r = 0; ok && r < nruns; r++) {
+		if (has_more[r] && has_more[r] != nmore) {
+			*why = "it holds some of the tables prepared on demand, not all";
+			ok = 0, *bad = r;
+		} else if (!run_objects_ok(db, &f[r], nbase + has_more[r])) {
+			/* nothing else: its tables, their indexes, its key */
+			*why = "it holds other objects, or another run's key";
+			ok = 0, *bad = r;
+		}
+		more_all = more_all && has_more[r] == nmore;
+	}
+	*missing = nmore && !more_all;
+	/* each table's columns, and the view over the runs' tables, in the
+	 * plan's order: a view's columns are read once the views under it
+	 * read tables (check_cache) */
+	ok = ok && sqlite3_prepare_v2(db, plan, -1, &st, NULL) == SQLITE_OK;
 	while (ok && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *tbl = (const char *)sqlite3_column_text(st, 1);
 		int more = sqlite3_column_int(st, 2), compared = sqlite3_column_int(st, 3);
-		char *want = columns(db, "temp", name);
-		sqlite3_str *q = sqlite3_str_new(NULL);
-		int have = 0, same = 1;
-		char *sql;
+		sqlite3_str *q;
+		char *want, *sql;
 
-		for (int r = 0; want && r < nruns; r++) {
-			char *cols = columns(db, f[r].schema, tbl);
+		if (compared)
+			continue;
+		want = columns(db, "temp", name);
+		ok = want && *want;
+		for (int r = 0; ok && r < nruns; r++) {
+			char *cols = more && !has_more[r] ? NULL : columns(db, f[r].schema, tbl);
 
-			have += cols && *cols;
-			same = same && cols && !strcmp(cols, want);
+			if (cols && strcmp(cols, want))
+				ok = 0, *bad = r;
 			sqlite3_free(cols);
 		}
-		if (!want || (compared ? have != 0 : more ? have % nruns : have != nruns)) {
-			ok = 0;
-			if (more && have % nruns)
-				*why = "its runs' files hold different tables prepared on demand";
-		} else if (!have) {
-			/* the comparison's, or not prepared for the sessions that
-			 * kept them: the view stays */
-			nlack += more;
-		} else if (!same) {
-			ok = 0;
-		} else {
-			nmore += more;
-			ntables++;
-			sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS ",
-					    name, name);
-			for (int r = 0; ok && r < nruns; r++) {
-				char *sel = run_select(&f[r], want);
-
-				ok = sel != NULL;
-				sqlite3_str_appendf(q, "%sSELECT %s FROM \"%w\".\"%w\"",
-						    r ? "\nUNION ALL " : "", sel ? sel : "", f[r].schema,
-						    tbl);
-				sqlite3_free(sel);
-			}
-			sqlite3_str_appendchar(q, 1, ';');
+		if (!ok || (more && !more_all)) {
+			sqlite3_free(want);
+			continue;
 		}
-		/* (an empty string finishes as NULL) */
+		q = sqlite3_str_new(NULL);
+		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS ", name, name);
+		for (int r = 0; r < nruns; r++) {
+			char *sel = run_select(&f[r], want);
+
+			if (!sel)
+				ok = 0;
+			sqlite3_str_appendf(q, "%sSELECT %s FROM \"%w\".\"%w\"", r ? "\nUNION ALL " : "",
+					    sel ? sel : "", f[r].schema, tbl);
+			sqlite3_free(sel);
+		}
+		sqlite3_str_appendchar(q, 1, ';');
 		if (sqlite3_str_errcode(q))
 			ok = 0;
 		sql = sqlite3_str_finish(q);
-		if (ok && sql && exec(db, sql)) {
+		if (ok && exec(db, sql)) {
 			ok = 0;
 			if (local_error(sqlite3_extended_errcode(db))) {
 				snprintf(msg, msglen, "%s", sqlite3_errmsg(db));
@@ -1021,16 +1068,6 @@ static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **w
 		sqlite3_free(want);
 	}
 	sqlite3_finalize(st);
-	if (ok && nlack && nmore) {
-		*why = "it holds some of the tables prepared on demand, not all";
-		ok = 0;
-	}
-	*missing = nlack > 0;
-	for (int r = 0; ok && r < nruns; r++)
-		if (!run_objects_ok(db, &f[r], ntables)) {
-			*why = ntables ? "it holds other objects, or another run's key" : *why;
-			ok = 0;
-		}
 	if (!ok) {
 		exec(db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
 		return -1;
@@ -1109,7 +1146,8 @@ int ntp_cache_load_runs(struct ntp_session *s)
 			goto refuse;
 		}
 	}
-	if (check_runs(s->db, f, s->nruns, &why, &missing, &local, reason, sizeof(reason)))
+	if (check_runs(s->db, f, s->nruns, &why, &bad, &missing, &local, reason,
+		       sizeof(reason)))
 		goto refuse;
 	s->more_missing = missing;
 	for (int r = 0; r < s->nruns; r++) {
@@ -1123,7 +1161,10 @@ int ntp_cache_load_runs(struct ntp_session *s)
 	rc = 1;
 	goto out;
 refuse:
-	/* one file at fault (BAD), or the files together: each is removed */
+	/* the file at fault (BAD) is said and removed; when none is alone at
+	 * fault (the tables cannot be read), each is said and left */
+	if (bad < 0)
+		local = 1;
 	for (int r = 0; r < s->nruns; r++) {
 		if (bad >= 0 && r != bad)
 			continue;

@@ -358,6 +358,18 @@ d="SELECT hdb, tdb, mode, count(*), sum(storage), sum(t_e2e) FROM ntp_command WH
 grep -q '^host2 *target2 *joined' fwant.txt && [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] &&
 	cmp -s fwant.txt fgot.txt && ok || { bad "the shell over runs prepared alone: prepared, or other answers"
 		cat ferr.txt >&2; diff fwant.txt fgot.txt | head -3 >&2; }
+# One run's file with the per-command end to end (a .timeline of it added
+# them), the other's without: read all the same, the end to end left out,
+# and neither file removed.
+"$SHELL_BIN" -c '.timeline 100ms' host.db target.db > /dev/null 2>&1
+kept=$(entries)
+"$NTPROF" compare -d --no-cache base.db,base-t.db host.db,target.db > fwant.txt 2> /dev/null
+"$NTPROF" compare -d base.db,base-t.db host.db,target.db > fgot.txt 2> ferr.txt
+"$NTPROF" report base.db base-t.db > /dev/null 2>> ferr.txt
+"$NTPROF" report host.db target.db > /dev/null 2>> ferr.txt
+[ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt && ok ||
+	{ bad "compare of runs prepared alone, one with the end to end: prepared, or a file removed"
+		cat ferr.txt >&2; }
 # A host run alone beside a joined one: the runs differ in shape, and are
 # prepared together.
 "$NTPROF" report -d base.db > /dev/null 2>&1
