@@ -1075,30 +1075,46 @@ static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **w
 	return exec(db, "RELEASE ntp_cache") ? -1 : 0;
 }
 
+int ntp_cache_runs_apart(struct ntp_session *s)
+{
+	struct key_db k[2];
+	sqlite3_stmt *n;
+	int attached = -1, first = 0;
+
+	if (s->nruns < 2 || !ntp_cache_usable(s) || s->host_base || s->nmerged)
+		return 0;
+	/* the runs' files attached beside the recordings, within SQLite's limit */
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) - 2 FROM pragma_database_list WHERE name"
+			       " NOT LIKE '\\_ntp\\_cache%' ESCAPE '\\'", -1, &n, NULL) == SQLITE_OK &&
+	    sqlite3_step(n) == SQLITE_ROW)
+		attached = sqlite3_column_int(n, 0);
+	sqlite3_finalize(n);
+	if (attached < 0 || attached + s->nruns > sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, -1))
+		return 0;
+	/* every run one host, and all with a target or none: a run's tables
+	 * then have the same shape as the others' */
+	for (int r = 0; r < s->nruns; r++) {
+		int m = run_dbs(s, r, k);
+
+		if (!m || (r && m != first))
+			return 0;
+		first = m;
+	}
+	return 1;
+}
+
 int ntp_cache_load_runs(struct ntp_session *s)
 {
 	struct run_file *f = NULL;
 	char dir[PATH_MAX], want[2 * NTP_SHA256_LEN + 1], reason[256];
 	const char *why = NULL;
 	unsigned char secret[32];
-	sqlite3_stmt *n;
-	int dfd = -1, rc = 0, nattached = 0, attached = -1, missing = 0, local = 0, bad = -1;
+	int dfd = -1, rc = 0, nattached = 0, missing = 0, local = 0, bad = -1;
 
-	if (s->nruns < 2 || !ntp_cache_usable(s) || s->host_base || s->nmerged)
-		return 0;
-	/* the runs' files attached beside the recordings, within SQLite's limit */
-	if (sqlite3_prepare_v2(s->db, "SELECT count(*) - 2 FROM pragma_database_list", -1, &n,
-			       NULL) == SQLITE_OK && sqlite3_step(n) == SQLITE_ROW)
-		attached = sqlite3_column_int(n, 0);
-	sqlite3_finalize(n);
-	if (attached < 0 || attached + s->nruns > sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, -1) ||
-	    !(f = calloc((size_t)s->nruns, sizeof(*f))))
+	if (!ntp_cache_runs_apart(s) || !(f = calloc((size_t)s->nruns, sizeof(*f))))
 		goto out;
-	/* every run one host, and all with a target or none: a run's tables
-	 * then have the same shape as the others' */
 	for (int r = 0; r < s->nruns; r++)
-		if (!(f[r].n = run_dbs(s, r, f[r].k)) || f[r].n != f[0].n)
-			goto out;
+		f[r].n = run_dbs(s, r, f[r].k);
 	if ((dfd = open_dir(s, dir, sizeof(dir), 0)) < 0 || read_secret(dfd, dir, secret, 0))
 		goto out;
 	for (int r = 0; r < s->nruns; r++) {
@@ -1169,10 +1185,10 @@ refuse:
 		if (bad >= 0 && r != bad)
 			continue;
 		if (local)
-			ntp_say(s, "warning: prepared run %s not read (%s); preparing the runs together",
+			ntp_say(s, "warning: prepared run %s not read (%s); preparing the runs again",
 			    f[r].path, why);
 		else
-			ntp_say(s, "warning: prepared run %s refused: %s; preparing the runs together",
+			ntp_say(s, "warning: prepared run %s refused: %s; preparing the run again",
 			    f[r].path, why);
 		if (!local)
 			remove_entry(dfd, f[r].name);

@@ -29,6 +29,12 @@ int ntp_cache_load(struct ntp_session *s);
  * then prepares the runs together. Never fails the session. */
 int ntp_cache_load_runs(struct ntp_session *s);
 
+/* Can the session's runs be prepared and kept each alone and then read
+ * together (ntp_cache_load_runs): several runs, each one host and at most
+ * one target, all with a target or none, files of their own, the cache
+ * usable, room to attach a file per run? */
+int ntp_cache_runs_apart(struct ntp_session *s);
+
 /* A run about to be prepared and kept: a new file in the cache directory,
  * holding the key, attached as ntp_cache_schema() for ntp_session_prepare
  * to write the prepared tables into (sql/join.sql, _ntp_prepare_into)

@@ -102,6 +102,10 @@ struct ntp_session {
  * returns or keeps a prepared run (ntp_session_checked): for a caller that
  * prepares before it reads or says anything of the files. */
 #define NTP_OPEN_CHECK_LATE 32
+/* A session opened by another for some of its recordings (a run of a
+ * comparison prepared alone, lib/prepare.c): no warning of recordings
+ * apart, which the other session says. */
+#define NTP_OPEN_QUIET 64
 
 /*
  * Open PATHS read-only (more than NTP_MAX_DBS: merged first into a

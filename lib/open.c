@@ -357,7 +357,7 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	if (check_set(s, err, errlen) || ntp_create_views(s, flags, err, errlen))
 		goto bad;
 	/* of files that pass their checks */
-	if (!(flags & NTP_OPEN_MERGING))
+	if (!(flags & (NTP_OPEN_MERGING | NTP_OPEN_QUIET)))
 		s->warn_late = 1;
 	ntp_progress_end(s, progress);
 	/* the warning now, unless checks run on (no check left running fails) */

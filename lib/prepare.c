@@ -129,6 +129,69 @@ static int prepare_more(struct ntp_session *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* The thresholds of S's verdicts (ntp_report_threshold) set in ONE too: a
+ * run's prepared verdicts are those of the session that reads them.
+ * 0 or -1. */
+static int same_thresholds(struct ntp_session *s, struct ntp_session *one)
+{
+	sqlite3_stmt *st;
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	char *sql;
+	int rc = -1;
+
+	sqlite3_str_appendall(q, "UPDATE ntp_report_threshold SET ");
+	if (sqlite3_prepare_v2(s->db, "SELECT * FROM ntp_report_threshold", -1, &st,
+			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(st); i++)
+			sqlite3_str_appendf(q, "%s\"%w\" = %s", i ? ", " : "",
+					    sqlite3_column_name(st, i),
+					    (const char *)sqlite3_column_text(st, i));
+		rc = 0;
+	}
+	sqlite3_finalize(st);
+	sql = sqlite3_str_finish(q);
+	if (!rc)
+		rc = !sql || ntp_exec(one->db, sql) ? -1 : 0;
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* A session of several runs that no earlier process prepared, whose runs
+ * can be kept apart (ntp_cache_runs_apart): each run is prepared alone, as
+ * a report of it would be, and kept in a file of its own (or read from
+ * one), then the runs are read together from their files. A report of a
+ * run, or a comparison with another, then reads it as it is. The files'
+ * checks are taken first: nothing is kept of a file that fails. 1 when the
+ * runs were read so; 0 when they were not (a file could not be kept): the
+ * session prepares them together; -1 on an error, ERR set. */
+static int prepare_runs_alone(struct ntp_session *s, char *err, size_t errlen)
+{
+	int flags = (s->flags & (NTP_OPEN_PORTABLE | NTP_OPEN_PROGRESS)) | NTP_OPEN_NO_CHECK |
+		    NTP_OPEN_QUIET;
+
+	if (ntp_session_checked(s, err, errlen))
+		return -1;
+	for (int r = 0; r < s->nruns; r++) {
+		char *paths[2];
+		struct ntp_session one;
+		int n = 0, rc;
+
+		/* the run's host, then its target: as a report of it names them */
+		for (int i = 0; i < s->ndbs && n < 2; i++)
+			if (s->dbs[i].run == r)
+				paths[n++] = s->dbs[i].path;
+		if (ntp_session_open(&one, n, paths, flags, err, errlen))
+			return -1;
+		one.prepare_base = 1;
+		rc = same_thresholds(s, &one) ? ntp_fail(err, errlen, "out of memory") :
+		     ntp_session_prepare(&one, err, errlen);
+		ntp_session_close(&one);
+		if (rc)
+			return -1;
+	}
+	return ntp_cache_load_runs(s);
+}
+
 static int prepare(struct ntp_session *s, char *err, size_t errlen)
 {
 	/* Each view the SQL's plan caches (join.sql, _ntp_view_plan) is
@@ -148,6 +211,14 @@ static int prepare(struct ntp_session *s, char *err, size_t errlen)
 	 * or each run alone */
 	if (!s->joined && (ntp_cache_load(s) || ntp_cache_load_runs(s)))
 		s->joined = 1;
+	/* several runs: each prepared and kept alone, then read together */
+	if (!s->joined && ntp_cache_runs_apart(s)) {
+		int apart = prepare_runs_alone(s, err, errlen);
+
+		if (apart < 0)
+			return -1;
+		s->joined = apart;
+	}
 	/* (nothing added to a kept run of a file before its check's verdict) */
 	if (s->joined)
 		return s->more_missing && !s->prepare_base ?
