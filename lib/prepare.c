@@ -180,7 +180,9 @@ static int prepare_runs_alone(struct ntp_session *s, char *err, size_t errlen)
 		for (int i = 0; i < s->ndbs && n < 2; i++)
 			if (s->dbs[i].run == r)
 				paths[n++] = s->dbs[i].path;
-		if (ntp_session_open(&one, n, paths, flags, err, errlen))
+		/* (ntp_session_open's session of a few files, without the
+		 * merge it links for many: the collector links this file) */
+		if (ntp_session_open_batch(&one, n, paths, 0, flags, err, errlen))
 			return -1;
 		one.prepare_base = 1;
 		rc = same_thresholds(s, &one) ? ntp_fail(err, errlen, "out of memory") :
