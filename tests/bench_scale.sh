@@ -11,10 +11,14 @@
 # it prepares, as the report does; later, it still writes the whole file). The later question is asked
 # twice, from 3 s after the first ends, and the second is the figure: a
 # prepared run's file is hashed whole until a read at least 2 s after it
-# was written notes it (lib/cache.c), which the first later read does. B is a bare scan of the host
-# recording, SELECT count(*) and sum() of every point column, timed the
-# same way right before the size's questions. Goals: a first report at
-# most 6 B, every later question at most 2 B, peak RSS at most 256 MB.
+# was written notes it (lib/cache.c), which the first later read does. Then
+# the questions an analyst asks after a report of each run (the runs
+# prepared by the reports, not by the question itself): the first ask and
+# the one after. B is a bare scan of the host recording, SELECT count(*)
+# and sum() of every column of cmd, timed the same way right before the
+# size's questions (and Bp, the same of the point columns alone, h_*, the
+# stricter yardstick earlier tables used). Goals: a first report at most
+# 6 B, every later question at most 2 B, peak RSS at most 256 MB.
 #
 # Method: every process pinned to CPU 1, the recordings in the page cache,
 # prepared runs in a scratch cache directory, wall time and peak RSS from
@@ -76,10 +80,15 @@ label() {
 	esac
 }
 
-bare_sql='SELECT count(*), sum(h_start), sum(h_queue), sum(h_sent), sum(h_r2t_rx),
+bare_sql='SELECT count(*), sum(t), sum(grp), sum(qid), sum(cid), sum(slba), sum(h_start),
+ sum(h_queue), sum(h_sent), sum(h_r2t_rx), sum(h_data_sent), sum(h_rx), sum(h_rx_drv), sum(h_cqe),
+ sum(h_complete), sum(h_end) FROM cmd'
+point_sql='SELECT count(*), sum(h_start), sum(h_queue), sum(h_sent), sum(h_r2t_rx),
  sum(h_data_sent), sum(h_rx), sum(h_rx_drv), sum(h_cqe), sum(h_complete), sum(h_end) FROM cmd'
 
 : > "$dir/rows"
+: > "$dir/after"
+: > "$dir/bares"
 for n in $sizes; do
 	secs=$((n / iops))
 	echo "bench_scale: generating 2 runs of $n commands a side" >&2
@@ -91,7 +100,10 @@ for n in $sizes; do
 	cat "$dir"/h?.db "$dir"/t?.db > /dev/null
 	: > "$dir/times"
 	timed bare sqlite3 "$dir/h1.db" "$bare_sql"
+	timed points sqlite3 "$dir/h1.db" "$point_sql"
 	bare=$(awk '$1 == "bare" { print $2 }' "$dir/times")
+	points=$(awk '$1 == "points" { print $2 }' "$dir/times")
+	echo "$n $bare $points" >> "$dir/bares"
 	for q in $questions; do
 		rm -rf "$dir/cache"
 		if [ "$q" = compare ]; then
@@ -112,10 +124,26 @@ for n in $sizes; do
 		done
 	done
 	# rows: size question first_s first_kib later_s later_kib
-	awk -v n="$rows" -v bare="$bare" '$1 != "bare" {
+	awk -v n="$rows" -v bare="$bare" '$1 != "bare" && $1 != "points" {
 		if (!($1 in f)) { f[$1] = $2 " " $3; order[++k] = $1 } else l[$1] = $2 " " $3 }
 		END { for (i = 1; i <= k; i++) print n, bare, order[i], f[order[i]], l[order[i]] }' \
 		"$dir/times" >> "$dir/rows"
+	# after a report of each run: each question's first ask, and the next
+	rm -rf "$dir/cache"
+	"$N" report --detail "$dir/h1.db" "$dir/t1.db" > /dev/null 2>&1
+	"$N" report --detail "$dir/h2.db" "$dir/t2.db" > /dev/null 2>&1
+	sleep 3
+	: > "$dir/times"
+	for q in percentiles timeline slowest compare plot; do
+		for ask in 1 2; do
+			question "$q" "$n" "$dir/h1.db" "$dir/t1.db" "$dir/h2.db" "$dir/t2.db"
+			echo "bench_scale: $n $q after the reports ($ask): $(tail -1 "$dir/times")" >&2
+		done
+	done
+	awk -v n="$rows" -v bare="$bare" '{
+		if (!($1 in f)) { f[$1] = $2 " " $3; order[++k] = $1 } else l[$1] = $2 " " $3 }
+		END { for (i = 1; i <= k; i++) print n, bare, order[i], f[order[i]], l[order[i]] }' \
+		"$dir/times" >> "$dir/after"
 	rm -f "$dir"/h?.db "$dir"/t?.db "$dir/m.db"
 	rm -rf "$dir/cache"
 done
@@ -131,7 +159,8 @@ $iops IOPS, \`-s 1\`), each question a fresh process pinned to one CPU:
 the same question again, asked twice from 3 s after the first and the
 second timed (the first of them also hashes the prepared run's file
 whole and notes it: "How a run is prepared"). B is a bare scan of the host recording timed the
-same way (\`SELECT count(*), sum(...)\` of every point column). Peak RSS
+same way (\`SELECT count(*), sum(...)\` of every column of \`cmd\`; Bp the
+same of the point columns alone, \`h_*\`, the yardstick of earlier tables). Peak RSS
 from \`/usr/bin/time\`. One pass per size: on this machine a figure varies
 by about 15 % from one run to the next. Goals: a first report at most 6 B,
 every later question at most 2 B, peak RSS at most 256 MB.
@@ -144,4 +173,20 @@ while read -r n bare q fs fk ls lk; do
 		"$n" "$bare" "$(label "$q")" "$fs" "$(echo "$fs / $bare" | bc -l)" "$((fk / 1024))" \
 		"$ls" "$(echo "$ls / $bare" | bc -l)" "$((lk / 1024))"
 done < "$dir/rows"
+echo
+cat <<EOF2
+The bare scans: $(awk '{ printf "%s%s commands: B %.2f s, Bp %.2f s", sep, $1, $2, $3; sep = "; " }' \
+	"$dir/bares").
+
+After a report of each run (the reports untimed; the runs prepared by
+them, not by the question): each question's first ask, and the one after.
+
+| commands a side | question | first ask | in B | RSS | next | in B | RSS |
+|---:|---|---:|---:|---:|---:|---:|---:|
+EOF2
+while read -r n bare q fs fk ls lk; do
+	printf '| %s | %s | %.2f s | %.1f | %d MB | %.2f s | %.1f | %d MB |\n' \
+		"$n" "$(label "$q")" "$fs" "$(echo "$fs / $bare" | bc -l)" "$((fk / 1024))" \
+		"$ls" "$(echo "$ls / $bare" | bc -l)" "$((lk / 1024))"
+done < "$dir/after"
 echo
