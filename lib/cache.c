@@ -48,6 +48,7 @@
 #include "cache.h"
 #include "ntp_remove_on_signal.h"
 #include "ntp_schema.h"
+#include "ntp_exec.h"
 #include "ntp_sql.h"
 #include "ntp_version.h"
 #include "sha256.h"
@@ -877,17 +878,23 @@ struct run_file {
 	char schema[24];           /* attached as: _ntp_cache_rR */
 };
 
-/* The select list of a cached table of run F's file as this session names
- * the run's recordings: the columns that name a recording (hdb, tdb, db)
- * mapped from the run alone's names to the session's. COLS: the view's
- * columns, comma-separated (columns()). NULL: no memory. */
-static char *run_select(const struct run_file *f, const char *cols)
+/* The select list of cached table TBL of run F's file as this session has
+ * it: the columns that name a recording (hdb, tdb, db) mapped from the run
+ * alone's names to the session's; and the few values a session takes from
+ * all its recordings, not the run's alone, as it takes them (report.sql's
+ * ntp_report_group: a group's name with its host's name when there are
+ * several hosts, an unmatched group's target driver the least of the
+ * targets'; join.sql's ntp_match_stats: every target's records). COLS: the
+ * view's columns, comma-separated (columns()). NULL: no memory. */
+static char *run_select(const struct run_file *f, const char *tbl, const char *cols)
 {
 	const char *hs = f->k[0].d->schema, *ts = f->n > 1 ? f->k[1].d->schema : "target";
+	int group = !strcmp(tbl, "_ntp_report_group_cache"), match = !strcmp(tbl,
+									      "_ntp_match_stats_cache");
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	const char *c = cols;
 
-	if (!strcmp(hs, "host") && !strcmp(ts, "target")) {
+	if (!strcmp(hs, "host") && !strcmp(ts, "target") && !group && !match) {
 		sqlite3_str_appendall(q, "*");
 		return sqlite3_str_finish(q);
 	}
@@ -904,6 +911,18 @@ static char *run_select(const struct run_file *f, const char *cols)
 		if (!strcmp(col, "hdb") || !strcmp(col, "tdb") || !strcmp(col, "db"))
 			sqlite3_str_appendf(q, "CASE \"%w\" WHEN 'host' THEN %Q WHEN 'target' THEN %Q"
 					    " ELSE \"%w\" END AS \"%w\"", col, hs, ts, col, col);
+		else if (group && !strcmp(col, "name"))
+			sqlite3_str_appendf(q, "\"name\" || CASE WHEN (SELECT count(*) FROM ntp_db"
+					    " WHERE role = 'host') > 1 THEN ' (' || (SELECT d.hostname"
+					    " FROM ntp_db AS d WHERE d.db = %Q) || ')' ELSE '' END"
+					    " AS \"name\"", hs);
+		else if (group && !strcmp(col, "target_driver"))
+			sqlite3_str_appendall(q, "CASE WHEN \"matched\" > 0 THEN \"target_driver\""
+					      " ELSE (SELECT min(t.driver) FROM ntp_db AS t"
+					      " WHERE t.role = 'target') END AS \"target_driver\"");
+		else if (match && !strcmp(col, "target_records"))
+			sqlite3_str_appendall(q, "(SELECT sum(records) FROM ntp_db WHERE role = 'target')"
+					      " AS \"target_records\"");
 		else
 			sqlite3_str_appendf(q, "\"%w\"", col);
 		sqlite3_free(col);
@@ -968,8 +987,9 @@ static int run_has(sqlite3 *db, const struct run_file *f, const char *tbl)
  * those, and so do the views of the tables prepared on demand unless every
  * file holds them (*MISSING then). 0, or -1 with *WHY set, *BAD the file
  * at fault (-1: none alone), and *LOCAL as check_cache's. */
-static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **why,
-		      int *bad, int *missing, int *local, char *msg, size_t msglen)
+static int check_runs(sqlite3 *db, struct run_file *f, int nruns, sqlite3_str *setup,
+		      const char **why, int *bad, int *missing, int *local, char *msg,
+		      size_t msglen)
 {
 	static const char plan[] = "SELECT c.name, c.tbl, c.more, p.cache_when = 2"
 				   " FROM _ntp_cache_table AS c JOIN _ntp_view_plan AS p"
@@ -1042,7 +1062,7 @@ static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **w
 		q = sqlite3_str_new(NULL);
 		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS ", name, name);
 		for (int r = 0; r < nruns; r++) {
-			char *sel = run_select(&f[r], want);
+			char *sel = run_select(&f[r], tbl, want);
 
 			if (!sel)
 				ok = 0;
@@ -1054,6 +1074,11 @@ static int check_runs(sqlite3 *db, struct run_file *f, int nruns, const char **w
 		if (sqlite3_str_errcode(q))
 			ok = 0;
 		sql = sqlite3_str_finish(q);
+		/* (IF EXISTS: a view of the native forms alone is not in the
+		 * portable set-up) */
+		if (ok)
+			sqlite3_str_appendf(setup, "DROP VIEW IF EXISTS temp.%s\n",
+					    sql + strlen("DROP VIEW temp."));
 		if (ok && exec(db, sql)) {
 			ok = 0;
 			if (local_error(sqlite3_extended_errcode(db))) {
@@ -1110,6 +1135,7 @@ int ntp_cache_load_runs(struct ntp_session *s)
 	const char *why = NULL;
 	unsigned char secret[32];
 	int dfd = -1, rc = 0, nattached = 0, missing = 0, local = 0, bad = -1;
+	sqlite3_str *setup = NULL;
 
 	if (!ntp_cache_runs_apart(s) || !(f = calloc((size_t)s->nruns, sizeof(*f))))
 		goto out;
@@ -1162,10 +1188,23 @@ int ntp_cache_load_runs(struct ntp_session *s)
 			goto refuse;
 		}
 	}
-	if (check_runs(s->db, f, s->nruns, &why, &bad, &missing, &local, reason,
+	setup = sqlite3_str_new(NULL);
+	sqlite3_str_appendall(setup, "-- The prepared runs: ntprof's cache of each run's recordings (docs/\n"
+			      "-- performance.md, \"How a run is prepared\"), checked when this set-up was\n"
+			      "-- written. Write the set-up again after the recordings change.\n");
+	for (int r = 0; r < s->nruns; r++) {
+		char *uri = read_uri(f[r].path, 0);
+
+		sqlite3_str_appendf(setup, "ATTACH %Q AS \"%w\";\n", uri ? uri : "", f[r].schema);
+		sqlite3_free(uri);
+	}
+	if (check_runs(s->db, f, s->nruns, setup, &why, &bad, &missing, &local, reason,
 		       sizeof(reason)))
 		goto refuse;
 	s->more_missing = missing;
+	sqlite3_free(s->runs_setup);
+	s->runs_setup = sqlite3_str_errcode(setup) ? NULL : sqlite3_str_finish(setup);
+	setup = NULL;
 	for (int r = 0; r < s->nruns; r++) {
 		char file[NAME_HEX + 8];
 
@@ -1204,6 +1243,8 @@ out:
 	for (int r = 0; f && r < s->nruns; r++)
 		sqlite3_free(f[r].key);
 	free(f);
+	if (setup)
+		sqlite3_free(sqlite3_str_finish(setup));
 	if (dfd >= 0)
 		close(dfd);
 	return rc;
@@ -1319,6 +1360,44 @@ static void evict(int dfd)
 	free(e);
 }
 
+/* Plain sqlite3's set-up of runs read from their own files: theirs
+ * (runs_setup), then the comparison's statistics, which no file holds, as
+ * the rows this session computed from those files (quote() keeps every
+ * value exactly): the portable view would sort every command's values. */
+static char *runs_setup_sql(const struct ntp_session *s)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	sqlite3_stmt *st;
+	char *rows = NULL, *sql;
+
+	sqlite3_str_appendall(q, "SELECT group_concat('(' ||");
+	if (sqlite3_prepare_v2(s->db, "SELECT name, cid FROM pragma_table_info('ntp_compare_stage',"
+			       " 'temp') ORDER BY cid", -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW)
+			sqlite3_str_appendf(q, "%s quote(\"%w\")", sqlite3_column_int(st, 1) ?
+					    " || ',' ||" : "", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_str_appendall(q, " || ')', ',') FROM ntp_compare_stage");
+	sql = sqlite3_str_finish(q);
+	if (sql)
+		rows = ntp_query_text(s->db, sql);
+	sqlite3_free(sql);
+	if (!rows || !*rows) {
+		/* no comparison (no row): its view stays */
+		sqlite3_free(rows);
+		return sqlite3_mprintf("%s", s->runs_setup);
+	}
+	sql = sqlite3_mprintf("%s-- the comparison's statistics, as ntprof computed them from the files\n"
+			      "CREATE TEMP TABLE \"_ntp_compare_stage_cache\" AS"
+			      " SELECT * FROM \"ntp_compare_stage\" WHERE 0;\n"
+			      "INSERT INTO \"_ntp_compare_stage_cache\" VALUES %s;\n"
+			      "DROP VIEW IF EXISTS temp.\"ntp_compare_stage\";\n"
+			      "CREATE TEMP VIEW \"ntp_compare_stage\" AS"
+			      " SELECT * FROM \"_ntp_compare_stage_cache\";\n", s->runs_setup, rows);
+	sqlite3_free(rows);
+	return sql;
+}
+
 char *ntp_cache_setup_sql(const struct ntp_session *s)
 {
 	sqlite3_str *q;
@@ -1326,6 +1405,17 @@ char *ntp_cache_setup_sql(const struct ntp_session *s)
 	char *uri;
 	int attached = -1, ok;
 
+	if (!s->cache_file && s->runs_setup && s->joined) {
+		/* the runs' files: SQLite's attachments for them too */
+		if (sqlite3_prepare_v2(s->db, "SELECT count(*) - 2 FROM pragma_database_list WHERE"
+				       " name NOT LIKE '\\_ntp\\_cache\\_r%' ESCAPE '\\'", -1, &n,
+				       NULL) == SQLITE_OK && sqlite3_step(n) == SQLITE_ROW)
+			attached = sqlite3_column_int(n, 0);
+		sqlite3_finalize(n);
+		if (attached < 0 || attached + s->nruns > sqlite3_limit(s->db, SQLITE_LIMIT_ATTACHED, -1))
+			return NULL;
+		return runs_setup_sql(s);
+	}
 	if (!s->cache_file || !s->joined)
 		return NULL;
 	/* the recordings' attachments and the cache's within SQLite's limit */

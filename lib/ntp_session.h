@@ -84,6 +84,9 @@ struct ntp_session {
 	char *cache_file;                     /* the cache file of the prepared run read or
 					       * kept (lib/cache.c); NULL: none */
 	struct stat cache_st;                 /* its identity when it was checked */
+	char *runs_setup;                     /* several runs read from their own files
+					       * (ntp_cache_load_runs): plain sqlite3's
+					       * ATTACH of them and views over them */
 	int check_failed;                     /* a file failed its integrity check */
 	char *check_err;                      /* why (NULL: no memory to say) */
 	int warn_late;                        /* warn of recordings apart once checked */

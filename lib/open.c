@@ -434,6 +434,7 @@ void ntp_session_close(struct ntp_session *s)
 		ntp_remove_forget(1);
 	sqlite3_free(s->tmp_merged);
 	free(s->cache_file);
+	sqlite3_free(s->runs_setup);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -184,7 +184,8 @@ static int prepare_runs_alone(struct ntp_session *s, char *err, size_t errlen)
 		 * merge it links for many: the collector links this file) */
 		if (ntp_session_open_batch(&one, n, paths, 0, flags, err, errlen))
 			return -1;
-		one.prepare_base = 1;
+		/* the tables this session wants, the end to end too if so */
+		one.prepare_base = s->prepare_base;
 		rc = same_thresholds(s, &one) ? ntp_fail(err, errlen, "out of memory") :
 		     ntp_session_prepare(&one, err, errlen);
 		ntp_session_close(&one);

@@ -355,6 +355,45 @@ d="SELECT hdb, tdb, mode, count(*), sum(storage), sum(t_e2e) FROM ntp_command WH
 grep -q '^host2 *target2 *joined' fwant.txt && [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] &&
 	cmp -s fwant.txt fgot.txt && ok || { bad "the shell over runs prepared alone: prepared, or other answers"
 		cat ferr.txt >&2; diff fwant.txt fgot.txt | head -3 >&2; }
+# Every prepared view of the runs read from their files holds the rows of
+# the runs prepared together (as sets: the union is in the runs' order),
+# the values a session takes from all its recordings included (a group's
+# name with its host's, every target's records); joined and host only.
+"$NTPROF" report base.db > /dev/null 2>&1
+"$NTPROF" report host.db > /dev/null 2>&1
+for runs in "base.db,base-t.db host.db,target.db" "--label a,b base.db host.db"; do
+	# shellcheck disable=SC2086 # the runs
+	views=$("$SHELL_BIN" --no-cache -csv -noheader -c "SELECT name FROM _ntp_cache_table
+		WHERE NOT more ORDER BY ord" $runs 2> /dev/null | tr -d '\r')
+	n=0 differ=
+	for v in $views; do
+		# shellcheck disable=SC2086
+		"$SHELL_BIN" --no-cache -csv -noheader -c "SELECT * FROM $v" $runs 2> /dev/null |
+			sort > fwant.txt
+		# shellcheck disable=SC2086
+		"$SHELL_BIN" -csv -noheader -c "SELECT * FROM $v" $runs 2> ferr.txt | sort > fgot.txt
+		[ -s fwant.txt ] && n=$((n + 1))
+		cmp -s fwant.txt fgot.txt && [ ! -s ferr.txt ] || differ="$differ $v"
+	done
+	[ "$n" -ge 10 ] && [ -z "$differ" ] && ok ||
+		bad "runs read from their files ($runs): views differ from the runs prepared together:$differ"
+done
+# Plain sqlite3's set-up of runs read from their files attaches each file
+# and holds the comparison's statistics as the session computed them (the
+# portable view would sort every command's values); every canned answer is
+# that of the set-up that prepares the runs itself.
+"$SHELL_BIN" --sql --no-cache base.db,base-t.db host.db,target.db > fsetup-nc.sql 2> /dev/null
+"$SHELL_BIN" --sql base.db,base-t.db host.db,target.db > fsetup.sql 2> /dev/null
+[ "$(grep -c "^ATTACH 'file:$cache/[0-9a-f]*\.db?mode=ro' AS \"_ntp_cache_r[01]\";$" fsetup.sql)" = 2 ] &&
+	grep -q '^INSERT INTO "_ntp_compare_stage_cache" VALUES (' fsetup.sql && ok ||
+	bad "--sql of runs read from their files: the set-up does not read them"
+for q in ntp_compare_rows ntp_compare_note ntp_shell_percentiles ntp_report_rows ntp_match_stats; do
+	sqlite3 -init fsetup-nc.sql :memory: "SELECT * FROM $q" > nc.txt 2> nc.err
+	sqlite3 -init fsetup.sql :memory: "SELECT * FROM $q" > c.txt 2> c.err
+	{ [ -s nc.txt ] || [ "$q" = ntp_compare_note ]; } && cmp -s nc.txt c.txt &&
+		! grep -qv '^-- Loading resources from' nc.err c.err && ok ||
+		bad "sqlite3 $q over runs read from their files: other rows than the set-up that prepares"
+done
 # One run's file with the per-command end to end (a .timeline of it added
 # them), the other's without: read all the same, the end to end left out,
 # and neither file removed.
