@@ -1128,6 +1128,19 @@ int ntp_cache_runs_apart(struct ntp_session *s)
 	return 1;
 }
 
+void ntp_cache_unload_runs(struct ntp_session *s)
+{
+	for (int r = 0; s->runs_setup && r < s->nruns; r++) {
+		char *sql = sqlite3_mprintf("DETACH \"_ntp_cache_r%d\"", r);
+
+		if (sql)
+			exec_own(s, sql);
+		sqlite3_free(sql);
+	}
+	sqlite3_free(s->runs_setup);
+	s->runs_setup = NULL;
+}
+
 int ntp_cache_load_runs(struct ntp_session *s)
 {
 	struct run_file *f = NULL;

@@ -29,6 +29,10 @@ int ntp_cache_load(struct ntp_session *s);
  * then prepares the runs together. Never fails the session. */
 int ntp_cache_load_runs(struct ntp_session *s);
 
+/* Detach the runs' files ntp_cache_load_runs read (the views over them
+ * then read nothing until they are read again). */
+void ntp_cache_unload_runs(struct ntp_session *s);
+
 /* Can the session's runs be prepared and kept each alone and then read
  * together (ntp_cache_load_runs): several runs, each one host and at most
  * one target, all with a target or none, files of their own, the cache

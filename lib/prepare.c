@@ -159,7 +159,9 @@ static int same_thresholds(struct ntp_session *s, struct ntp_session *one)
 /* A session of several runs that no earlier process prepared, whose runs
  * can be kept apart (ntp_cache_runs_apart): each run is prepared alone, as
  * a report of it would be, and kept in a file of its own (or read from
- * one), then the runs are read together from their files. A report of a
+ * one), then the runs are read together from their files. Runs read so
+ * already, that now want the end to end, get it the same way: each run's
+ * session adds it to its file, and the files are read anew. A report of a
  * run, or a comparison with another, then reads it as it is. The files'
  * checks are taken first: nothing is kept of a file that fails. 1 when the
  * runs were read so; 0 when they were not (a file could not be kept): the
@@ -192,6 +194,12 @@ static int prepare_runs_alone(struct ntp_session *s, char *err, size_t errlen)
 		if (rc)
 			return -1;
 	}
+	/* runs read before (each without the end to end, now added): read anew */
+	if (s->runs_setup) {
+		ntp_cache_unload_runs(s);
+		return ntp_cache_load_runs(s) ? 1 :
+		       ntp_fail(err, errlen, "cannot read the prepared runs again");
+	}
 	return ntp_cache_load_runs(s);
 }
 
@@ -223,6 +231,10 @@ static int prepare(struct ntp_session *s, char *err, size_t errlen)
 		s->joined = apart;
 	}
 	/* (nothing added to a kept run of a file before its check's verdict) */
+	/* runs read from their files, which lack the end to end: added to each
+	 * run's file as a question of that run alone adds them, and read anew */
+	if (s->joined && s->runs_setup && s->more_missing && !s->prepare_base)
+		return prepare_runs_alone(s, err, errlen) < 0 ? -1 : 0;
 	if (s->joined)
 		return s->more_missing && !s->prepare_base ?
 		       ntp_session_checked(s, err, errlen) || prepare_more(s, err, errlen) ? -1 : 0 :

@@ -397,6 +397,9 @@ done
 # One run's file with the per-command end to end (a .timeline of it added
 # them), the other's without: read all the same, the end to end left out,
 # and neither file removed.
+rm -f "$cache"/*.db "$cache"/*.mac "$cache"/*.seen
+"$NTPROF" report base.db base-t.db > /dev/null 2>&1
+"$NTPROF" report host.db target.db > /dev/null 2>&1
 "$SHELL_BIN" -c '.timeline 100ms' host.db target.db > /dev/null 2>&1
 kept=$(entries)
 "$NTPROF" compare -d --no-cache base.db,base-t.db host.db,target.db > fwant.txt 2> /dev/null
@@ -406,6 +409,28 @@ kept=$(entries)
 [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt && ok ||
 	{ bad "compare of runs prepared alone, one with the end to end: prepared, or a file removed"
 		cat ferr.txt >&2; }
+# A question over the runs that reads the end to end adds it to the file
+# of each run that lacks it, as a question of that run alone would, once:
+# the shell's .timeline answers as --no-cache, and the next asks prepare
+# nothing; plain sqlite3's set-up then reads the end to end from the files.
+runs="base.db,base-t.db host.db,target.db"
+# shellcheck disable=SC2086 # the runs
+"$SHELL_BIN" --no-cache -c '.timeline 100ms' -c '.slowest 3' $runs > fwant.txt 2> /dev/null
+# shellcheck disable=SC2086
+"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' $runs > fgot.txt 2> ferr.txt
+# shellcheck disable=SC2086
+"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' $runs > fgot2.txt 2> ferr2.txt
+# shellcheck disable=SC2086
+"$SHELL_BIN" --sql $runs > fsetup2.sql 2>> ferr2.txt
+[ "$(grep -c '^ntprof: preparing the per-command end to end' ferr.txt)" = 1 ] &&
+	[ ! -s ferr2.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt &&
+	cmp -s fwant.txt fgot2.txt && grep -q '_ntp_cache_r1"."_ntp_host_e2e_cache"' fsetup2.sql && ok ||
+	{ bad "the end to end over runs read from their files: not added once to the run lacking it"
+		cat ferr.txt ferr2.txt >&2; }
+sqlite3 -init fsetup-nc.sql :memory: "SELECT * FROM ntp_shell_timeline" > nc.txt 2> /dev/null
+sqlite3 -init fsetup2.sql :memory: "SELECT * FROM ntp_shell_timeline" > c.txt 2> /dev/null
+[ -s nc.txt ] && cmp -s nc.txt c.txt && ok ||
+	bad "sqlite3's timeline over runs read from their files: other rows than the set-up that prepares"
 # A comparison with nothing prepared prepares each run alone, and keeps
 # it as a report of it would: reports of both runs then prepare nothing
 # and answer as --no-cache.
