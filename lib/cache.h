@@ -25,8 +25,10 @@ int ntp_cache_load(struct ntp_session *s);
  * comparison's statistics (ntp_compare_stage) stay views over those. 1,
  * or 0 when a run has no such file, the runs differ in shape (a merged
  * file, a run with a target and one without), SQLite cannot attach them
- * all, or a file is refused (said on stderr, and removed): the session
- * then prepares the runs together. Never fails the session. */
+ * all, or a file is refused (said on stderr; removed when it is the one
+ * at fault): lib/prepare.c then prepares each run without a file alone
+ * (ntp_cache_runs_apart), or the runs together. Never fails the
+ * session. */
 int ntp_cache_load_runs(struct ntp_session *s);
 
 /* Detach the runs' files ntp_cache_load_runs read (the views over them
