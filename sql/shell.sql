@@ -193,7 +193,7 @@ CREATE TEMP VIEW ntp_shell_timeline AS
 WITH d AS (
   SELECT db, row_number() OVER () AS ord FROM ntp_db
 ), x AS MATERIALIZED (
-  SELECT db, bucket, name, t_s, dt_s, sampled, rate, mean_ns, p99_ns, qd
+  SELECT db, bucket, name, t_s, dt_s, sampled, rate, mean_ns, p99_ns, qd, grp
   FROM ntp_series
   WHERE form <> 'joined'
 ), l AS MATERIALIZED (
@@ -211,7 +211,7 @@ WITH d AS (
     CASE WHEN o.end_ns - o.first_t > l.bucket * w.width_ns
       THEN min(w.width_ns, o.end_ns - o.first_t - l.bucket * w.width_ns)
       ELSE w.width_ns END / 1e9,
-    0, 0, NULL, NULL, NULL
+    0, 0, NULL, NULL, NULL, NULL
   FROM l
   JOIN o ON o.db = l.db
   CROSS JOIN ntp_bucket AS w
@@ -232,4 +232,5 @@ SELECT
 FROM s
 JOIN d ON d.db = s.db
 LEFT JOIN l ON l.db = s.db AND l.bucket = s.bucket
-ORDER BY d.ord, s.bucket, "group";
+-- (groups of one name on a target that serves several hosts: by grp)
+ORDER BY d.ord, s.bucket, "group", s.grp;
