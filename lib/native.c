@@ -2323,23 +2323,13 @@ static void series_free(struct sagg *a)
 	a->b = NULL, a->slot = NULL, a->v = NULL, a->of = NULL;
 }
 
-static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
+/* One row's BUCKET and E2E into A, its bucket's record into *OUT: "" or
+ * the error (NULL: out of memory). */
+static const char *series_add(struct sagg *a, int64_t bucket, int64_t e2e, struct sbucket **out)
 {
-	int64_t bucket, e2e;
 	struct sbucket *b;
-	long i;
+	long i = series_bucket(a, bucket);
 
-	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
-	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
-		return "ntp_series: bucket and e2e must be integers";
-	if (argc - 2 > NTP_SERIES_MAX)
-		return "ntp_series: too many arguments";
-	if (a->n && a->m != argc - 2)
-		return "ntp_series: the arguments changed";
-	a->m = argc - 2;
-	bucket = sqlite3_value_int64(argv[0]);
-	e2e = sqlite3_value_int64(argv[1]);
-	i = series_bucket(a, bucket);
 	if (i < 0)
 		return NULL;
 	b = &a->b[i];
@@ -2350,6 +2340,30 @@ static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
 		return NULL;
 	if (__builtin_add_overflow(b->sum, e2e, &b->sum))
 		return "integer overflow";
+	if (a->of)
+		a->of[a->n] = (uint32_t)i;
+	a->v[a->n++] = e2e;
+	b->n++;
+	*out = b;
+	return "";
+}
+
+static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
+{
+	struct sbucket *b;
+	const char *why;
+
+	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
+		return "ntp_series: bucket and e2e must be integers";
+	if (argc - 2 > NTP_SERIES_MAX)
+		return "ntp_series: too many arguments";
+	if (a->n && a->m != argc - 2)
+		return "ntp_series: the arguments changed";
+	a->m = argc - 2;
+	why = series_add(a, sqlite3_value_int64(argv[0]), sqlite3_value_int64(argv[1]), &b);
+	if (!why || *why)
+		return why;
 	for (int k = 0; k < a->m; k++) {
 		sqlite3_value *x = argv[2 + k];
 
@@ -2361,10 +2375,6 @@ static const char *series_row(struct sagg *a, int argc, sqlite3_value **argv)
 			return "integer overflow";
 		b->has |= 1u << k;
 	}
-	if (a->of)
-		a->of[a->n] = (uint32_t)i;
-	a->v[a->n++] = e2e;
-	b->n++;
 	return "";
 }
 
@@ -2414,27 +2424,17 @@ static int series_gather(struct sagg *a)
 	return 0;
 }
 
-static void series_final(sqlite3_context *ctx)
+/* A's result, as ntp_series returns it, into OUT; A freed. -1: out of
+ * memory. */
+static int series_json(struct sagg *a, sqlite3_str *out)
 {
-	struct sagg *a = sqlite3_aggregate_context(ctx, 0);
-	sqlite3_str *out;
-
-	if (!a || a->failed) {
-		if (!a)
-			sqlite3_result_text(ctx, "[]", -1, SQLITE_STATIC);
-		if (a)
-			series_free(a);
-		return;
-	}
 	if (series_gather(a)) {
 		series_free(a);
-		sqlite3_result_error_nomem(ctx);
-		return;
+		return -1;
 	}
 	/* a bucket's values stay where start says: sorting moves only the
 	 * bucket records */
 	qsort(a->b, a->nb, sizeof(*a->b), sbucket_cmp);
-	out = sqlite3_str_new(NULL);
 	sqlite3_str_appendchar(out, 1, '[');
 	for (size_t i = 0; i < a->nb; i++) {
 		struct sbucket *b = &a->b[i];
@@ -2455,7 +2455,66 @@ static void series_final(sqlite3_context *ctx)
 	}
 	sqlite3_str_appendchar(out, 1, ']');
 	series_free(a);
+	return 0;
+}
+
+static void series_final(sqlite3_context *ctx)
+{
+	struct sagg *a = sqlite3_aggregate_context(ctx, 0);
+	sqlite3_str *out;
+
+	if (!a || a->failed) {
+		if (!a)
+			sqlite3_result_text(ctx, "[]", -1, SQLITE_STATIC);
+		if (a)
+			series_free(a);
+		return;
+	}
+	out = sqlite3_str_new(NULL);
+	if (series_json(a, out)) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
 	result_str(ctx, out);
+}
+
+struct ntp_series {
+	struct sagg a;
+};
+
+struct ntp_series *ntp_series_new(void)
+{
+	struct ntp_series *s = sqlite3_malloc(sizeof(*s));
+
+	if (s)
+		memset(s, 0, sizeof(*s));
+	return s;
+}
+
+const char *ntp_series_push(struct ntp_series *s, int64_t bucket, int64_t e2e)
+{
+	struct sbucket *b;
+
+	return series_add(&s->a, bucket, e2e, &b);
+}
+
+char *ntp_series_json(struct ntp_series *s)
+{
+	sqlite3_str *out = sqlite3_str_new(NULL);
+
+	if (series_json(&s->a, out)) {
+		sqlite3_free(sqlite3_str_finish(out));
+		return NULL;
+	}
+	return sqlite3_str_finish(out);
+}
+
+void ntp_series_free(struct ntp_series *s)
+{
+	if (s)
+		series_free(&s->a);
+	sqlite3_free(s);
 }
 
 /*

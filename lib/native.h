@@ -15,8 +15,23 @@
 int ntp_native_register(sqlite3 *db);
 
 /* Register the table-valued function ntp_pair (lib/pair.c), the native
- * join's pairing, on DB; part of ntp_native_register. */
+ * join's pairing, and ntp_e2e_series, the time series of a recording's
+ * end to end, on DB; part of ntp_native_register. */
 int ntp_pair_register(sqlite3 *db);
+
+/*
+ * ntp_series(bucket, e2e)'s result built in C (lib/native.c), for the
+ * time series read from a recording's pages (ntp_e2e_series, lib/pair.c):
+ * ntp_series_push adds one command and returns "" or an error (NULL: out
+ * of memory); ntp_series_json returns the JSON array ntp_series would
+ * (sqlite3_malloc'd, NULL: out of memory) and empties S, which
+ * ntp_series_free frees.
+ */
+struct ntp_series;
+struct ntp_series *ntp_series_new(void);
+const char *ntp_series_push(struct ntp_series *s, int64_t bucket, int64_t e2e);
+char *ntp_series_json(struct ntp_series *s);
+void ntp_series_free(struct ntp_series *s);
 
 /*
  * Exact nearest-rank p50, p90, p99 and p99.9 of the N values in V: with V

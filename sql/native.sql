@@ -582,13 +582,34 @@ SELECT
 FROM a
 JOIN json_each(a.j) AS e;
 
--- _ntp_series_e2e of stats.sql again, with ntp_series() of the end to end
--- alone: the arms of _ntp_series_agg above without the components, whose
--- values are most of a scan's cost, over the commands' end to end that the
--- prepared run holds (_ntp_host_e2e and _ntp_target_e2e, cached last). The
--- same rows as the portable view (tests compare them).
--- Wanted by the sessions that ask for them (cache_when 3 and 4, join.sql):
--- a report reads neither.
+-- Each recording attached with a schema of its own (not one of a merged
+-- file's, which ntp_run lists too), and the query of its commands as
+-- stored that ntp_e2e_series reads (lib/pair.c; ntp_pair's HOST and
+-- TARGET): t, grp, qid, cid, slba, meta's mono_start, then the points
+-- in ABI order, ?1 the least t.
+CREATE TEMP VIEW _ntp_cmd_query AS
+SELECT
+  r.db AS db,                  -- the recording's schema
+  d.role AS role,              -- host or target
+  CASE d.role WHEN 'host' THEN printf('SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
+--@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'host' ORDER BY ord)
+   FROM "%w".cmd AS c, "%w".meta AS m WHERE c.t >= ?1', r.db, r.db)
+  ELSE printf('SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
+--@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'target' ORDER BY ord)
+   FROM "%w".cmd AS c, "%w".meta AS m WHERE c.t >= ?1', r.db, r.db) END AS sql -- the query
+FROM ntp_run AS r
+JOIN ntp_db AS d ON d.db = r.db
+WHERE r.db IN (SELECT name FROM pragma_database_list);
+
+-- _ntp_series_e2e of stats.sql again, of the end to end alone: the arms
+-- of _ntp_series_agg above without the components, whose values are most
+-- of a scan's cost; a host's and a target's by ntp_e2e_series, from the
+-- recording's pages, a merged file's recordings' (and the joined form) by
+-- ntp_series. The same rows as the portable view (tests compare them).
+-- The commands' end to end (_ntp_host_e2e and _ntp_target_e2e, cached
+-- last, which .slowest and plain sqlite3's portable views read) is
+-- prepared for the sessions that ask for it (cache_when 3 and 4,
+-- join.sql): a report reads neither.
 UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan),
   cache_when = 3
 WHERE name = '_ntp_host_e2e';
@@ -609,20 +630,28 @@ DROP VIEW _ntp_series_e2e;
 CREATE TEMP VIEW _ntp_series_e2e AS
 WITH a AS (
   -- per form, recording and group: [[bucket, n, e2e sum, p99], ...]
+  -- a recording of its own read by ntp_e2e_series, a merged file's
+  -- through ntp_series
   SELECT 'host' AS form, o.db AS db, o.grp AS grp,
-    (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e)
-     FROM _ntp_host_e2e AS h
-     WHERE +h.db = o.db AND +h.grp = o.grp) AS j
+    CASE WHEN q.sql IS NOT NULL
+      THEN ntp_e2e_series(q.sql, 0, o.first_t, w.width_ns, o.grp)
+      ELSE (SELECT ntp_series((h.t - o.first_t) / w.width_ns, h.e2e)
+            FROM _ntp_host_e2e AS h
+            WHERE +h.db = o.db AND +h.grp = o.grp) END AS j
   FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  LEFT JOIN _ntp_cmd_query AS q ON q.db = o.db
   WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'host')
   UNION ALL
   SELECT 'target', o.db, o.grp,
-    (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.e2e)
-     FROM _ntp_target_e2e AS x
-     WHERE +x.db = o.db AND +x.grp = o.grp)
+    CASE WHEN q.sql IS NOT NULL
+      THEN ntp_e2e_series(q.sql, 1, o.first_t, w.width_ns, o.grp)
+      ELSE (SELECT ntp_series((x.t - o.first_t) / w.width_ns, x.e2e)
+            FROM _ntp_target_e2e AS x
+            WHERE +x.db = o.db AND +x.grp = o.grp) END
   FROM _ntp_series_grp AS o
   CROSS JOIN ntp_bucket AS w
+  LEFT JOIN _ntp_cmd_query AS q ON q.db = o.db
   WHERE o.db IN (SELECT db FROM ntp_db WHERE role = 'target')
   UNION ALL
   SELECT 'joined', o.db, o.grp,

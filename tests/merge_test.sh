@@ -77,6 +77,16 @@ expect "report 18 files: stderr" "$(cat err2.txt)" ""
 [ "$(grep -c '^== read 4KiB, 16 hosts: ' direct.txt)" -eq 1 ] && cmp -s merged.txt direct.txt && ok ||
 	bad "report over 18 files differs from the report over their merge"
 no_tmp "report over 18 files"
+# The shell's .timeline over a merged file reads each command's end to
+# end through its views; over the files themselves, from their pages
+# (ntp_e2e_series, sql/native.sql): the same rows, and .slowest's.
+"$NTPROF" merge -o two.ntp a/h1.db a/h2.db a/t1.db 2> err.txt
+"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' two.ntp > tl-merged.txt 2>> err.txt
+"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' a/h1.db a/h2.db a/t1.db > tl-direct.txt \
+	2>> err.txt
+[ "$(wc -l < tl-merged.txt)" -gt 20 ] && cmp -s tl-merged.txt tl-direct.txt && [ ! -s err.txt ] &&
+	ok || { bad "the shell's .timeline and .slowest: a merged file's differ from its files'"
+		cat err.txt >&2; }
 
 # 2b. The fleet summary (more than 4 hosts): a total per group, then a row
 # per host; its totals are the pooled values of every host's commands.

@@ -581,6 +581,25 @@ static void test_series_e2e_forms(void **state)
 		    check_series_e2e_sums);
 }
 
+/* Each recording's commands with their end to end (_ntp_host_e2e and
+ * _ntp_target_e2e, the recordings' views), and the prepared run's tables
+ * of them that plain sqlite3's set-up reads. */
+static void check_e2e_rows(struct ntp_session *s)
+{
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM _ntp_host_e2e"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_host_cmd"));
+	assert_int_equal(tl_int(s->db, "SELECT count(*) FROM _ntp_target_e2e"),
+			 tl_int(s->db, "SELECT count(*) FROM ntp_target_cmd"));
+}
+
+static void test_e2e_forms(void **state)
+{
+	(void)state;
+	check_forms("_ntp_host_e2e", 1, NULL,
+		    "SELECT 'host', * FROM _ntp_host_e2e UNION ALL"
+		    " SELECT 'target', * FROM _ntp_target_e2e ORDER BY 1, 2, 4", check_e2e_rows);
+}
+
 /* The portable _ntp_series_e2e picks each bucket's p99 from its largest
  * 32 end to ends, its largest 256, or all of them sorted, as its rank
  * counted from the top needs (stats.sql): on a run of one read group at
@@ -907,6 +926,27 @@ static void test_joined_forms(void **state)
 	}
 }
 
+/* The query of schema SC's commands as stored that ntp_e2e_series reads
+ * (sql/native.sql, _ntp_cmd_query), its points from the recording's point
+ * table. */
+static char *e2e_query(sqlite3 *db, const char *sc)
+{
+	char *points = NULL, *q;
+	sqlite3_stmt *st;
+	char *sql = sqlite3_mprintf("SELECT group_concat('c.' || name, ', ') FROM (SELECT name"
+				    " FROM %s.point WHERE role = %Q ORDER BY ord)", sc, sc);
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	points = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	q = sqlite3_mprintf("SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start, %s FROM"
+			    " \"%w\".cmd AS c, \"%w\".meta AS m WHERE c.t >= ?1", points, sc, sc);
+	sqlite3_free(points);
+	return q;
+}
+
 /* ntp_pair's reader stopping in the middle of a file (a row that spills
  * to an overflow page, which only a changed recording has): the rest of
  * that side read through its query from the next row on, the rows the
@@ -932,7 +972,7 @@ static void test_pair_direct_resumes(void **state)
 	n = tl_int(s.db, "SELECT count(*) FROM ntp_joined");
 	assert_true(n > 1000);
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(ntp_pair_register(db), SQLITE_OK);
+	assert_int_equal(ntp_native_register(db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "CREATE TEMP TABLE _ntp_grp_pair (hdb, tdb, hgrp, tgrp,"
 				      " mono_off, mono_shift, drift_ppb, host_mono, window_ns)",
 				      NULL, NULL, NULL), SQLITE_OK);
@@ -982,6 +1022,33 @@ static void test_pair_direct_resumes(void **state)
 	sqlite3_free(q);
 	assert_true(nh > n / 3 && nh < 2 * n / 3);
 	assert_true(nt > n / 3 && nt < 2 * n / 3);
+	/* ntp_e2e_series reads each side the same way (the file's pages up to
+	 * the row, through its query after it): the series ntp_series makes of
+	 * the commands' end to end through the recording's view, in buckets of
+	 * 20 ms and of 1 s */
+	for (int side = 0; side < 2; side++) {
+		const char *sc = side ? "target" : "host", *e = side ? "t_e2e" : "e2e";
+		char *cmds = e2e_query(db, sc);
+
+		for (int w = 0; w < 2; w++) {
+			const char *width = w ? "1000000000" : "20000000";
+
+			sql = sqlite3_mprintf("SELECT ntp_e2e_series(%Q, %d, (SELECT min(t) FROM %s.cmd),"
+					      " %s, 1)", cmds, side, sc, width);
+			rows[0] = rows_text(db, sql);
+			sqlite3_free(sql);
+			sql = sqlite3_mprintf("SELECT ntp_series((t - (SELECT min(t) FROM %s.cmd)) / %s,"
+					      " %s) FROM %s.ntp_cmd_span WHERE grp = 1", sc, width, e,
+					      sc);
+			rows[1] = rows_text(db, sql);
+			sqlite3_free(sql);
+			assert_true(strlen(rows[1]) > 20);
+			assert_string_equal(rows[0], rows[1]);
+			sqlite3_free(rows[0]);
+			sqlite3_free(rows[1]);
+		}
+		sqlite3_free(cmds);
+	}
 	sqlite3_free(want);
 	sqlite3_close(db);
 	gen_result_free(&r);
@@ -1572,6 +1639,7 @@ int main(void)
 		cmocka_unit_test(test_pair_overflow),
 		cmocka_unit_test(test_series_cache_where),
 		cmocka_unit_test(test_series_e2e_forms),
+		cmocka_unit_test(test_e2e_forms),
 		cmocka_unit_test(test_series_e2e_ranks),
 		cmocka_unit_test(test_hist_forms),
 		cmocka_unit_test(test_cdf_point_forms),
