@@ -1723,8 +1723,8 @@ int ntp_cache_keep(struct ntp_session *s, struct ntp_cache_new *w, double took)
 	ntp_progress_end(s, prev);
 	if (took >= ntp_env_seconds("NTPROF_PREPARE_NOTE_AFTER", 1)) {
 		if (kept && w->orig)
-			ntp_say(s, "preparing the per-command end to end (.timeline, .slowest) took "
-			    "%.1f s; kept in %s with the prepared run", took, w->dir);
+			ntp_say(s, "preparing the per-command end to end (plain sqlite3's .timeline, "
+			    ".slowest) took %.1f s; kept in %s with the prepared run", took, w->dir);
 		else if (kept)
 			ntp_say(s, "preparing the run took %.1f s; kept in %s for the commands after this "
 			    "one", took, w->dir);

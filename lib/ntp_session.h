@@ -71,9 +71,10 @@ struct ntp_session {
 	char *run_label[NTP_MAX_DBS];         /* each run's label (ntp_run.run) */
 	int native;                           /* native aggregates in use (native.sql) */
 	int joined;                           /* the run prepared (ntp_session_prepare) */
-	int prepare_base;                     /* prepare only what a report reads, not the
-					       * views of cache_when 3 and 4 (sql/join.sql):
-					       * set by report, compare, plot and merge */
+	int prepare_base;                     /* prepare only what ntprof's questions read,
+					       * not the views of cache_when 3 and 4
+					       * (sql/join.sql), which only plain sqlite3
+					       * reads: set by every command but --sql */
 	int more_missing;                     /* prepared (or read) without those */
 	int flags;                            /* NTP_OPEN_* */
 	int host_base;                        /* hosts named before this session (merge) */
@@ -159,14 +160,11 @@ int ntp_session_cache_where(struct ntp_session *s, const char *view, const char 
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql);
 
 /* ntp_session_prepare for a session that left out the views of cache_when
- * 3 and 4 (prepare_base: the per-command end to end) and now reads them:
- * added to what it prepared or read (and kept), or prepared with the
- * rest; wanted from then on. */
+ * 3 and 4 (prepare_base: the per-command end to end) and now wants them,
+ * for plain sqlite3's set-up (ntprof-shell --sql, .sql): added to what it
+ * prepared or read (and kept), or prepared with the rest; wanted from
+ * then on. */
 int ntp_session_prepare_more(struct ntp_session *s, char *err, size_t errlen);
-
-/* 1 when SQL names one of those views, or a view over one, and the session
- * left them out (prepare_base) and has not added them yet. */
-int ntp_session_needs_more(struct ntp_session *s, const char *sql);
 
 void ntp_session_close(struct ntp_session *s);
 

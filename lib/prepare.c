@@ -7,7 +7,6 @@
  * cached when asked for; whether a query should wait for the preparation.
  */
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "cache.h"
@@ -371,111 +370,6 @@ int ntp_session_prepare_more(struct ntp_session *s, char *err, size_t errlen)
 	if (rc)
 		s->prepare_base = base;
 	return rc;
-}
-
-static int ident_char(int c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '$' || c >= 0x80;
-}
-
-/* SQL without its comments, as a new string (NULL: no memory). A quoted
- * string is copied as it is: a "--" in it is no comment. */
-static char *uncommented(const char *sql)
-{
-	size_t n = strlen(sql);
-	char *out = sqlite3_malloc64(n + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (const char *p = sql; *p;) {
-		if (p[0] == '-' && p[1] == '-') {
-			while (*p && *p != '\n')
-				p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			const char *e = strstr(p + 2, "*/");
-
-			p = e ? e + 2 : p + strlen(p);
-			*o++ = ' ';
-		} else if (*p == '\'' || *p == '"') {
-			char q = *p;
-
-			*o++ = *p++;
-			while (*p && *p != q)
-				*o++ = *p++;
-			if (*p)
-				*o++ = *p++;
-		} else {
-			*o++ = *p++;
-		}
-	}
-	*o = 0;
-	return out;
-}
-
-/* Does TEXT name NAME as a whole word (case-insensitively)? */
-static int names(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = text; (p = strcasestr(p, name)); p += n)
-		if ((p == text || !ident_char((unsigned char)p[-1])) &&
-		    !ident_char((unsigned char)p[n]))
-			return 1;
-	return 0;
-}
-
-int ntp_session_needs_more(struct ntp_session *s, const char *sql)
-{
-	/* the views of cache_when 3 and 4 (seeds), and the TEMP views */
-	enum { MAX_VIEWS = 2048 };
-	static const char *const q =
-		"SELECT name, NULL, 1 FROM _ntp_view_plan\n"
-		"WHERE cache_when IN (3, 4) AND cache_ord IS NOT NULL\n"
-		"UNION ALL\n"
-		"SELECT name, sql, 0 FROM sqlite_temp_schema WHERE type = 'view'";
-	char *name[MAX_VIEWS], *text[MAX_VIEWS], *want = NULL;
-	int in[MAX_VIEWS], n = 0, found = 0, grew = 1;
-	sqlite3_stmt *st;
-
-	/* wanted already, or there */
-	if (!s->prepare_base || (s->joined && !s->more_missing))
-		return 0;
-	if (sqlite3_prepare_v2(s->db, q, -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	while (n < MAX_VIEWS && sqlite3_step(st) == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(st, 0);
-		const char *t = (const char *)sqlite3_column_text(st, 1);
-
-		name[n] = sqlite3_mprintf("%s", v ? v : "");
-		text[n] = uncommented(t ? t : "");
-		in[n] = sqlite3_column_int(st, 2);
-		if (!name[n] || !text[n]) {
-			sqlite3_free(name[n]);
-			sqlite3_free(text[n]);
-			break;
-		}
-		n++;
-	}
-	sqlite3_finalize(st);
-	/* those views and every view whose SQL (not its comments) names one
-	 * as a word, transitively: SQL that names one of them reads them */
-	while (grew) {
-		grew = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; !in[i] && j < n; j++)
-				if (in[j] && strcasecmp(name[i], name[j]) && names(text[i], name[j]))
-					in[i] = grew = 1;
-	}
-	want = uncommented(sql);
-	for (int i = 0; want && !found && i < n; i++)
-		found = in[i] && names(want, name[i]);
-	for (int i = 0; i < n; i++) {
-		sqlite3_free(name[i]);
-		sqlite3_free(text[i]);
-	}
-	sqlite3_free(want);
-	return found;
 }
 
 int ntp_session_needs_prepare(struct ntp_session *s, const char *sql)

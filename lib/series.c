@@ -189,8 +189,7 @@ int ntp_report_timeline(struct ntp_session *s, FILE *f, int flags, const char *g
 	char *width_s;
 	int rc;
 
-	/* the series reads the per-command end to end */
-	if (ntp_session_prepare_more(s, err, errlen))
+	if (ntp_session_prepare(s, err, errlen))
 		return -1;
 	if (set_width(s->db, width_ns, &width_s))
 		return ntp_fail(err, errlen, "%s", sqlite3_errmsg(s->db));

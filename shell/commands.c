@@ -40,11 +40,9 @@ int run_sql(struct shell *sh, const char *what, char *sql)
 		err_msg(sh, "%s: out of memory", what);
 		return -1;
 	}
-	/* what it reads prepared first: the per-command end to end only for a
-	 * query that reads it (the shell's session leaves it out until then) */
-	if (ntp_session_needs_more(sh->s, sql) ?
-	    ntp_session_prepare_more(sh->s, err, sizeof(err)) :
-	    ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
+	/* what it reads prepared first (the per-command end to end is read
+	 * from the recordings: sql/native.sql) */
+	if (ntp_session_needs_prepare(sh->s, sql) && ntp_session_prepare(sh->s, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);
 	else if (ntp_out_query(&sh->out, sh->s->db, sql, err, sizeof(err)))
 		err_msg(sh, "%s: %s", what, err);
@@ -54,12 +52,13 @@ int run_sql(struct shell *sh, const char *what, char *sql)
 	return rc;
 }
 
-/* ntp_session_prepare_more, its error said as WHAT's. */
-static int prepare_more(struct shell *sh, const char *what)
+/* ntp_session_prepare (MORE: ntp_session_prepare_more), its error said as
+ * WHAT's. */
+static int prepare(struct shell *sh, int more, const char *what)
 {
 	char err[NTP_ERR_MAX];
 
-	if (!ntp_session_prepare_more(sh->s, err, sizeof(err)))
+	if (!(more ? ntp_session_prepare_more : ntp_session_prepare)(sh->s, err, sizeof(err)))
 		return 0;
 	err_msg(sh, "%s: %s", what, err);
 	return -1;
@@ -171,10 +170,7 @@ static int cmd_report(struct ntp_session *s, struct shell *sh, int argc, char **
 		flags |= NTP_REPORT_JSON;
 	else if (sh->out.mode == NTP_MODE_CSV)
 		flags |= NTP_REPORT_CSV;
-	/* with the time series, the per-command end to end prepared with the
-	 * rest, not added after */
-	rc = (width ? ntp_session_prepare_more(s, err, sizeof(err)) :
-		      ntp_session_prepare(s, err, sizeof(err))) ? -1 :
+	rc = ntp_session_prepare(s, err, sizeof(err)) ? -1 :
 	     ntp_report(s, sh->out.f, flags, group, err, sizeof(err));
 	if (rc < 0 ||
 	    (width && ntp_report_timeline(s, sh->out.f, flags, group, width, err, sizeof(err)))) {
@@ -307,9 +303,9 @@ static int cmd_timeline(struct ntp_session *s, struct shell *sh, int argc, char 
 			"[GROUP])", argv[i + 1]);
 		return -1;
 	}
-	/* the per-command end to end prepared with the rest, before the group
-	 * check would prepare the rest without it */
-	if (prepare_more(sh, ".timeline") || no_group(sh, ".timeline", argc > i ? argv[i] : NULL))
+	/* the session prepared (its end to end is read from the recordings,
+	 * not prepared: sql/native.sql) */
+	if (prepare(sh, 0, ".timeline") || no_group(sh, ".timeline", argc > i ? argv[i] : NULL))
 		return -1;
 	return run_sql(sh, ".timeline", sqlite3_mprintf(
 		"UPDATE ntp_bucket SET width_ns = %lld;\n"
@@ -391,23 +387,22 @@ static int cmd_slowest(struct ntp_session *s, struct shell *sh, int argc, char *
 	}
 	/* ntp_shell_slowest's first N (of the group): picked by the host's keys
 	 * alone, then only their rows computed; its columns, from the view once
-	 * prepared (the unprepared tree of views takes seconds to expand), with
-	 * the per-command end to end it reads, before the group check would
-	 * prepare the rest without it */
-	if (prepare_more(sh, ".slowest") || no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
+	 * prepared (the unprepared tree of views takes seconds to expand) */
+	if (prepare(sh, 0, ".slowest") || no_group(sh, ".slowest", argc > i ? argv[i] : NULL))
 		return -1;
 	cols = ntp_query_text(s->db, "SELECT group_concat(printf('\"%w\"', name), ', ')"
 			      " FROM pragma_table_info('ntp_shell_slowest')");
 	/* The same commands and order from the host's side alone (the order's
 	 * keys are all the host's: ntp_command's rows are the host's commands
-	 * of a report I/O group): the first N of those, by the end to end the
-	 * prepared run holds (_ntp_host_e2e), then only their rows of
+	 * of a report I/O group): the first N of those, by the end to end
+	 * (_ntp_host_e2e: read from the recordings, or the prepared run's for
+	 * plain sqlite3), then only their rows of
 	 * _ntp_shell_slowest_row (shell_test: ntp_shell_slowest's first N).
 	 * The groups (of the name) are written out as constants: a lookup of
 	 * each command's group in a table cost as much as the scan itself;
-	 * unary +, so that the first N come off the table's index in this
-	 * order (sql/native.sql) rather than a sort of a recording's commands
-	 * found by the table's key. */
+	 * unary +, so that where a prepared run holds that table, the first N
+	 * come off its index in this order (sql/native.sql) rather than a sort
+	 * of a recording's commands found by the table's key. */
 	q = sqlite3_mprintf(
 		"SELECT ifnull(group_concat(c, ' OR '), '0') FROM (\n"
 		"  SELECT printf('(+h.db = %%Q AND +h.grp IN (%%s))', hdb, group_concat(grp, ', ')) AS c\n"
@@ -539,7 +534,7 @@ static int cmd_sql(struct ntp_session *s, struct shell *sh, int argc, char **arg
 
 	/* what --sql prints: a run prepared here is kept with the per-command
 	 * end to end too (nothing prepared yet: the views compute it) */
-	if (s->joined && s->more_missing && prepare_more(sh, ".sql"))
+	if (s->joined && s->more_missing && prepare(sh, 1, ".sql"))
 		return -1;
 	sql = ntp_session_sql(s);
 

@@ -199,9 +199,10 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
-	/* without the time series, a report reads no per-command end to end:
-	 * the run is prepared (and kept) without it (lib/prepare.c) */
-	s.prepare_base = !width;
+	/* a report reads no prepared per-command end to end (its time series
+	 * reads it from the recordings): the run is prepared (and kept)
+	 * without it (lib/prepare.c) */
+	s.prepare_base = 1;
 	rc = min_match >= 0 ? ntp_report_threshold(&s, "min_match_pct", min_match, err,
 						   sizeof(err)) : 0;
 	if (!rc && max_lost >= 0)
@@ -648,6 +649,7 @@ static int do_export(int argc, char **argv)
 		fprintf(stderr, "ntprof export: %s\n", err);
 		return 1;
 	}
+	s.prepare_base = 1; /* the exported tables read no per-command end to end */
 	rc = ntp_export(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof export: %s\n", err);

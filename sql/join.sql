@@ -61,7 +61,8 @@ CREATE TEMP TABLE _ntp_view_plan (
   -- compare: a report's session would compute the comparison for nothing);
   -- 3 as 0 and 4 as 1, but only for a session that wants them
   -- (_ntp_prepare_want: the per-command tables of the time series and
-  -- .slowest, which a report does not read).
+  -- .slowest, which only plain sqlite3's set-up reads: ntprof's own
+  -- questions read the recordings, sql/native.sql).
   cache_when INTEGER NOT NULL,
   -- 1: it is, or reads, a cached view: a query naming it prepares first;
   -- 0 also for a cached view whose own rows are cheap (ntp_host_grp): a
@@ -98,10 +99,10 @@ UNION ALL SELECT 3                                             -- as 0, when wan
 UNION ALL SELECT 4 WHERE EXISTS (SELECT 1 FROM ntp_target_cmd); -- as 1, when wanted
 
 -- Which of the views to cache this session's preparation computes, one
--- row (lib/prepare.c sets it): a report, compare, merge and plot read
--- none of the views of cache_when 3 and 4 (_ntp_view_plan) and leave
--- them out; a session that reads a kept run without them and wants them
--- computes them alone, into a copy of its file.
+-- row (lib/prepare.c sets it): ntprof's commands read none of the views
+-- of cache_when 3 and 4 (_ntp_view_plan) and leave them out; plain
+-- sqlite3's set-up (ntprof-shell --sql) wants them, and over a kept run
+-- without them computes them alone, into a copy of its file.
 CREATE TEMP TABLE _ntp_prepare_want (
   -- 1: the views of cache_when 3 and 4 too
   more INTEGER NOT NULL,

@@ -607,9 +607,9 @@ WHERE r.db IN (SELECT name FROM pragma_database_list);
 -- recording's pages, a merged file's recordings' (and the joined form) by
 -- ntp_series. The same rows as the portable view (tests compare them).
 -- The commands' end to end (_ntp_host_e2e and _ntp_target_e2e, cached
--- last, which .slowest and plain sqlite3's portable views read) is
--- prepared for the sessions that ask for it (cache_when 3 and 4,
--- join.sql): a report reads neither.
+-- last) is prepared for the sessions that ask for it (cache_when 3 and 4,
+-- join.sql): plain sqlite3's set-up, whose portable views read it; none of
+-- ntprof's own questions does.
 UPDATE _ntp_view_plan SET cache_ord = (SELECT max(cache_ord) + 1 FROM _ntp_view_plan),
   cache_when = 3
 WHERE name = '_ntp_host_e2e';

@@ -191,27 +191,38 @@ db=$(entry)
 mac=${db%.db}.mac
 [ -f "$db" ] && [ -f "$mac" ] && ok || bad "no cache entry for the current recordings"
 # A report prepares what it reads: not the per-command end to end of the
-# time series and .slowest (cache_when 3 and 4, sql/join.sql). A question
-# that reads them adds them to the entry, once, and answers as without it.
+# time series and .slowest (cache_when 3 and 4, sql/join.sql), which
+# ntprof's own questions read from the recordings (sql/native.sql).
 expect "a report's entry: no per-command end to end" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" 0
-# nor does a question of the shell that does not read them: answered from
-# the entry as it is
-for c in '.percentiles --stages' .cdf .queues 'SELECT count(*) FROM ntp_command;'; do
+# nor does any question of the shell, those that read the end to end
+# included: answered from the entry as it is, as --no-cache answers
+for c in '.percentiles --stages' .cdf .queues 'SELECT count(*) FROM ntp_command;' '.slowest 3' \
+	'.timeline 100ms' 'SELECT count(*), sum(sampled) FROM ntp_shell_timeline;' \
+	'.report --timeline 1s'; do
 	"$SHELL_BIN" -c "$c" host.db target.db > pct1.txt 2> pct1.err
 	"$SHELL_BIN" --no-cache -c "$c" host.db target.db > pct0.txt 2> /dev/null
 	[ ! -s pct1.err ] && [ -s pct0.txt ] && cmp -s pct0.txt pct1.txt &&
 		[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" = 0 ] &&
 		ok || { bad "$c on a report's entry: prepared, or other answers"; cat pct1.err >&2; }
 done
-"$SHELL_BIN" -c '.slowest 3' host.db target.db > more1.txt 2> more1.err
-"$SHELL_BIN" -c '.slowest 3' host.db target.db > more2.txt 2> more2.err
+"$NTPROF" report --timeline 100ms host.db target.db > tl1.txt 2> tl1.err
+"$NTPROF" report --no-cache --timeline 100ms host.db target.db > tl0.txt 2> /dev/null
+[ ! -s tl1.err ] && [ -s tl0.txt ] && cmp -s tl0.txt tl1.txt &&
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" = 0 ] &&
+	ok || { bad "report --timeline on a report's entry: prepared, or other answers"; cat tl1.err >&2; }
+# Plain sqlite3's set-up (--sql) reads the end to end from the prepared run:
+# it adds it to the entry, once, and the shell's answers stay the same.
+"$SHELL_BIN" --sql host.db target.db > /dev/null 2> more1.err
+"$SHELL_BIN" --sql host.db target.db > /dev/null 2> more2.err
+"$SHELL_BIN" -c '.slowest 3' host.db target.db > more1.txt 2> more3.err
 "$SHELL_BIN" --no-cache -c '.slowest 3' host.db target.db > more0.txt 2> /dev/null
-grep -q '^ntprof: preparing the per-command end to end (.timeline, .slowest) took [0-9.]* s; kept in ' \
-	more1.err && ! prepared more1.err && [ ! -s more2.err ] && [ "$(wc -l < more0.txt)" -ge 4 ] &&
-	cmp -s more0.txt more1.txt && cmp -s more0.txt more2.txt && [ "$(entry)" = "$db" ] && ok ||
-	{ bad "a report's entry: the per-command end to end not added once, or other answers"
-		cat more1.err more2.err >&2; }
+grep -q "^ntprof: preparing the per-command end to end (plain sqlite3's .timeline, .slowest) took [0-9.]* s; kept in " \
+	more1.err && ! prepared more1.err && [ ! -s more2.err ] && [ ! -s more3.err ] &&
+	[ "$(wc -l < more0.txt)" -ge 4 ] && cmp -s more0.txt more1.txt && [ "$(entry)" = "$db" ] &&
+	[ "$(sqlite3 "$db" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'")" -gt 0 ] && ok ||
+	{ bad "a report's entry: the per-command end to end not added once by --sql, or other answers"
+		cat more1.err more2.err more3.err >&2; }
 "$NTPROF" report -d host.db target.db > got.txt 2> err.txt
 [ ! -s err.txt ] && cmp -s want.txt got.txt && ok ||
 	{ bad "the entry with the per-command end to end added: the report prepared again"; cat err.txt >&2; }
@@ -311,7 +322,7 @@ for change in "DROP INDEX _ntp_joined_cache_i" \
 		ok || { bad "signed, with '$change': believed:"; cat err.txt >&2; }
 done
 # ... and one of the tables prepared on demand without the other
-"$SHELL_BIN" -c '.slowest 1' host.db target.db > /dev/null 2>&1
+"$SHELL_BIN" --sql host.db target.db > /dev/null 2>&1
 db=$(entry)
 sqlite3 "$db" "DROP TABLE _ntp_target_e2e_cache" && sign "$db" > "${db%.db}.mac" ||
 	bad "cannot sign without _ntp_target_e2e_cache"
@@ -394,13 +405,13 @@ for q in ntp_compare_rows ntp_compare_note ntp_shell_percentiles ntp_report_rows
 		! grep -qv '^-- Loading resources from' nc.err c.err && ok ||
 		bad "sqlite3 $q over runs read from their files: other rows than the set-up that prepares"
 done
-# One run's file with the per-command end to end (a .timeline of it added
-# them), the other's without: read all the same, the end to end left out,
-# and neither file removed.
+# One run's file with the per-command end to end (plain sqlite3's set-up
+# of it added them), the other's without: read all the same, the end to
+# end left out, and neither file removed.
 rm -f "$cache"/*.db "$cache"/*.mac "$cache"/*.seen
 "$NTPROF" report base.db base-t.db > /dev/null 2>&1
 "$NTPROF" report host.db target.db > /dev/null 2>&1
-"$SHELL_BIN" -c '.timeline 100ms' host.db target.db > /dev/null 2>&1
+"$SHELL_BIN" --sql host.db target.db > /dev/null 2>&1
 kept=$(entries)
 "$NTPROF" compare -d --no-cache base.db,base-t.db host.db,target.db > fwant.txt 2> /dev/null
 "$NTPROF" compare -d base.db,base-t.db host.db,target.db > fgot.txt 2> ferr.txt
@@ -409,24 +420,29 @@ kept=$(entries)
 [ ! -s ferr.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt && ok ||
 	{ bad "compare of runs prepared alone, one with the end to end: prepared, or a file removed"
 		cat ferr.txt >&2; }
-# A question over the runs that reads the end to end adds it to the file
-# of each run that lacks it, as a question of that run alone would, once:
-# the shell's .timeline answers as --no-cache, and the next asks prepare
-# nothing; plain sqlite3's set-up then reads the end to end from the files.
+# The shell's questions over those runs that read the end to end
+# (.timeline, .slowest) read it from the recordings: they prepare and add
+# nothing, and answer as --no-cache. Plain sqlite3's set-up adds it to the
+# file of each run that lacks it, as the set-up of that run alone would,
+# once, and then reads it from the files; the shell's answers stay the same.
 runs="base.db,base-t.db host.db,target.db"
 # shellcheck disable=SC2086 # the runs
 "$SHELL_BIN" --no-cache -c '.timeline 100ms' -c '.slowest 3' $runs > fwant.txt 2> /dev/null
 # shellcheck disable=SC2086
 "$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' $runs > fgot.txt 2> ferr.txt
 # shellcheck disable=SC2086
-"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' $runs > fgot2.txt 2> ferr2.txt
+"$SHELL_BIN" --sql $runs > /dev/null 2> ferr2.txt
 # shellcheck disable=SC2086
-"$SHELL_BIN" --sql $runs > fsetup2.sql 2>> ferr2.txt
-[ "$(grep -c '^ntprof: preparing the per-command end to end' ferr.txt)" = 1 ] &&
-	[ ! -s ferr2.txt ] && [ "$(entries)" = "$kept" ] && cmp -s fwant.txt fgot.txt &&
-	cmp -s fwant.txt fgot2.txt && grep -q '_ntp_cache_r1"."_ntp_host_e2e_cache"' fsetup2.sql && ok ||
-	{ bad "the end to end over runs read from their files: not added once to the run lacking it"
-		cat ferr.txt ferr2.txt >&2; }
+"$SHELL_BIN" --sql $runs > fsetup2.sql 2> ferr3.txt
+# shellcheck disable=SC2086
+"$SHELL_BIN" -c '.timeline 100ms' -c '.slowest 3' $runs > fgot2.txt 2>> ferr3.txt
+[ ! -s ferr.txt ] && [ "$(grep -c '^ntprof: preparing the per-command end to end' ferr2.txt)" = 1 ] &&
+	! grep -q '^ntprof: preparing the run' ferr2.txt &&
+	[ ! -s ferr3.txt ] && [ "$(entries)" = "$kept" ] && [ -s fwant.txt ] && cmp -s fwant.txt fgot.txt &&
+	cmp -s fwant.txt fgot2.txt && grep -q '_ntp_cache_r0"."_ntp_host_e2e_cache"' fsetup2.sql &&
+	grep -q '_ntp_cache_r1"."_ntp_host_e2e_cache"' fsetup2.sql && ok ||
+	{ bad "the end to end over runs read from their files: prepared by the shell, or not added once by --sql"
+		cat ferr.txt ferr2.txt ferr3.txt >&2; }
 sqlite3 -init fsetup-nc.sql :memory: "SELECT * FROM ntp_shell_timeline" > nc.txt 2> /dev/null
 sqlite3 -init fsetup2.sql :memory: "SELECT * FROM ntp_shell_timeline" > c.txt 2> /dev/null
 [ -s nc.txt ] && cmp -s nc.txt c.txt && ok ||
@@ -600,7 +616,8 @@ for how in "report dmg.db base-t.db" "compare dmg.db,base-t.db other.db,other-t.
 done
 # The shell's first question prepares what it reads: .percentiles keeps a
 # run without the per-command end to end, and SQL that names a view over it
-# (ntp_shell_timeline) adds it then, with the answers of --no-cache.
+# (ntp_shell_timeline) reads it from the recordings, with the answers of
+# --no-cache, and adds nothing.
 lazy_cache=$dir/lazy-cache
 e2e_tables() { sqlite3 "$(ls "$lazy_cache"/*.db)" "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%e2e%'"; }
 NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c '.percentiles --stages' base.db base-t.db \
@@ -610,22 +627,22 @@ prepared lazy1.err && [ "$(e2e_tables)" = 0 ] && ok ||
 q='SELECT count(*), sum(sampled) FROM ntp_shell_timeline;'
 NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c "$q" base.db base-t.db > lazy2.txt 2> lazy2.err
 "$SHELL_BIN" --no-cache -c "$q" base.db base-t.db > lazy0.txt 2> /dev/null
-grep -q '^ntprof: preparing the per-command end to end' lazy2.err && ! prepared lazy2.err &&
-	[ "$(e2e_tables)" -gt 0 ] && [ -s lazy0.txt ] && cmp -s lazy0.txt lazy2.txt && ok ||
-	{ bad "SQL over the per-command end to end: not added, or other answers"; cat lazy2.err >&2; }
+[ ! -s lazy2.err ] && [ "$(e2e_tables)" = 0 ] && [ -s lazy0.txt ] && cmp -s lazy0.txt lazy2.txt && ok ||
+	{ bad "SQL over the per-command end to end: prepared, or other answers"; cat lazy2.err >&2; }
 # .sql after a question prints --sql's set-up: the end to end added first
 rm -rf "$lazy_cache"
 NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c '.percentiles' -c '.sql' base.db base-t.db \
 	> /dev/null 2> lazy3.err
 [ "$(e2e_tables)" -gt 0 ] && ok || { bad ".sql after a question: no end to end kept"; cat lazy3.err >&2; }
 # A first question that reads it, with a group (whose check prepares),
-# prepares the run once, the end to end with it
+# prepares the run once, without the end to end
 for c in '.timeline 1s read' '.slowest 2 read' '.report --timeline 1s read'; do
 	rm -rf "$lazy_cache"
 	NTPROF_CACHE_DIR=$lazy_cache "$SHELL_BIN" -c "$c" base.db base-t.db > /dev/null 2> lazy4.err
 	[ "$(grep -c '^ntprof: preparing' lazy4.err)" = 1 ] && prepared lazy4.err &&
-		[ "$(e2e_tables)" -gt 0 ] && ok ||
-		{ bad "$c, the first question: not one preparation with the end to end"; cat lazy4.err >&2; }
+		[ "$(e2e_tables)" = 0 ] && ok ||
+		{ bad "$c, the first question: not one preparation, or the end to end with it"
+			cat lazy4.err >&2; }
 done
 
 # Its check's error first, whatever else fails before the verdict: a
@@ -640,17 +657,17 @@ NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" compare -l "$(printf 'a\001,a\002')" dmg.d
 grep -q "dmg.db: fails SQLite's integrity check" dmg.err && ok ||
 	bad "compare of a damaged file, its labels alike: $(head -2 dmg.err)"
 # A run kept by a report with --no-check gets nothing added before the
-# verdict: report --timeline (which adds the per-command end to end to it)
-# is refused, and the kept file is as it was
+# verdict: plain sqlite3's set-up (which adds the per-command end to end
+# to it) is refused, and the kept file is as it was
 rm -rf "$dmg_cache"
 NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --no-check dmg.db base-t.db > /dev/null 2>&1
 kept=$(ls "$dmg_cache"/*.db 2> /dev/null)
 sum=$(cat "$dmg_cache"/*.db 2> /dev/null | sha256sum)
-NTPROF_CACHE_DIR=$dmg_cache "$NTPROF" report --timeline 1s dmg.db base-t.db > dmg.out 2> dmg.err
+NTPROF_CACHE_DIR=$dmg_cache "$SHELL_BIN" --sql dmg.db base-t.db > dmg.out 2> dmg.err
 rc=$?
 [ -n "$kept" ] && [ "$rc" -eq 1 ] && grep -q "fails SQLite's integrity check" dmg.err &&
 	! grep -q "kept in" dmg.err && [ "$(cat "$dmg_cache"/*.db | sha256sum)" = "$sum" ] && ok ||
-	bad "report --timeline added to a damaged file's kept run (exit $rc): $(head -2 dmg.err)"
+	bad "--sql added to a damaged file's kept run (exit $rc): $(head -2 dmg.err)"
 
 # A cache file is hashed whole until it is noted: once its MAC matched and
 # its ctime is 2 s old, NAME.seen notes its identity, and while it keeps it
@@ -722,7 +739,8 @@ st=$?
 	grep -q "^ntprof: preparing the run took [0-9.]* s$" err.txt &&
 	[ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$')" ] && ok ||
 	{ bad "a cache directory without room (exit $st): $(ls "$cache" | tr '\n' ' ')"; cat err.txt >&2; }
-# ... nor the per-command end to end added to a kept run: answered all
+# ... nor the per-command end to end added to a kept run (.sql after a
+# question, plain sqlite3's set-up, adds it): the shell's .slowest after it answered all
 # the same, the kept run left as it was and nothing else left there. The
 # file size limit (ulimit -f counts 512-byte blocks) just under the kept
 # file's size fails its copy; just over, the copy is made and the tables
@@ -734,8 +752,9 @@ db=$(entry)
 sum=$(sha256sum < "$db")
 for off in -8 8; do
 	limit=$(($(stat -c %s "$db") / 512 + off))
-	(trap '' XFSZ; ulimit -f "$limit" && exec "$SHELL_BIN" -c '.slowest 3' host.db target.db) \
-		> got.txt 2> err.txt
+	(trap '' XFSZ; ulimit -f "$limit" &&
+		exec "$SHELL_BIN" -c '.once /dev/null' -c .groups -c '.once /dev/null' -c '.sql' \
+		-c '.slowest 3' host.db target.db) > got.txt 2> err.txt
 	st=$?
 	[ "$st" = 0 ] && cmp -s more0.txt got.txt && [ "$(sha256sum < "$db")" = "$sum" ] &&
 		[ -z "$(ls "$cache" | grep -v '^key$' | grep -v '\.ok$' | grep -v '\.seen$' |

@@ -73,18 +73,27 @@ echo "== a recording truncated while it is read"
 "$GEN" -o "$d/mid.db" -t "$d/mid-t.db" -s 1 -n 8 -r 50000 -q 4 >"$d/gen.log" 2>&1 ||
 	bad "cannot generate a bigger recording: $(cat "$d/gen.log")"
 cp "$d/mid.db" "$d/mid2.db"
-# with the time series: its per-command end to end reads the host's
-# commands again at the end of the preparation, after the cut whatever
-# the machine's speed (a report alone reads them only at its start)
-"$NTPROF" report --timeline 1s "$d/mid.db" "$d/mid-t.db" >"$d/out" 2>"$d/err" &
+# a shell's session: its first question prepares the run, the file is
+# cut, then .timeline reads the host's commands again (each command's end
+# to end, from the recording's pages): an error, not a partial answer
+mkfifo "$d/cmds"
+"$SHELL_BIN" --no-cache "$d/mid.db" "$d/mid-t.db" < "$d/cmds" > "$d/out" 2> "$d/err" &
 pid=$!
-sleep 1
-kill -0 "$pid" 2>/dev/null && ok || bad "truncated: the report was over before the file was cut"
+exec 3> "$d/cmds"
+echo ".groups" >&3
+i=0
+while [ $i -lt 1200 ] && ! grep -q '^read 4KiB' "$d/out"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q '^read 4KiB' "$d/out" && ok || bad "truncated: the shell's first question not answered in 120 s"
 truncate -s 65536 "$d/mid.db"
+echo ".timeline 1s" >&3
+exec 3>&-
 wait "$pid"
 expect "truncated while read: exit status (not a signal)" $? 1
-grep -q "^ntprof report: .*database disk image is malformed" "$d/err" && ok ||
-	bad "truncated while read: no error: $(cat "$d/err")"
+grep -q "^ntprof-shell: stdin:2: .timeline: .*database disk image is malformed" "$d/err" &&
+	! grep -q '^host ' "$d/out" && ok || bad "truncated while read: no error: $(cat "$d/err")"
 
 echo "== output onto a full disk"
 "$GEN" -o "$d/h2.db" -t "$d/t2.db" -s 1 -n 1 -r 500 -x 2 >"$d/gen.log" 2>&1 ||
