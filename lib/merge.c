@@ -143,7 +143,6 @@ static int merge_batch(const char *out, int n, char *const *paths, int host_base
 				   (flags & ~NTP_OPEN_CHECK_LATE) | NTP_OPEN_MERGING, err, errlen))
 		return -1;
 	/* the merged file holds the prelude's views: no per-command end to end */
-	s.prepare_base = 1;
 	attach = sqlite3_mprintf("ATTACH %Q AS out", out);
 	rc = check_windows(&b) || ntp_session_prepare(&s, err, errlen) ||
 	     exec_fail(&b, attach, out) || exec_fail(&b, "BEGIN", out) || ntp_prelude_each(copy_view, &b) ||

@@ -74,7 +74,8 @@ struct ntp_session {
 	int prepare_base;                     /* prepare only what ntprof's questions read,
 					       * not the views of cache_when 3 and 4
 					       * (sql/join.sql), which only plain sqlite3
-					       * reads: set by every command but --sql */
+					       * reads: 1 from the open on, 0 once
+					       * ntp_session_prepare_more wants them */
 	int more_missing;                     /* prepared (or read) without those */
 	int flags;                            /* NTP_OPEN_* */
 	int host_base;                        /* hosts named before this session (merge) */

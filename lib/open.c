@@ -306,6 +306,9 @@ static int open_runs(struct ntp_session *s, int n, char *const *paths, const int
 	const char *progress;
 
 	memset(s, 0, sizeof(*s));
+	/* what ntprof's questions read: the end to end only for plain
+	 * sqlite3's set-up (ntp_session_prepare_more) */
+	s->prepare_base = 1;
 	s->flags = flags;
 	s->host_base = host_base;
 	s->prefix_merged = n > 1;

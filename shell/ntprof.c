@@ -199,10 +199,6 @@ static int do_report(int argc, char **argv)
 		fprintf(stderr, "ntprof report: %s\n", err);
 		return 1;
 	}
-	/* a report reads no prepared per-command end to end (its time series
-	 * reads it from the recordings): the run is prepared (and kept)
-	 * without it (lib/prepare.c) */
-	s.prepare_base = 1;
 	rc = min_match >= 0 ? ntp_report_threshold(&s, "min_match_pct", min_match, err,
 						   sizeof(err)) : 0;
 	if (!rc && max_lost >= 0)
@@ -382,7 +378,6 @@ static int do_compare(int argc, char **argv)
 			       o.min_effect);
 	}
 	else if (!rc) {
-		s.prepare_base = 1; /* a comparison reads no per-command end to end */
 		rc = ntp_compare(&s, stdout, o.group, o.flags, &changed, err, sizeof(err));
 	}
 	if (rc)
@@ -476,7 +471,6 @@ static int do_plot(int argc, char **argv)
 	rc = open_runs(&s, argc - optind, argv + optind, labels, flags, "ntprof plot");
 	if (rc)
 		return rc;
-	s.prepare_base = 1; /* the plots read no per-command end to end */
 	rc = ntp_plot(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof plot: %s\n", err);
@@ -649,7 +643,6 @@ static int do_export(int argc, char **argv)
 		fprintf(stderr, "ntprof export: %s\n", err);
 		return 1;
 	}
-	s.prepare_base = 1; /* the exported tables read no per-command end to end */
 	rc = ntp_export(&s, &o, stdout, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "ntprof export: %s\n", err);

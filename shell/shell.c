@@ -327,9 +327,6 @@ int main(int argc, char **argv)
 		free(cmds_c);
 		return rc;
 	}
-	/* the per-command end to end (.timeline, .slowest) prepared only for
-	 * the first question that reads it */
-	s.prepare_base = 1;
 	rc = sql ? print_session_sql(&s) : run(&s, cmds_c, ncmds, out);
 	ntp_session_close(&s);
 	free(cmds_c);
