@@ -1041,10 +1041,12 @@ static void e2e_series_func(sqlite3_context *ctx, int argc, sqlite3_value **argv
 			why = "ntp_series: bucket and e2e must be integers";
 		} else {
 			why = ntp_series_push(acc, d / width, e2e);
-			if (!why)
+			if (!why) {
+				why = "";
 				rc = SQLITE_NOMEM;
+			}
 		}
-		if (why && *why)
+		if (*why)
 			break;
 	}
 	if (rc == SQLITE_DONE)
