@@ -270,7 +270,7 @@ int ntp_ci_ranks(size_t n, int which, size_t *l, size_t *u)
  * wide values; under the budget below, no array comes near that.
  *
  * Memory is bounded: the arrays of all aggregates of the process together
- * hold at most ntp_budget bytes (NTPROF_SELECT_MEMORY MiB, default 64). An
+ * hold at most ntp_budget bytes (NTPROF_SELECT_MEMORY MiB, default 128). An
  * aggregate that would grow past it writes its values to an unnamed
  * temporary file instead (in $TMPDIR, else /tmp), and from then on holds a
  * buffer of at most QAGG_SPILL_BUF values, written out whenever it is full.
@@ -304,7 +304,9 @@ struct qagg {
 #define QAGG_SPILL_MIN 256
 #define QAGG_SPILL_BUF 65536
 
-#define NTP_BUDGET_MIB 64
+/* The join's tap holds every joined command's components and stages
+ * together: 17 arrays of 4 MiB at 1 M commands. */
+#define NTP_BUDGET_MIB 128
 static size_t ntp_budget = (size_t)NTP_BUDGET_MIB << 20;
 static size_t ntp_held; /* bytes of all qaggs' arrays */
 static size_t ntp_spills; /* qaggs that wrote their values out */
@@ -392,12 +394,28 @@ static int write_all(int fd, const void *buf, size_t len, off_t off)
 	return 0;
 }
 
+/* P, an array of *CAP elements of SIZE bytes of which N are used, with
+ * room for one more: P itself, or P grown to twice its size (FIRST
+ * elements at first) and *CAP set. NULL: out of memory (P kept). */
+static void *room(void *p, size_t n, size_t *cap, size_t size, size_t first)
+{
+	size_t c = *cap ? 2 * *cap : first;
+
+	if (n < *cap)
+		return p;
+	p = sqlite3_realloc64(p, (sqlite3_uint64)c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
 /* Write the buffer's values out as one chunk; on the first write, open the
  * file and shrink the buffer. Returns 0, -1 out of memory, -2 a file error. */
 static int qagg_spill(struct qagg *a)
 {
 	size_t size = qagg_size(a), len = a->n * size;
 	const struct qchunk *last = a->nchunk ? &a->chunk[a->nchunk - 1] : NULL;
+	struct qchunk *chunk;
 	/* the file's end: where the last chunk's values end */
 	off_t end = last ? last->off + (off_t)(last->n * (last->wide ? 8 : 4)) : 0;
 
@@ -408,14 +426,9 @@ static int qagg_spill(struct qagg *a)
 		a->spilled = 1;
 		__atomic_fetch_add(&ntp_spills, 1, __ATOMIC_RELAXED);
 	}
-	if (a->nchunk == a->capchunk) {
-		size_t cap = a->capchunk ? 2 * a->capchunk : 16;
-		struct qchunk *c = sqlite3_realloc64(a->chunk, (sqlite3_uint64)cap * sizeof(*c));
-
-		if (!c)
-			return -1;
-		a->chunk = c, a->capchunk = cap;
-	}
+	if (!(chunk = room(a->chunk, a->nchunk, &a->capchunk, sizeof(*chunk), 16)))
+		return -1;
+	a->chunk = chunk;
 	for (size_t i = 0; i < a->n; i++) {
 		int64_t x = a->wide ? ((int64_t *)a->v)[i] : ((int32_t *)a->v)[i];
 
@@ -453,10 +466,22 @@ static void qagg_free(struct qagg *a)
 	a->spilled = 0;
 }
 
+/* Past this many values an array grows by a quarter, not twice: an array
+ * not given its count (the join's tap) holds at most a quarter more than
+ * its values, not twice as much, against the budget. */
+#define QAGG_GROW_QUARTER ((size_t)1 << 20)
+
+/* The capacity A grows to next. */
+static size_t qagg_next_cap(const struct qagg *a)
+{
+	return !a->cap ? QAGG_MIN_CAP :
+	       a->cap < QAGG_GROW_QUARTER ? 2 * a->cap : a->cap + a->cap / 4;
+}
+
 static int qagg_grow(struct qagg *a)
 {
 	size_t size = qagg_size(a);
-	size_t cap = a->cap ? 2 * a->cap : QAGG_MIN_CAP;
+	size_t cap = qagg_next_cap(a);
 	void *v;
 
 	/* The last step before the limit takes what is left, not a refusal. */
@@ -499,7 +524,8 @@ static int qagg_room(struct qagg *a)
 	size_t size = qagg_size(a);
 	size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
 
-	if (a->spilled || (a->n >= QAGG_SPILL_MIN && held + a->cap * size > ntp_budget))
+	if (a->spilled ||
+	    (a->n >= QAGG_SPILL_MIN && held + (qagg_next_cap(a) - a->cap) * size > ntp_budget))
 		return qagg_spill(a);
 	return qagg_grow(a);
 }
@@ -1427,6 +1453,7 @@ static const char *bands_put(struct bagg *a, const int64_t h[NTP_BAND_FIXED],
 			     const int64_t x[NTP_BAND_MAX], uint32_t has, int m)
 {
 	int band = 1, tie = 0;
+	struct tie *t;
 
 	if (!a->seen) {
 		a->m = m;
@@ -1445,15 +1472,9 @@ static const char *bands_put(struct bagg *a, const int64_t h[NTP_BAND_FIXED],
 	}
 	if (!tie)
 		return band_add(&a->b[band - 1], h[5], x, has, m) ? "integer overflow" : NULL;
-	if (a->ntie == a->tiecap) {
-		size_t cap = a->tiecap ? 2 * a->tiecap : 16;
-		struct tie *t = sqlite3_realloc64(a->tie, (sqlite3_uint64)cap * sizeof(*t));
-
-		if (!t)
-			return bands_nomem;
-		a->tie = t;
-		a->tiecap = cap;
-	}
+	if (!(t = room(a->tie, a->ntie, &a->tiecap, sizeof(*t), 16)))
+		return bands_nomem;
+	a->tie = t;
 	a->tie[a->ntie].e2e = h[5];
 	a->tie[a->ntie].ht = h[6];
 	memcpy(a->tie[a->ntie].x, x, sizeof(a->tie[a->ntie].x));
@@ -2249,6 +2270,7 @@ static int series_rehash(struct sagg *a)
 /* BUCKET's index in a->b, added if new; -1: out of memory. */
 static long series_bucket(struct sagg *a, int64_t bucket)
 {
+	struct sbucket *b;
 	size_t h;
 
 	if (a->nb && a->b[a->nb - 1].bucket == bucket)
@@ -2260,15 +2282,9 @@ static long series_bucket(struct sagg *a, int64_t bucket)
 			return (long)(a->slot[h] - 1);
 	if (a->nb == UINT32_MAX - 1)
 		return -1;
-	if (a->nb == a->capb) {
-		size_t cap = a->capb ? 2 * a->capb : 16;
-		struct sbucket *b = sqlite3_realloc64(a->b, (sqlite3_uint64)cap * sizeof(*b));
-
-		if (!b)
-			return -1;
-		a->b = b;
-		a->capb = cap;
-	}
+	if (!(b = room(a->b, a->nb, &a->capb, sizeof(*b), 16)))
+		return -1;
+	a->b = b;
 	memset(&a->b[a->nb], 0, sizeof(a->b[a->nb]));
 	a->b[a->nb].bucket = bucket;
 	a->b[a->nb].start = a->n;
@@ -2576,13 +2592,13 @@ static int tally_rehash(struct tagg *a)
 static const char *tally_add(struct tagg *a, const unsigned char *b, size_t n)
 {
 	uint64_t hash = tally_hash(b, n);
+	struct tkey *e;
 	size_t h;
 
 	if (2 * (a->ne + 1) > a->capslot && tally_rehash(a))
 		return NULL;
 	for (h = (size_t)hash & (a->capslot - 1); a->slot[h]; h = (h + 1) & (a->capslot - 1)) {
-		struct tkey *e = &a->e[a->slot[h] - 1];
-
+		e = &a->e[a->slot[h] - 1];
 		if (e->hash == hash && e->len == n && !memcmp(e->key, b, n)) {
 			e->n++;
 			return "";
@@ -2590,15 +2606,9 @@ static const char *tally_add(struct tagg *a, const unsigned char *b, size_t n)
 	}
 	if (a->ne == UINT32_MAX - 1)
 		return NULL;
-	if (a->ne == a->cape) {
-		size_t cap = a->cape ? 2 * a->cape : 8;
-		struct tkey *e = sqlite3_realloc64(a->e, (sqlite3_uint64)cap * sizeof(*e));
-
-		if (!e)
-			return NULL;
-		a->e = e;
-		a->cape = cap;
-	}
+	if (!(e = room(a->e, a->ne, &a->cape, sizeof(*e), 8)))
+		return NULL;
+	a->e = e;
 	a->e[a->ne].key = sqlite3_malloc64(n);
 	if (!a->e[a->ne].key)
 		return NULL;
@@ -2783,6 +2793,523 @@ static void tally_final(sqlite3_context *ctx)
 		sqlite3_free(a->e);
 		sqlite3_free(a->slot);
 	}
+}
+
+/*
+ * The join's tap: what the native _ntp_joined_count, _ntp_component_dist
+ * and _ntp_stage_dist (sql/native.sql) compute over the joined commands,
+ * ntp_tally's counts and ntp_dist_cdf_by's statistics of each group, taken
+ * from ntp_pair's rows (lib/pair.c) while the preparation writes
+ * ntp_joined's table. Those scans of the table cost about a bare scan of
+ * a recording each, most of it SQLite's calls per column, for values the
+ * pairing computed a moment before.
+ *
+ * ntp_tap_arm(COMPONENTS, STAGES), before the table is written, empties
+ * the tap and has every ntp_pair cursor filtered from then on feed it.
+ * COMPONENTS names _ntp_component_dist's arguments, ntp_joined's columns
+ * (ntp_joined_names), separated by spaces; STAGES _ntp_stage_dist's, each
+ * the sum of such columns, a name ending in '?' counting 0 where NULL, ';'
+ * between stages (an empty stage: NULL). ntp_tap_disarm() after: the tap
+ * is complete when every cursor that fed it read to its end, none of its
+ * values overflowed or failed, and there was a cursor. Then, and only
+ * then, ntp_tap_tally() returns what ntp_tally(hdb, grp, tdb) over the
+ * rows would, and ntp_tap_take(GROUPS, WHICH) what ntp_dist_cdf_by(GROUPS,
+ * hdb, grp, ...) over them would, of the components (WHICH 0) or stages
+ * (1); each answers once (a group's values are freed as they are given),
+ * else NULL, and the caller scans the table as before. ntp_tap_reset()
+ * frees what is left; ntp_tap_served() counts the answers given since the
+ * connection opened (for the tests: that the tap is used).
+ */
+const char *const ntp_joined_names[NTP_JOINED_NV] = {
+	"h_blk_sub", "h_drv_sub", "h_r2t", "wire", "t_rx_path", "t_drv_sub", "t_storage",
+	"t_drv_cpl", "h_rx_path", "h_drv_cpl", "h_blk_cpl", "h_handoff", "e2e",
+};
+
+struct tap_count {
+	char *tdb;
+	int64_t n;
+};
+
+struct tap_group {
+	char *hdb;
+	int64_t grp;
+	struct dagg *d[2];          /* the components', the stages'; NULL once given */
+	struct tap_count *c;        /* rows per target */
+	size_t nc;
+};
+
+struct tap_stage {
+	int n;                      /* terms */
+	int col[NTP_JOINED_NV];
+	int opt[NTP_JOINED_NV];     /* NULL counts 0 */
+};
+
+struct ntp_tap {
+	int armed, broken, feeds, open, complete, tallied;
+	int ncomp, nstage;
+	int comp[NTP_DIST_MAX];
+	struct tap_stage stage[NTP_DIST_MAX];
+	struct tap_group *g;
+	size_t ng, capg;
+	int64_t served;
+};
+
+struct ntp_tap_feed {
+	struct ntp_tap *t;
+	char *hdb, *tdb;
+	size_t last;                /* the group of the last row + 1; 0: none */
+	size_t lastc;               /* its count of tdb */
+};
+
+static void tap_clear(struct ntp_tap *t)
+{
+	for (size_t i = 0; i < t->ng; i++) {
+		struct tap_group *g = &t->g[i];
+
+		for (int k = 0; k < 2; k++) {
+			if (!g->d[k])
+				continue;
+			for (int j = 0; j < NTP_DIST_MAX; j++)
+				qagg_free(&g->d[k]->q[j]);
+			sqlite3_free(g->d[k]);
+		}
+		for (size_t j = 0; j < g->nc; j++)
+			sqlite3_free(g->c[j].tdb);
+		sqlite3_free(g->c);
+		sqlite3_free(g->hdb);
+	}
+	sqlite3_free(t->g);
+	t->g = NULL;
+	t->ng = t->capg = 0;
+	t->complete = t->tallied = 0;
+}
+
+struct ntp_tap *ntp_tap_new(void)
+{
+	struct ntp_tap *t = sqlite3_malloc(sizeof(*t));
+
+	if (t)
+		memset(t, 0, sizeof(*t));
+	return t;
+}
+
+void ntp_tap_free(void *p)
+{
+	struct ntp_tap *t = p;
+
+	if (t)
+		tap_clear(t);
+	sqlite3_free(t);
+}
+
+/* The column of ntp_joined_names named by the LEN bytes at P, or -1. */
+static int tap_col(const char *p, size_t len)
+{
+	for (int i = 0; i < NTP_JOINED_NV; i++)
+		if (strlen(ntp_joined_names[i]) == len && !memcmp(ntp_joined_names[i], p, len))
+			return i;
+	return -1;
+}
+
+/* COMPONENTS and STAGES into T: NULL, or what is wrong. */
+static const char *tap_spec(struct ntp_tap *t, const char *comp, const char *stages)
+{
+	const char *p;
+
+	t->ncomp = t->nstage = 0;
+	for (p = comp; *p;) {
+		size_t len = strcspn(p, " ");
+
+		if (len && t->ncomp == NTP_DIST_MAX)
+			return "ntp_tap_arm: too many components";
+		if (len && (t->comp[t->ncomp++] = tap_col(p, len)) < 0)
+			return "ntp_tap_arm: no such column of ntp_joined";
+		p += len + (p[len] == ' ');
+	}
+	for (p = stages;; p++) {
+		struct tap_stage *s;
+
+		if (t->nstage == NTP_DIST_MAX)
+			return "ntp_tap_arm: too many stages";
+		s = &t->stage[t->nstage++];
+		s->n = 0;
+		while (*p && *p != ';') {
+			size_t len = strcspn(p, " ;");
+			int opt = len && p[len - 1] == '?';
+
+			if (len) {
+				if (s->n == NTP_JOINED_NV ||
+				    (s->col[s->n] = tap_col(p, len - (size_t)opt)) < 0)
+					return "ntp_tap_arm: no such column of ntp_joined";
+				s->opt[s->n++] = opt;
+			}
+			p += len + (p[len] == ' ');
+		}
+		if (!*p)
+			break;
+	}
+	return t->ncomp ? NULL : "ntp_tap_arm: components expected";
+}
+
+struct ntp_tap_feed *ntp_tap_begin(struct ntp_tap *t, const char *hdb, const char *tdb)
+{
+	struct ntp_tap_feed *f;
+
+	if (!t || !t->armed || t->broken)
+		return NULL;
+	f = sqlite3_malloc(sizeof(*f));
+	if (f) {
+		memset(f, 0, sizeof(*f));
+		f->t = t;
+		f->hdb = sqlite3_mprintf("%s", hdb ? hdb : "");
+		f->tdb = sqlite3_mprintf("%s", tdb ? tdb : "");
+	}
+	if (!f || !f->hdb || !f->tdb || !hdb || !tdb) {
+		t->broken = 1;
+		if (f) {
+			sqlite3_free(f->hdb);
+			sqlite3_free(f->tdb);
+		}
+		sqlite3_free(f);
+		return NULL;
+	}
+	t->feeds++;
+	t->open++;
+	return f;
+}
+
+void ntp_tap_end(struct ntp_tap_feed *f, int at_end)
+{
+	if (!f)
+		return;
+	if (f->t && f->t->open) {
+		f->t->open--;
+		if (!at_end)
+			f->t->broken = 1;
+	}
+	sqlite3_free(f->hdb);
+	sqlite3_free(f->tdb);
+	sqlite3_free(f);
+}
+
+/* The group of F's host and GRP, made if new: its index, or -1 (no memory). */
+static ptrdiff_t tap_group(struct ntp_tap_feed *f, int64_t grp)
+{
+	struct ntp_tap *t = f->t;
+	struct tap_group *g;
+
+	if (f->last && t->g[f->last - 1].grp == grp)
+		return (ptrdiff_t)f->last - 1;
+	for (size_t i = 0; i < t->ng; i++)
+		if (t->g[i].grp == grp && !strcmp(t->g[i].hdb, f->hdb)) {
+			f->last = i + 1;
+			f->lastc = 0;
+			return (ptrdiff_t)i;
+		}
+	if (!(g = room(t->g, t->ng, &t->capg, sizeof(*g), 8)))
+		return -1;
+	t->g = g;
+	g = &t->g[t->ng];
+	memset(g, 0, sizeof(*g));
+	g->grp = grp;
+	g->hdb = sqlite3_mprintf("%s", f->hdb);
+	g->d[0] = sqlite3_malloc(sizeof(struct dagg));
+	g->d[1] = sqlite3_malloc(sizeof(struct dagg));
+	t->ng++; /* freed with the rest, made or not */
+	if (!g->hdb || !g->d[0] || !g->d[1])
+		return -1;
+	memset(g->d[0], 0, sizeof(struct dagg));
+	memset(g->d[1], 0, sizeof(struct dagg));
+	g->d[0]->nargs = t->ncomp;
+	g->d[1]->nargs = t->nstage;
+	f->last = t->ng;
+	f->lastc = 0;
+	return (ptrdiff_t)t->ng - 1;
+}
+
+/* X into argument I of D, as dist_add: 0, or -1 (an overflow or an
+ * aggregate's error: the tap is broken, and the scan says why). */
+static int tap_add(struct dagg *d, int i, int64_t x)
+{
+	if (__builtin_add_overflow(d->sum[i], x, &d->sum[i]))
+		return -1;
+	d->sq[i] += (__int128)x * x;
+	return qagg_add(&d->q[i], x) ? -1 : 0;
+}
+
+/* A count of F's target in group G: 0 or -1 (no memory). */
+static int tap_count(struct ntp_tap_feed *f, struct tap_group *g)
+{
+	if (f->lastc && !strcmp(g->c[f->lastc - 1].tdb, f->tdb)) {
+		g->c[f->lastc - 1].n++;
+		return 0;
+	}
+	for (size_t j = 0; j < g->nc; j++)
+		if (!strcmp(g->c[j].tdb, f->tdb)) {
+			g->c[j].n++;
+			f->lastc = j + 1;
+			return 0;
+		}
+	struct tap_count *c = sqlite3_realloc64(g->c, (g->nc + 1) * sizeof(*c));
+
+	if (!c)
+		return -1;
+	g->c = c;
+	c[g->nc].tdb = sqlite3_mprintf("%s", f->tdb);
+	c[g->nc].n = 1;
+	if (!c[g->nc].tdb)
+		return -1;
+	f->lastc = ++g->nc;
+	return 0;
+}
+
+void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t null, int over)
+{
+	struct ntp_tap *t = f->t;
+	struct tap_group *g;
+	ptrdiff_t gi;
+
+	if (t->broken)
+		return;
+	if (over || (gi = tap_group(f, grp)) < 0 || tap_count(f, &t->g[gi])) {
+		t->broken = 1;
+		return;
+	}
+	g = &t->g[gi];
+	for (int i = 0; i < t->ncomp; i++) {
+		int k = t->comp[i];
+
+		if (!((null >> k) & 1) && tap_add(g->d[0], i, v[k])) {
+			t->broken = 1;
+			return;
+		}
+	}
+	for (int i = 0; i < t->nstage; i++) {
+		const struct tap_stage *s = &t->stage[i];
+		int64_t sum = 0;
+		int isnull = s->n == 0;
+
+		for (int j = 0; j < s->n && !isnull; j++) {
+			int k = s->col[j];
+
+			if ((null >> k) & 1)
+				isnull = !s->opt[j];
+			else if (__builtin_add_overflow(sum, v[k], &sum))
+				over = 1;
+		}
+		/* SQLite's sum that overflows is a REAL: the scan's to compute */
+		if (over || (!isnull && tap_add(g->d[1], i, sum))) {
+			t->broken = 1;
+			return;
+		}
+	}
+}
+
+static void tap_arm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+	const char *comp = (const char *)sqlite3_value_text(argv[0]);
+	const char *stages = (const char *)sqlite3_value_text(argv[1]);
+	const char *why;
+
+	(void)argc;
+	tap_clear(t);
+	t->armed = t->broken = t->feeds = t->open = 0;
+	why = comp && stages ? tap_spec(t, comp, stages) : "ntp_tap_arm: text expected";
+	if (why) {
+		sqlite3_result_error(ctx, why, -1);
+		return;
+	}
+	t->armed = 1;
+	sqlite3_result_int(ctx, 1);
+}
+
+static void tap_disarm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+
+	(void)argc, (void)argv;
+	t->complete = t->armed && !t->broken && !t->open && t->feeds > 0;
+	t->armed = 0;
+	if (!t->complete)
+		tap_clear(t);
+	sqlite3_result_int(ctx, t->complete);
+}
+
+static void tap_reset(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+
+	(void)argc, (void)argv;
+	tap_clear(t);
+	t->armed = 0;
+	sqlite3_result_null(ctx);
+}
+
+static void tap_served(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc, (void)argv;
+	sqlite3_result_int64(ctx, ((struct ntp_tap *)sqlite3_user_data(ctx))->served);
+}
+
+static int tap_count_cmp(const void *pa, const void *pb)
+{
+	const struct tap_count *const *a = pa, *const *b = pb;
+	const struct tap_group *ga = (const void *)a[1], *gb = (const void *)b[1];
+	size_t la = strlen(ga->hdb), lb = strlen(gb->hdb);
+	int c = memcmp(ga->hdb, gb->hdb, la < lb ? la : lb);
+
+	if (c || la != lb)
+		return c ? c : la < lb ? -1 : 1;
+	if (ga->grp != gb->grp)
+		return ga->grp < gb->grp ? -1 : 1;
+	la = strlen(a[0]->tdb), lb = strlen(b[0]->tdb);
+	c = memcmp(a[0]->tdb, b[0]->tdb, la < lb ? la : lb);
+	return c ? c : la == lb ? 0 : la < lb ? -1 : 1;
+}
+
+/* ntp_tally(hdb, grp, tdb)'s JSON: [[hdb, grp, tdb, n], ...] in its order. */
+static void tap_tally(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+	const void **e = NULL; /* pairs: the count, its group */
+	size_t n = 0;
+	sqlite3_str *out;
+
+	(void)argc, (void)argv;
+	if (!t->complete || t->tallied)
+		return; /* NULL */
+	for (size_t i = 0; i < t->ng; i++)
+		n += t->g[i].nc;
+	if (n && !(e = sqlite3_malloc64((sqlite3_uint64)n * 2 * sizeof(*e)))) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	n = 0;
+	for (size_t i = 0; i < t->ng; i++)
+		for (size_t j = 0; j < t->g[i].nc; j++) {
+			e[2 * n] = &t->g[i].c[j];
+			e[2 * n + 1] = &t->g[i];
+			n++;
+		}
+	qsort(e, n, 2 * sizeof(*e), tap_count_cmp);
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct tap_count *c = e[2 * i];
+		const struct tap_group *g = e[2 * i + 1];
+
+		sqlite3_str_appendall(out, i ? ",[" : "[");
+		json_string(out, (const unsigned char *)g->hdb, (uint32_t)strlen(g->hdb));
+		sqlite3_str_appendf(out, ",%lld,", (long long)g->grp);
+		json_string(out, (const unsigned char *)c->tdb, (uint32_t)strlen(c->tdb));
+		sqlite3_str_appendf(out, ",%lld]", (long long)c->n);
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	sqlite3_free(e);
+	t->tallied = 1;
+	t->served++;
+	result_str(ctx, out);
+}
+
+/* A's groups freed, their states the tap's. */
+static void tap_list_free(struct gagg *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		a->g[i].state = NULL;
+	group_free(a);
+}
+
+/* ntp_dist_cdf_by(GROUPS, hdb, grp, ...)'s result over the tapped rows. */
+static void tap_take(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+	int which = sqlite3_value_int(argv[1]) == 1, rc = 0, first = 1;
+	const unsigned char *list = sqlite3_value_text(argv[0]);
+	struct gagg a;
+	const char *why;
+	sqlite3_str *out;
+
+	(void)argc;
+	if (!t->complete || !list)
+		return; /* NULL */
+	memset(&a, 0, sizeof(a));
+	why = groups_parse(&a, (const char *)list);
+	if (why) {
+		group_free(&a);
+		if (why == bands_nomem)
+			sqlite3_result_error_nomem(ctx);
+		else
+			sqlite3_result_error(ctx, why, -1);
+		return;
+	}
+	/* each listed group's tapped group (state), all still there */
+	for (size_t i = 0; i < a.n; i++) {
+		struct group *lg = &a.g[i];
+
+		for (size_t j = 0; j < t->ng; j++) {
+			struct tap_group *g = &t->g[j];
+
+			if (g->grp == lg->grp && strlen(g->hdb) == lg->dblen &&
+			    !memcmp(g->hdb, lg->db, lg->dblen)) {
+				if (!g->d[which]) { /* given already: the scan answers */
+					tap_list_free(&a);
+					return;
+				}
+				lg->state = g;
+			}
+		}
+	}
+	qsort(a.g, a.n, sizeof(*a.g), group_idx_cmp);
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < a.n && !rc; i++) {
+		struct tap_group *g = a.g[i].state;
+
+		if (!g)
+			continue;
+		sqlite3_str_appendf(out, "%s[%lld,", first ? "" : ",", (long long)a.g[i].idx);
+		first = 0;
+		rc = dist_cdf_json(g->d[which], out);
+		sqlite3_free(g->d[which]);
+		g->d[which] = NULL;
+		sqlite3_str_appendchar(out, 1, ']');
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	tap_list_free(&a);
+	if (rc) {
+		sqlite3_free(sqlite3_str_finish(out));
+		qagg_error(ctx, "ntp_tap_take", rc);
+		return;
+	}
+	t->served++;
+	if (first) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_null(ctx);
+		return;
+	}
+	result_str(ctx, out);
+}
+
+int ntp_tap_register(sqlite3 *db, struct ntp_tap *t)
+{
+	static const struct {
+		const char *name;
+		int nargs;
+		void (*fn)(sqlite3_context *, int, sqlite3_value **);
+	} f[] = {
+		{ "ntp_tap_arm", 2, tap_arm },       { "ntp_tap_disarm", 0, tap_disarm },
+		{ "ntp_tap_reset", 0, tap_reset },   { "ntp_tap_served", 0, tap_served },
+		{ "ntp_tap_tally", 0, tap_tally },   { "ntp_tap_take", 2, tap_take },
+	};
+	int rc = SQLITE_OK;
+
+	/* side effects: not deterministic; from the session's SQL only */
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(f) / sizeof(f[0]); i++)
+		rc = sqlite3_create_function_v2(db, f[i].name, f[i].nargs,
+						SQLITE_UTF8 | SQLITE_DIRECTONLY, t, f[i].fn, NULL,
+						NULL, NULL);
+	return rc;
 }
 
 /* ntp_select_budget(): the bytes the aggregates' arrays may hold together

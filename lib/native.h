@@ -20,6 +20,29 @@ int ntp_native_register(sqlite3 *db);
 int ntp_pair_register(sqlite3 *db);
 
 /*
+ * The join's tap (lib/native.c): the preparation's statistics of the
+ * joined commands taken from ntp_pair's rows as they are written
+ * (sql/native.sql, ntp_tap_arm). ntp_pair_register makes one per
+ * connection (ntp_tap_new, freed by ntp_tap_free when the connection
+ * closes) and registers its SQL functions (ntp_tap_register). A cursor of
+ * ntp_pair filtered while the tap is armed feeds it: ntp_tap_begin (NULL:
+ * not armed), ntp_tap_row for each joined command, ntp_tap_end (AT_END 0:
+ * the cursor stopped before its end, and the tap is not used). A row's
+ * values are ntp_joined's columns of these names, in this order; bit i of
+ * NULL set where value i is NULL; OVER where one overflowed.
+ */
+#define NTP_JOINED_NV 13
+extern const char *const ntp_joined_names[NTP_JOINED_NV];
+struct ntp_tap;
+struct ntp_tap_feed;
+struct ntp_tap *ntp_tap_new(void);
+void ntp_tap_free(void *tap);
+int ntp_tap_register(sqlite3 *db, struct ntp_tap *tap);
+struct ntp_tap_feed *ntp_tap_begin(struct ntp_tap *tap, const char *hdb, const char *tdb);
+void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t null, int over);
+void ntp_tap_end(struct ntp_tap_feed *f, int at_end);
+
+/*
  * ntp_series(bucket, e2e)'s result built in C (lib/native.c), for the
  * time series read from a recording's pages (ntp_e2e_series, lib/pair.c):
  * ntp_series_push adds one command and returns "" or an error (NULL: out

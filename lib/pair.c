@@ -116,7 +116,7 @@ _Static_assert(S_POINTS + NTP_MAX_POINTS <= H_KEYS + NTP_PAIR_PASS &&
 
 /* The vtab's columns. */
 enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NTP_PAIR_PASS,
-       C_SRC = C_X0 + NTP_PAIR_PASS, C_GQ, C_HQ, C_TQ, C_CQ, C_DQ, C_N };
+       C_SRC = C_X0 + NTP_PAIR_PASS, C_GQ, C_HQ, C_TQ, C_CQ, C_DQ, C_HN, C_TN, C_N };
 
 /* One row of either side: its integers, and which are NULL. */
 struct prow {
@@ -142,7 +142,8 @@ struct side {
 struct pair_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
-	const char *name; /* the module's, which begins its errors */
+	const char *name;    /* the module's, which begins its errors */
+	struct ntp_tap *tap; /* the connection's (lib/native.c) */
 };
 
 /* The module's name, for its cursor C's errors. */
@@ -167,6 +168,7 @@ struct pair_cur {
 	struct prow out_x;           /* the current host command's record */
 	int eof;
 	sqlite3_int64 rowid;
+	struct ntp_tap_feed *feed;   /* the tap this scan feeds, if armed */
 };
 
 static int isnull(const struct prow *r, int i)
@@ -622,6 +624,32 @@ static int derive(struct pair_cur *c, const struct prow *g)
 	return over ? overflow(c, "host command", h) : SQLITE_OK;
 }
 
+/* The joined command's values into the tap (ntp_joined_names' order):
+ * ntp_joined's columns as the native arm of sql/prelude.sql computes them
+ * from this cursor's, wire as h_wait - (t_e2e - ifnull(t_data_wait, 0)). */
+static void tap_push(struct pair_cur *c)
+{
+	static const int hcol[] = { 0, 1, 2, -1, -1, -1, -1, -1, 4, 5, 6, 7, 8 };
+	static const int xcol[] = { -1, -1, -1, -1, 2, 3, 4, 5, -1, -1, -1, -1, -1 };
+	_Static_assert(sizeof(hcol) / sizeof(hcol[0]) == NTP_JOINED_NV &&
+		       sizeof(xcol) / sizeof(xcol[0]) == NTP_JOINED_NV,
+		       "a column of each of ntp_joined_names");
+	struct prow v = { .null = 0 };
+	struct nint x1 = nget(&c->out_x, X_KEYS + 1);
+	int over = 0;
+
+	for (int i = 0; i < NTP_JOINED_NV; i++)
+		if (hcol[i] >= 0)
+			nset(&v, i, nget(&c->host, H_KEYS + hcol[i]));
+		else if (xcol[i] >= 0)
+			nset(&v, i, nget(&c->out_x, X_KEYS + xcol[i]));
+	if (x1.null)
+		x1 = nk(0);
+	nset(&v, 3, nsub(nget(&c->host, H_KEYS + 3),
+			 nsub(nget(&c->out_x, X_KEYS + 0), x1, &over), &over));
+	ntp_tap_row(c->feed, c->host.v[H_GRP], v.v, v.null, over);
+}
+
 /* Advance to the next host command and group pair that pair. */
 static int pair_next(sqlite3_vtab_cursor *cur)
 {
@@ -634,6 +662,8 @@ static int pair_next(sqlite3_vtab_cursor *cur)
 			rc = read_stored(c, &c->h, 1, &c->raw);
 			if (rc == SQLITE_DONE) {
 				c->eof = 1;
+				ntp_tap_end(c->feed, 1);
+				c->feed = NULL;
 				return SQLITE_OK;
 			}
 			if (rc != SQLITE_ROW)
@@ -655,6 +685,8 @@ static int pair_next(sqlite3_vtab_cursor *cur)
 			if (match) {
 				c->out_x = *match; /* a copy: buf moves */
 				c->rowid++;
+				if (c->feed)
+					tap_push(c);
 				return SQLITE_OK;
 			}
 		}
@@ -685,6 +717,9 @@ static int read_gp(struct pair_cur *c, sqlite3_stmt *st)
 
 static void cur_clear(struct pair_cur *c)
 {
+	/* a scan left before its end: the tap it fed is not used */
+	ntp_tap_end(c->feed, 0);
+	c->feed = NULL;
 	sqlite3_finalize(c->h.st);
 	sqlite3_finalize(c->x.st);
 	ntp_btree_close(c->h.bt);
@@ -795,7 +830,7 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 
 	(void)idxstr;
 	cur_clear(c);
-	if (idx != 1 || (argc != 4 && argc != 5))
+	if (idx != 1 || (argc != 4 && argc != 5 && argc != 7))
 		return SQLITE_CONSTRAINT;
 	rc = prepare_arg(c, argv[0], "group pairs", G_N, G_N, &gp);
 	if (rc == SQLITE_OK)
@@ -809,7 +844,7 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 				 S_POINTS + NTP_T_NPOINTS, &c->x.st);
 	if (rc == SQLITE_OK)
 		rc = prepare_arg(c, argv[3], "count", 1, 1, &c->c);
-	if (rc == SQLITE_OK && argc == 5 && sqlite3_value_int(argv[4]) == 1) {
+	if (rc == SQLITE_OK && argc >= 5 && sqlite3_value_int(argv[4]) == 1) {
 		rc = side_direct(c, &c->h, S_POINTS + NTP_H_NPOINTS);
 		if (rc == SQLITE_OK)
 			rc = side_direct(c, &c->x, S_POINTS + NTP_T_NPOINTS);
@@ -818,9 +853,18 @@ static int pair_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, in
 		rc = side_seek(&c->h, INT64_MIN);
 	if (rc != SQLITE_OK)
 		return rc;
+	/* the host's and target's names: the tap's, if it is armed */
+	if (argc == 7)
+		c->feed = ntp_tap_begin(((struct pair_vtab *)cur->pVtab)->tap,
+					(const char *)sqlite3_value_text(argv[5]),
+					(const char *)sqlite3_value_text(argv[6]));
 	/* no group pair: nothing pairs, and the host's commands are not read
 	 * (a host and a target of one run without a controller in common) */
 	c->eof = c->ngp == 0;
+	if (c->eof) {
+		ntp_tap_end(c->feed, 1);
+		c->feed = NULL;
+	}
 	return c->eof ? SQLITE_OK : pair_next(cur);
 }
 
@@ -891,7 +935,8 @@ static int pair_close(sqlite3_vtab_cursor *cur)
 }
 
 /* The first four arguments are required, each by equality (the function's
- * arguments); DIRECT may follow. */
+ * arguments); DIRECT may follow, and after it the host's and target's
+ * database names (the tap's). */
 static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 {
 	int seen = 0;
@@ -900,7 +945,7 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	for (int i = 0; i < info->nConstraint; i++) {
 		const struct sqlite3_index_constraint *k = &info->aConstraint[i];
 
-		if (k->iColumn < C_GQ || k->iColumn > C_DQ)
+		if (k->iColumn < C_GQ || k->iColumn > C_TN)
 			continue;
 		if (!k->usable || k->op != SQLITE_INDEX_CONSTRAINT_EQ)
 			return SQLITE_CONSTRAINT;
@@ -908,7 +953,7 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 		info->aConstraintUsage[i].omit = 1;
 		seen |= 1 << (k->iColumn - C_GQ);
 	}
-	if (seen != 15 && seen != 31)
+	if (seen != 15 && seen != 31 && seen != 127)
 		return SQLITE_CONSTRAINT;
 	info->idxNum = 1;
 	info->estimatedCost = 1e6;
@@ -924,7 +969,6 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	char *decl;
 	int rc;
 
-	(void)aux;
 	(void)argc;
 	(void)argv;
 	(void)err;
@@ -938,7 +982,7 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	for (int i = 0; i < NTP_PAIR_PASS; i++)
 		sqlite3_str_appendf(s, ", x%d", i);
 	sqlite3_str_appendall(s, ", src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
-			      " direct HIDDEN)");
+			      " direct HIDDEN, hdb HIDDEN, tdb HIDDEN)");
 	decl = sqlite3_str_finish(s);
 	if (!decl)
 		return SQLITE_NOMEM;
@@ -955,6 +999,7 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	memset(vt, 0, sizeof(*vt));
 	vt->db = db;
 	vt->name = "ntp_pair";
+	vt->tap = aux;
 	*out = &vt->base;
 	return SQLITE_OK;
 }
@@ -1067,7 +1112,15 @@ static void e2e_series_func(sqlite3_context *ctx, int argc, sqlite3_value **argv
 
 int ntp_pair_register(sqlite3 *db)
 {
-	int rc = sqlite3_create_module(db, "ntp_pair", &pair_module, NULL);
+	struct ntp_tap *tap = ntp_tap_new();
+	int rc;
+
+	if (!tap)
+		return SQLITE_NOMEM;
+	/* the tap lives as long as the module: freed with the connection */
+	rc = sqlite3_create_module_v2(db, "ntp_pair", &pair_module, tap, ntp_tap_free);
+	if (rc == SQLITE_OK)
+		rc = ntp_tap_register(db, tap);
 
 	/* it runs the SQL it is given, as ntp_pair: not from a file's SQL */
 	if (rc == SQLITE_OK)

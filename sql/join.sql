@@ -83,6 +83,16 @@ CREATE TEMP TABLE _ntp_cache_build (
   sql TEXT NOT NULL
 ) WITHOUT ROWID;
 
+-- Statements the native form runs around a view's step (native.sql): the
+-- join's tap armed before ntp_joined's table is written, and so on.
+CREATE TEMP TABLE _ntp_prepare_wrap (
+  -- The TEMP view, as in _ntp_view_plan.
+  name TEXT PRIMARY KEY,
+  -- Run before its step, and after it; each ends in ';'.
+  before TEXT NOT NULL,
+  after TEXT NOT NULL
+) WITHOUT ROWID;
+
 -- Which form the session's views have, one row: native.sql sets it to 1.
 CREATE TEMP TABLE _ntp_form (
   -- 1: native.sql replaced some views with forms over native functions.
@@ -162,6 +172,7 @@ CREATE TEMP VIEW _ntp_prepare_step AS
 SELECT
   f.native AS native,          -- the form
   p.cache_ord AS ord,          -- the order
+  CASE WHEN f.native THEN coalesce(w.before || char(10), '') ELSE '' END ||
   coalesce(
     CASE WHEN NOT f.native THEN b.sql || CASE WHEN p.s != 'temp' THEN char(10)
       || printf('CREATE TABLE "%w"."%w" AS SELECT * FROM temp."%w";' || char(10)
@@ -183,7 +194,9 @@ SELECT
          THEN printf('CREATE INDEX %s"%w" ON "%w" (%s);', p.q, p.c || '_i', p.c, i.cols)
                  || char(10) ELSE '' END
     || printf('DROP VIEW "%w";' || char(10) || 'CREATE TEMP VIEW "%w" AS SELECT * FROM %s"%w";',
-      p.name, p.name, p.q, p.c) || char(10) AS stmt -- the statements
+      p.name, p.name, p.q, p.c) || char(10)
+    || CASE WHEN f.native THEN coalesce(w.after || char(10), '') ELSE '' END
+    AS stmt -- the statements
 FROM (SELECT 0 AS native UNION ALL SELECT 1) AS f
 CROSS JOIN (
   SELECT v.name AS name, v.cache_ord AS cache_ord, '_' || ltrim(v.name, '_') || '_cache' AS c,
@@ -196,6 +209,7 @@ CROSS JOIN (
 LEFT JOIN _ntp_cache_build AS b ON b.name = p.name
 LEFT JOIN _ntp_cache_ddl AS d ON d.name = p.name
 LEFT JOIN _ntp_cache_index AS i ON i.name = p.name
+LEFT JOIN _ntp_prepare_wrap AS w ON w.name = p.name
 WHERE f.native OR p.name NOT IN (SELECT name FROM _ntp_native_only);
 
 -- The SQL ntp_session_prepare runs, one row: the steps of this session's form.

@@ -93,14 +93,16 @@ WITH s AS MATERIALIZED (
 ), r AS MATERIALIZED (
   -- one scan of the joined commands for all the joined groups of a part,
   -- of the accepted joins (the per-command test only where a join was
-  -- refused)
-  SELECT (
-    SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
+  -- refused); every join accepted, the join's tap has them without a scan
+  -- (below, _ntp_prepare_wrap)
+  SELECT coalesce(
+    CASE WHEN (SELECT min(all_ok) FROM _ntp_grp_join_ok) THEN ntp_tap_take(s.list, 0) END,
+    (SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(name, -92, '      ', ', ') || ')' FROM gen_list WHERE list = 'joined'
-    FROM ntp_joined AS j
-    WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
-      AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
-           OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))) AS x
+     FROM ntp_joined AS j
+     WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
+       AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
+            OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))) AS x
   FROM s
   WHERE s.mode = 'joined'
   UNION ALL
@@ -301,15 +303,17 @@ WITH s AS MATERIALIZED (
   -- a fifth of a scan more
   SELECT * FROM _ntp_native_group_list
 ), r AS MATERIALIZED (
-  -- one scan of each kind of command, as _ntp_component_dist's
-  SELECT (
-    SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
+  -- one scan of each kind of command, as _ntp_component_dist's (the joined
+  -- ones from the join's tap the same way)
+  SELECT coalesce(
+    CASE WHEN (SELECT min(all_ok) FROM _ntp_grp_join_ok) THEN ntp_tap_take(s.list, 1) END,
+    (SELECT ntp_dist_cdf_by(s.list, j.hdb, j.grp,
 --@ SELECT wrap(ifnull(replace(joined_expr, '$', ''), 'NULL'), -92, '      ', ', ') || ')'
 --@ FROM gen_stage
-    FROM ntp_joined AS j
-    WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
-      AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
-           OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))) AS x
+     FROM ntp_joined AS j
+     WHERE (s.hdb IS NULL OR +j.hdb = s.hdb)
+       AND ((SELECT min(all_ok) FROM _ntp_grp_join_ok)
+            OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)))) AS x
   FROM s
   WHERE s.mode = 'joined'
   UNION ALL
@@ -674,8 +678,9 @@ FROM a
 JOIN json_each(a.j) AS e;
 
 -- _ntp_joined_count of join.sql again, with ntp_tally(): one scan of the
--- join, no sort (a GROUP BY sorts every matched command). The same rows as
--- the portable view (tests compare them).
+-- join, no sort (a GROUP BY sorts every matched command), or none: the
+-- join's tap counted them (below). The same rows as the portable view
+-- (tests compare them).
 DROP VIEW _ntp_joined_count;
 CREATE TEMP VIEW _ntp_joined_count AS
 SELECT
@@ -683,5 +688,31 @@ SELECT
   json_extract(e.value, '$[1]') AS grp,
   json_extract(e.value, '$[2]') AS tdb,
   json_extract(e.value, '$[3]') AS n
-FROM (SELECT ntp_tally(hdb, grp, tdb) AS t FROM ntp_joined) AS a
+FROM (SELECT coalesce(ntp_tap_tally(),
+                      (SELECT ntp_tally(hdb, grp, tdb) FROM ntp_joined)) AS t) AS a
 JOIN json_each(a.t) AS e;
+
+-- The join's tap (lib/native.c, ntp_tap_arm): while the preparation
+-- writes ntp_joined's table, ntp_pair's rows (the native arm of
+-- prelude.sql) give their values to the aggregates that _ntp_joined_count,
+-- _ntp_component_dist and _ntp_stage_dist would compute in three scans of
+-- the table. Armed before the table's step with the lists of those views'
+-- arguments (the components; each stage's components, '?' where a missing
+-- one counts 0, gen_stage's rule), disarmed after it, emptied after the
+-- last view that reads it. Only a table written whole by ntp_pair's
+-- scans, each to its end, with no value overflowed, is read from the tap;
+-- otherwise, and where a join was refused, the views scan the table as
+-- before (tests compare the two).
+INSERT INTO _ntp_prepare_wrap VALUES
+  ('ntp_joined',
+--@ SELECT '   ''SELECT ntp_tap_arm(''''' || c || ''''', ''''' || st || ''''');'','
+--@ FROM (SELECT
+--@   (SELECT group_concat(name, ' ') FROM (SELECT name FROM gen_list WHERE list = 'joined'
+--@                                         ORDER BY i)) AS c,
+--@   (SELECT group_concat(terms, ';') FROM (
+--@      SELECT (SELECT ifnull(group_concat(name || CASE WHEN optional THEN '?' ELSE '' END, ' '), '')
+--@              FROM (SELECT c.name, c.optional FROM component AS c
+--@                    WHERE c.stage_joined = l.name ORDER BY c.ord)) AS terms
+--@      FROM gen_list AS l WHERE l.list = 'stage' ORDER BY l.i)) AS st)
+   'SELECT ntp_tap_disarm();'),
+  ('_ntp_stage_dist', '', 'SELECT ntp_tap_reset();');

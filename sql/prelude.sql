@@ -346,7 +346,10 @@ FROM ntp_pair(
      AND +o.slba = ?6',
   -- the two queries above are every row of cmd from ?1 on, in t order:
   -- ntp_pair may read them from the files' pages
-  1) AS p
+  1,
+  -- the host's and target's names: the rows' for the join's tap
+  -- (native.sql), when the preparation arms it
+  '@h@', '@t@') AS p
 -- @_ntp_pair_offset pair
 SELECT hdb, tdb, pairs, window_ns, offset_ns, drift FROM ntp_offset
 WHERE hdb = '@h@' AND tdb = '@t@'

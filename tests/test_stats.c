@@ -421,6 +421,10 @@ static void check_forms(const char *view, int cached, const char *pre, const cha
 		char *form[4];
 
 		for (int k = 0; k < 4; k++) {
+			const char *paths[] = { tl_file("h0.db"),
+						set == 1 ? NULL : tl_file(set == 2 ? "h1.db" : "t.db"),
+						set == 2 ? tl_file("t.db") : NULL };
+
 			/* the fourth: native and prepared, with no memory for the
 			 * values (every group a part of its own, _ntp_native_group,
 			 * and every value written out) */
@@ -428,17 +432,24 @@ static void check_forms(const char *view, int cached, const char *pre, const cha
 				assert_int_equal(setenv("NTPROF_SELECT_MEMORY", "0", 1), 0);
 			/* host 0 and the target; host 0 alone; both hosts and the target */
 			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : k == 3 ? NTP_OPEN_NO_CACHE : 0,
-				tl_file("h0.db"),
-				set == 1 ? NULL : tl_file(set == 2 ? "h1.db" : "t.db"),
-				set == 2 ? tl_file("t.db") : NULL, NULL);
+				paths[0], paths[1], paths[2], NULL);
 			assert_int_equal(s.native, k != 1);
+			/* a preparation of its own: the joined statistics from
+			 * the join's tap, its counts and each part's components
+			 * and stages */
+			if (k == 3)
+				assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"),
+						 set == 1 ? 0 :
+						 1 + 2 * tl_int(s.db, "SELECT count(DISTINCT part)"
+								" FROM _ntp_native_group"
+								" WHERE mode = 'joined'"));
 			if (k == 3) {
 				assert_int_equal(unsetenv("NTPROF_SELECT_MEMORY"), 0);
 				assert_int_equal(tl_int(s.db, "SELECT ntp_select_budget()"), 0);
 				assert_true(tl_int(s.db, "SELECT count(DISTINCT mode || part)"
 						   " FROM _ntp_native_group") >= 2);
 			}
-			if (k >= 2) {
+			if (k == 2 || k == 3) {
 				char *like = sqlite3_mprintf("SELECT 1 FROM temp.sqlite_schema"
 							     " WHERE name = '%q' AND type = 'view'"
 							     " AND sql LIKE '%%%q_cache%%'",
@@ -774,7 +785,7 @@ static char *swap_all(char *s, const char *from, const char *to)
 }
 
 /* The native join's query (prelude.sql's ntp_joined_native) of host H and
- * target T, with DIRECT as ntp_pair's last argument (-1: ntp_pair's four
+ * target T, with DIRECT as ntp_pair's fifth argument (-1: ntp_pair's four
  * arguments, the host's query without ?1), and with SRC, ntp_pair's src as
  * its only column. */
 static char *pair_query(const char *h, const char *t, int direct, int src)
@@ -787,7 +798,7 @@ static char *pair_query(const char *h, const char *t, int direct, int src)
 	assert_non_null(a);
 	e = strstr(a, "\n-- @");
 	q = sqlite3_mprintf("%.*s", e ? (int)(e - a) : (int)strlen(a), a);
-	assert_non_null(strstr(q, "\n  1) AS p"));
+	assert_non_null(strstr(q, "\n  1,\n"));
 	if (direct < 0) {
 		char *a4 = strstr(q, "AND +o.slba = ?6',"), *w;
 
@@ -796,7 +807,7 @@ static char *pair_query(const char *h, const char *t, int direct, int src)
 		sqlite3_free(q);
 		q = swap_all(w, "\"@h@\".meta AS m WHERE c.t >= ?1'", "\"@h@\".meta AS m'");
 	}
-	q = swap_all(q, "\n  1) AS p", direct ? "\n  1) AS p" : "\n  0) AS p");
+	q = swap_all(q, "\n  1,\n", direct ? "\n  1,\n" : "\n  0,\n");
 	q = swap_all(q, "@h@", h);
 	q = swap_all(q, "@t@", t);
 	if (src) {
@@ -1168,7 +1179,7 @@ static void test_mixed_verdicts(void **state)
 	struct gen_result r;
 	struct ntp_session s;
 	sqlite3 *db;
-	char *form[2][NQ], *copy;
+	char *form[3][NQ], *copy;
 
 	(void)state;
 	gen_hosts(&r, 1, 41);
@@ -1183,11 +1194,24 @@ static void test_mixed_verdicts(void **state)
 				      " UPDATE meta SET hostname = hostname || '-b'", NULL, NULL,
 				      NULL), SQLITE_OK);
 	sqlite3_close(db);
-	for (int k = 0; k < 2; k++) {
-		tl_open(&s, k ? NTP_OPEN_PORTABLE : 0, tl_file("h0.db"), tl_file("t.db"),
-			tl_file("t2.db"), NULL);
-		assert_int_equal(s.native, !k);
+	for (int k = 0; k < 3; k++) {
+		char err[NTP_ERR_MAX];
+		const char *paths[] = { tl_file("h0.db"), tl_file("t.db"), tl_file("t2.db") };
+
+		/* the third native and not prepared: the views computed as
+		 * they are read */
+		if (k == 2)
+			assert_int_equal(ntp_session_open(&s, 3, (char **)paths, NTP_OPEN_NO_CACHE,
+							  err, sizeof(err)), 0);
+		else
+			tl_open(&s, k == 1 ? NTP_OPEN_PORTABLE : NTP_OPEN_NO_CACHE, paths[0],
+				paths[1], paths[2], NULL);
+		assert_int_equal(s.native, k != 1);
 		tl_int(s.db, "UPDATE ntp_bucket SET width_ns = 20000000 RETURNING width_ns");
+		/* prepared, the join's tap counts the matches; the statistics,
+		 * which leave the refused join out, scan */
+		if (k == 0)
+			assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 1);
 		/* the premise: one join each way, matches in both, groups of both */
 		assert_int_equal(tl_int(s.db, "SELECT count(*) FROM ntp_join_check"
 					" WHERE verdict = 'joined'"), 1);
@@ -1211,9 +1235,93 @@ static void test_mixed_verdicts(void **state)
 	for (int i = 0; i < NQ; i++) {
 		assert_true(strlen(form[0][i]) > 100);
 		assert_string_equal(form[0][i], form[1][i]);
-		sqlite3_free(form[0][i]);
-		sqlite3_free(form[1][i]);
+		assert_string_equal(form[0][i], form[2][i]);
+		for (int k = 0; k < 3; k++)
+			sqlite3_free(form[k][i]);
 	}
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* The join's tap (lib/native.c) on its own: armed, fed by a scan of the
+ * join that stops early, it answers nothing; fed by a whole scan, its
+ * counts and statistics are ntp_tally's and ntp_dist_cdf_by's over the
+ * same rows, each given once; a list that names no column of ntp_joined,
+ * or none, is an error. */
+static void test_tap(void **state)
+{
+	static const char comp[] = "e2e wire h_r2t", stages[] = "h_blk_sub h_blk_cpl;;h_r2t? t_storage";
+	struct gen_result r;
+	struct ntp_session s;
+	char *list, *q, *want, *got, *join;
+
+	(void)state;
+	gen_hosts_kib(&r, 1, 43, 32);
+	tl_open(&s, NTP_OPEN_NO_CACHE, tl_file("h0.db"), tl_file("t.db"), NULL, NULL);
+	assert_true(s.native);
+	/* the session's preparation took its counts, components and stages */
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 3);
+	/* the groups as the views list them, before the tap is armed */
+	list = rows_text(s.db, "SELECT list FROM _ntp_native_group_list WHERE mode = 'joined'");
+	assert_non_null(strchr(list, ';')); /* reads and writes, one part */
+	assert_ptr_equal(strchr(list, '\n'), list + strlen(list) - 1);
+	list[strlen(list) - 1] = '\0';
+	q = sqlite3_mprintf("SELECT ntp_tap_arm('%q', '%q')", comp, stages);
+	/* ntp_pair's scan, the native arm of ntp_joined (the session's
+	 * ntp_joined reads the prepared table) */
+	join = pair_query("host", "target", 1, 0);
+	assert_int_equal(tl_int(s.db, "%s", q), 1);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (%s LIMIT 3)", join), 3);
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm()"), 0);
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_tally() IS NULL"));
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_take('%q', 0) IS NULL", list));
+	/* a whole scan */
+	assert_int_equal(tl_int(s.db, "%s", q), 1);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (%s)", join),
+			 tl_int(s.db, "SELECT count(*) FROM ntp_joined"));
+	assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined") > 500);
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm()"), 1);
+	sqlite3_free(join);
+	want = rows_text(s.db, "SELECT ntp_tally(hdb, grp, tdb) FROM ntp_joined");
+	got = rows_text(s.db, "SELECT ntp_tap_tally()");
+	assert_string_equal(got, want);
+	sqlite3_free(got);
+	sqlite3_free(want);
+	sqlite3_free(q);
+	q = sqlite3_mprintf("SELECT ntp_dist_cdf_by('%q', hdb, grp, e2e, wire, h_r2t) FROM ntp_joined",
+			    list);
+	want = rows_text(s.db, q);
+	sqlite3_free(q);
+	q = sqlite3_mprintf("SELECT ntp_tap_take('%q', 0)", list);
+	got = rows_text(s.db, q);
+	sqlite3_free(q);
+	assert_true(strlen(want) > 1000);
+	assert_string_equal(got, want);
+	sqlite3_free(got);
+	sqlite3_free(want);
+	q = sqlite3_mprintf("SELECT ntp_dist_cdf_by('%q', hdb, grp, h_blk_sub + h_blk_cpl, NULL,"
+			    " ifnull(h_r2t, 0) + t_storage) FROM ntp_joined", list);
+	want = rows_text(s.db, q);
+	sqlite3_free(q);
+	q = sqlite3_mprintf("SELECT ntp_tap_take('%q', 1)", list);
+	got = rows_text(s.db, q);
+	assert_string_equal(got, want);
+	sqlite3_free(got);
+	sqlite3_free(want);
+	/* each once */
+	assert_true(tl_has_row(s.db, "%s WHERE ntp_tap_take('%q', 1) IS NULL",
+			       "SELECT 1", list));
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_tally() IS NULL"));
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 6);
+	sqlite3_free(q);
+	/* lists it cannot follow */
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e nosuch', '')"));
+	assert_non_null(strstr(sqlite3_errmsg(s.db), "no such column of ntp_joined"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e', 'e2e nosuch?')"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('', '')"));
+	assert_non_null(strstr(sqlite3_errmsg(s.db), "components expected"));
+	sqlite3_free(list);
+	ntp_session_close(&s);
 	gen_result_free(&r);
 	tl_cleanup();
 }
@@ -1646,6 +1754,7 @@ int main(void)
 		cmocka_unit_test(test_hist_forms),
 		cmocka_unit_test(test_cdf_point_forms),
 		cmocka_unit_test(test_mixed_verdicts),
+		cmocka_unit_test(test_tap),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
