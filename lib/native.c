@@ -2809,8 +2809,10 @@ static void tally_final(sqlite3_context *ctx)
  * COMPONENTS names _ntp_component_dist's arguments, ntp_joined's columns
  * (ntp_joined_names), separated by spaces; STAGES _ntp_stage_dist's, each
  * the sum of such columns, a name ending in '?' counting 0 where NULL, ';'
- * between stages (an empty stage: NULL). ntp_tap_disarm() after: the tap
- * is complete when every cursor that fed it read to its end, none of its
+ * between stages (an empty stage: NULL). ntp_tap_disarm(N) after, N the
+ * rows of the table written: the tap is complete when it was fed N rows
+ * (a join that unions a merged file's rows with ntp_pair's has rows it
+ * did not see), every cursor that fed it read to its end, none of its
  * values overflowed or failed, and there was a cursor. Then, and only
  * then, ntp_tap_tally() returns what ntp_tally(hdb, grp, tdb) over the
  * rows would, and ntp_tap_take(GROUPS, WHICH) what ntp_dist_cdf_by(GROUPS,
@@ -2846,6 +2848,7 @@ struct tap_stage {
 
 struct ntp_tap {
 	int armed, broken, feeds, open, complete, tallied;
+	int64_t rows;               /* rows fed */
 	int ncomp, nstage;
 	int comp[NTP_DIST_MAX];
 	struct tap_stage stage[NTP_DIST_MAX];
@@ -3075,6 +3078,7 @@ void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t
 		t->broken = 1;
 		return;
 	}
+	t->rows++;
 	g = &t->g[gi];
 	for (int i = 0; i < t->ncomp; i++) {
 		int k = t->comp[i];
@@ -3115,6 +3119,7 @@ static void tap_arm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void)argc;
 	tap_clear(t);
 	t->armed = t->broken = t->feeds = t->open = 0;
+	t->rows = 0;
 	why = comp && stages ? tap_spec(t, comp, stages) : "ntp_tap_arm: text expected";
 	if (why) {
 		sqlite3_result_error(ctx, why, -1);
@@ -3128,8 +3133,12 @@ static void tap_disarm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	struct ntp_tap *t = sqlite3_user_data(ctx);
 
-	(void)argc, (void)argv;
-	t->complete = t->armed && !t->broken && !t->open && t->feeds > 0;
+	(void)argc;
+	/* every row of the table fed, not only those of ntp_pair's arms (a
+	 * merged file's join is read from its tables) */
+	t->complete = t->armed && !t->broken && !t->open && t->feeds > 0 &&
+		      sqlite3_value_type(argv[0]) == SQLITE_INTEGER &&
+		      sqlite3_value_int64(argv[0]) == t->rows;
 	t->armed = 0;
 	if (!t->complete)
 		tap_clear(t);
@@ -3298,7 +3307,7 @@ int ntp_tap_register(sqlite3 *db, struct ntp_tap *t)
 		int nargs;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
 	} f[] = {
-		{ "ntp_tap_arm", 2, tap_arm },       { "ntp_tap_disarm", 0, tap_disarm },
+		{ "ntp_tap_arm", 2, tap_arm },       { "ntp_tap_disarm", 1, tap_disarm },
 		{ "ntp_tap_reset", 0, tap_reset },   { "ntp_tap_served", 0, tap_served },
 		{ "ntp_tap_tally", 0, tap_tally },   { "ntp_tap_take", 2, tap_take },
 	};

@@ -699,8 +699,10 @@ JOIN json_each(a.t) AS e;
 -- the table. Armed before the table's step with the lists of those views'
 -- arguments (the components; each stage's components, '?' where a missing
 -- one counts 0, gen_stage's rule), disarmed after it, emptied after the
--- last view that reads it. Only a table written whole by ntp_pair's
--- scans, each to its end, with no value overflowed, is read from the tap;
+-- last view that reads it (ntp_joined then reads the table). Only a
+-- table written whole by ntp_pair's scans, each to its end, with no
+-- value overflowed, is read from the tap (its every row: a merged file's
+-- arm of ntp_joined reads the file's tables, not ntp_pair);
 -- otherwise, and where a join was refused, the views scan the table as
 -- before (tests compare the two).
 INSERT INTO _ntp_prepare_wrap VALUES
@@ -714,5 +716,5 @@ INSERT INTO _ntp_prepare_wrap VALUES
 --@              FROM (SELECT c.name, c.optional FROM component AS c
 --@                    WHERE c.stage_joined = l.name ORDER BY c.ord)) AS terms
 --@      FROM gen_list AS l WHERE l.list = 'stage' ORDER BY l.i)) AS st)
-   'SELECT ntp_tap_disarm();'),
+   'SELECT ntp_tap_disarm((SELECT count(*) FROM ntp_joined));'),
   ('_ntp_stage_dist', '', 'SELECT ntp_tap_reset();');

@@ -1272,7 +1272,7 @@ static void test_tap(void **state)
 	join = pair_query("host", "target", 1, 0);
 	assert_int_equal(tl_int(s.db, "%s", q), 1);
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (%s LIMIT 3)", join), 3);
-	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm()"), 0);
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm(3)"), 0);
 	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_tally() IS NULL"));
 	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_take('%q', 0) IS NULL", list));
 	/* a whole scan */
@@ -1280,7 +1280,15 @@ static void test_tap(void **state)
 	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (%s)", join),
 			 tl_int(s.db, "SELECT count(*) FROM ntp_joined"));
 	assert_true(tl_int(s.db, "SELECT count(*) FROM ntp_joined") > 500);
-	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm()"), 1);
+	/* a whole scan, but not of every row of the table */
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm((SELECT count(*) + 1 FROM"
+				" ntp_joined))"), 0);
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_tally() IS NULL"));
+	assert_int_equal(tl_int(s.db, "%s", q), 1);
+	assert_int_equal(tl_int(s.db, "SELECT count(*) FROM (%s)", join),
+			 tl_int(s.db, "SELECT count(*) FROM ntp_joined"));
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_disarm((SELECT count(*) FROM ntp_joined))"),
+			 1);
 	sqlite3_free(join);
 	want = rows_text(s.db, "SELECT ntp_tally(hdb, grp, tdb) FROM ntp_joined");
 	got = rows_text(s.db, "SELECT ntp_tap_tally()");
