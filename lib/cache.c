@@ -448,6 +448,38 @@ static int local_error(int code)
 	return ntp_cache_disk_error(code) || (code & 0xff) == SQLITE_NOMEM;
 }
 
+/* What the attached file SCHEMA holds, against _ntp_cache_table: in
+ * OUT[0] its objects, in OUT[1] those that are its tables, _ntp_cache_meta
+ * or an index as _ntp_cache_table lists it, in OUT[2] its tables, in
+ * OUT[3] 1 if _ntp_cache_meta is one row of key KEY. 0, or -1 (not read). */
+static int cache_objects(sqlite3 *db, const char *schema, const char *key, int out[4])
+{
+	char *sql = sqlite3_mprintf(
+		"SELECT (SELECT count(*) FROM \"%w\".sqlite_schema),"
+		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'"
+		"  AND (name = '_ntp_cache_meta' OR name IN (SELECT tbl FROM _ntp_cache_table)))"
+		" + (SELECT count(*) FROM \"%w\".sqlite_schema AS s"
+		"  JOIN _ntp_cache_table AS c ON c.idx = s.name"
+		"  WHERE s.type = 'index' AND s.tbl_name = c.tbl AND s.sql = c.idx_sql),"
+		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'),"
+		" (SELECT count(*) = 1 AND max(key) = ?1 FROM \"%w\"._ntp_cache_meta)",
+		schema, schema, schema, schema, schema);
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			for (int i = 0; i < 4; i++)
+				out[i] = sqlite3_column_int(st, i);
+			rc = 0;
+		}
+	}
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rc;
+}
+
 /* Check the attached cache file against this session (each cached view's
  * columns, exactly its tables and the key's row, that key) and redefine
  * each view as a read of its table, in the plan's order: a view's columns
@@ -463,8 +495,8 @@ static int local_error(int code)
 static int check_cache(sqlite3 *db, const char *key, const char **why, int *missing,
 		       int *local, char *msg, size_t msglen)
 {
-	sqlite3_stmt *st, *o = NULL;
-	int ntables = 0, nindexes = 0, nobjects = -1, nmore = 0, nlack = 0, ok;
+	sqlite3_stmt *st;
+	int ntables = 0, nindexes = 0, nmore = 0, nlack = 0, ok, obj[4];
 
 	*why = "it does not hold the prepared tables";
 	if (exec(db, "SAVEPOINT ntp_cache"))
@@ -512,32 +544,15 @@ static int check_cache(sqlite3 *db, const char *key, const char **why, int *miss
 	}
 	*missing = nlack > 0;
 	/* nothing else: its tables, and each index as _ntp_cache_table says */
-	if (ok && sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM " CACHE_DB ".sqlite_schema),"
-				     " (SELECT count(*) FROM " CACHE_DB ".sqlite_schema WHERE"
-				     "  type = 'table' AND (name = '_ntp_cache_meta' OR name IN"
-				     "  (SELECT tbl FROM _ntp_cache_table)))"
-				     " + (SELECT count(*) FROM " CACHE_DB ".sqlite_schema AS s"
-				     "  JOIN _ntp_cache_table AS c ON c.idx = s.name"
-				     "  WHERE s.type = 'index' AND s.tbl_name = c.tbl"
-				     "  AND s.sql = c.idx_sql),"
-				     " (SELECT count(*) = 1 AND max(key) = ?1 FROM "
-				     CACHE_DB "._ntp_cache_meta)", -1, &o, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(o, 1, key, -1, SQLITE_STATIC);
-		if (sqlite3_step(o) == SQLITE_ROW) {
-			nobjects = sqlite3_column_int(o, 0);
-			ok = nobjects == ntables + nindexes + 1 &&
-			     sqlite3_column_int(o, 1) == nobjects;
-			if (ok && !sqlite3_column_int(o, 2)) {
-				*why = "its key is another run's";
-				ok = 0;
-			}
-		} else {
+	if (ok && !cache_objects(db, CACHE_DB, key, obj)) {
+		ok = obj[0] == ntables + nindexes + 1 && obj[1] == obj[0];
+		if (ok && !obj[3]) {
+			*why = "its key is another run's";
 			ok = 0;
 		}
 	} else {
 		ok = 0;
 	}
-	sqlite3_finalize(o);
 	if (!ok) {
 		exec(db, "ROLLBACK TO ntp_cache; RELEASE ntp_cache;");
 		return -1;
@@ -878,23 +893,19 @@ struct run_file {
 	char schema[24];           /* attached as: _ntp_cache_rR */
 };
 
-/* The select list of cached table TBL of run F's file as this session has
+/* The select list of a cached table of run F's file as this session has
  * it: the columns that name a recording (hdb, tdb, db) mapped from the run
- * alone's names to the session's; and the few values a session takes from
- * all its recordings, not the run's alone, as it takes them (report.sql's
- * ntp_report_group: a group's name with its host's name when there are
- * several hosts, an unmatched group's target driver the least of the
- * targets'; join.sql's ntp_match_stats: every target's records). COLS: the
+ * alone's names to the session's. (What a session takes from all its
+ * recordings, not a run's alone, is in views over the cached tables:
+ * report.sql's ntp_report_group, join.sql's ntp_match_stats.) COLS: the
  * view's columns, comma-separated (columns()). NULL: no memory. */
-static char *run_select(const struct run_file *f, const char *tbl, const char *cols)
+static char *run_select(const struct run_file *f, const char *cols)
 {
 	const char *hs = f->k[0].d->schema, *ts = f->n > 1 ? f->k[1].d->schema : "target";
-	int group = !strcmp(tbl, "_ntp_report_group_cache"), match = !strcmp(tbl,
-									      "_ntp_match_stats_cache");
 	sqlite3_str *q = sqlite3_str_new(NULL);
 	const char *c = cols;
 
-	if (!strcmp(hs, "host") && !strcmp(ts, "target") && !group && !match) {
+	if (!strcmp(hs, "host") && !strcmp(ts, "target")) {
 		sqlite3_str_appendall(q, "*");
 		return sqlite3_str_finish(q);
 	}
@@ -911,18 +922,6 @@ static char *run_select(const struct run_file *f, const char *tbl, const char *c
 		if (!strcmp(col, "hdb") || !strcmp(col, "tdb") || !strcmp(col, "db"))
 			sqlite3_str_appendf(q, "CASE \"%w\" WHEN 'host' THEN %Q WHEN 'target' THEN %Q"
 					    " ELSE \"%w\" END AS \"%w\"", col, hs, ts, col, col);
-		else if (group && !strcmp(col, "name"))
-			sqlite3_str_appendf(q, "\"name\" || CASE WHEN (SELECT count(*) FROM ntp_db"
-					    " WHERE role = 'host') > 1 THEN ' (' || (SELECT d.hostname"
-					    " FROM ntp_db AS d WHERE d.db = %Q) || ')' ELSE '' END"
-					    " AS \"name\"", hs);
-		else if (group && !strcmp(col, "target_driver"))
-			sqlite3_str_appendall(q, "CASE WHEN \"matched\" > 0 THEN \"target_driver\""
-					      " ELSE (SELECT min(t.driver) FROM ntp_db AS t"
-					      " WHERE t.role = 'target') END AS \"target_driver\"");
-		else if (match && !strcmp(col, "target_records"))
-			sqlite3_str_appendall(q, "(SELECT sum(records) FROM ntp_db WHERE role = 'target')"
-					      " AS \"target_records\"");
 		else
 			sqlite3_str_appendf(q, "\"%w\"", col);
 		sqlite3_free(col);
@@ -936,28 +935,10 @@ static char *run_select(const struct run_file *f, const char *tbl, const char *c
  * key's row, its key? */
 static int run_objects_ok(sqlite3 *db, const struct run_file *f, int ntables)
 {
-	char *sql = sqlite3_mprintf(
-		"SELECT (SELECT count(*) FROM \"%w\".sqlite_schema),"
-		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'"
-		"  AND (name = '_ntp_cache_meta' OR name IN (SELECT tbl FROM _ntp_cache_table)))"
-		" + (SELECT count(*) FROM \"%w\".sqlite_schema AS s"
-		"  JOIN _ntp_cache_table AS c ON c.idx = s.name"
-		"  WHERE s.type = 'index' AND s.tbl_name = c.tbl AND s.sql = c.idx_sql),"
-		" (SELECT count(*) FROM \"%w\".sqlite_schema WHERE type = 'table'),"
-		" (SELECT count(*) = 1 AND max(key) = ?1 FROM \"%w\"._ntp_cache_meta)",
-		f->schema, f->schema, f->schema, f->schema, f->schema);
-	sqlite3_stmt *st = NULL;
-	int ok = 0;
+	int obj[4];
 
-	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, f->key, -1, SQLITE_STATIC);
-		ok = sqlite3_step(st) == SQLITE_ROW &&
-		     sqlite3_column_int(st, 0) == sqlite3_column_int(st, 1) &&
-		     sqlite3_column_int(st, 2) == ntables + 1 && sqlite3_column_int(st, 3);
-	}
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return ok;
+	return !cache_objects(db, f->schema, f->key, obj) && obj[0] == obj[1] &&
+	       obj[2] == ntables + 1 && obj[3];
 }
 
 /* Has run F's attached file a table TBL? */
@@ -1062,7 +1043,7 @@ static int check_runs(sqlite3 *db, struct run_file *f, int nruns, sqlite3_str *s
 		q = sqlite3_str_new(NULL);
 		sqlite3_str_appendf(q, "DROP VIEW temp.\"%w\";\nCREATE TEMP VIEW \"%w\" AS ", name, name);
 		for (int r = 0; r < nruns; r++) {
-			char *sel = run_select(&f[r], tbl, want);
+			char *sel = run_select(&f[r], want);
 
 			if (!sel)
 				ok = 0;

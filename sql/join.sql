@@ -240,7 +240,8 @@ INSERT INTO _ntp_view_plan VALUES
   ('_ntp_grp_join_ok', NULL, 0, 1),
   ('_ntp_unmatched_pair', NULL, 0, 1),
   ('ntp_match', NULL, 0, 1),
-  ('ntp_match_stats', 11, 0, 1);
+  ('_ntp_match_stats_run', 11, 0, 1),
+  ('ntp_match_stats', NULL, 0, 1);
 
 -- The thresholds of the report's verdicts, one row: a join refused
 -- (ntp_join_check), a group's numbers flagged (ntp_report_warning). Read
@@ -742,9 +743,10 @@ FROM _ntp_joined_count
 WHERE n > 0
 GROUP BY hdb, grp;
 
--- Match statistics per host database: its records, the targets' records,
--- how many matched and the share of the host's.
-CREATE TEMP VIEW ntp_match_stats AS
+-- ntp_match_stats below without the targets' records, which are every
+-- recording's of the session, not the host's run's alone: what a run
+-- prepared alone keeps (lib/cache.c reads runs kept apart together).
+CREATE TEMP VIEW _ntp_match_stats_run AS
 -- MATERIALIZED: each host's pairs counted once, not once per column
 WITH s AS MATERIALIZED (
   SELECT d.db AS hdb, d.records AS host_records,
@@ -755,10 +757,20 @@ WITH s AS MATERIALIZED (
 SELECT
   hdb,                                                  -- host database
   host_records,                                         -- host's sampled commands
-  (SELECT sum(records) FROM ntp_db WHERE role = 'target') AS target_records, -- all targets'
   matched,                                              -- paired
   100.0 * matched / max(host_records, 1) AS matched_pct -- of the host's records
 FROM s;
+
+-- Match statistics per host database: its records, the targets' records,
+-- how many matched and the share of the host's.
+CREATE TEMP VIEW ntp_match_stats AS
+SELECT
+  hdb,                                                  -- host database
+  host_records,                                         -- host's sampled commands
+  (SELECT sum(records) FROM ntp_db WHERE role = 'target') AS target_records, -- all targets'
+  matched,                                              -- paired
+  matched_pct                                           -- of the host's records
+FROM _ntp_match_stats_run;
 
 -- Host and target recordings that cannot be joined because they were not
 -- recorded at the same time: their wall-clock windows (CLOCK_REALTIME,

@@ -15,7 +15,8 @@
 INSERT INTO _ntp_view_plan VALUES
   ('ntp_host_grp', 6, 0, 0),
   ('_ntp_group_matched', NULL, 0, 1),
-  ('ntp_report_group', 7, 0, 1),
+  ('_ntp_report_group_run', 7, 0, 1),
+  ('ntp_report_group', NULL, 0, 1),
   ('_ntp_report_value', NULL, 0, 1),
   ('ntp_report_component_stats', 8, 0, 1),
   ('ntp_report_warning', NULL, 0, 1),
@@ -74,9 +75,11 @@ SELECT
 FROM ntp_host_grp AS g
 LEFT JOIN ntp_grp_lost AS l ON l.db = g.db AND l.grp = g.grp;
 
--- The groups to report (those with sampled commands), in report order: I/O
--- commands first, then the admin and fabrics commands.
-CREATE TEMP VIEW ntp_report_group AS
+-- ntp_report_group below without what it takes from every recording of
+-- the session, not its group's run alone (a name's host, an unmatched
+-- group's target driver): what a run prepared alone keeps (lib/cache.c
+-- reads runs kept apart together), and ntp_report_group adds those.
+CREATE TEMP VIEW _ntp_report_group_run AS
 SELECT
   x.*,
   -- what makes its numbers unreliable, comma separated (ntp_report_warning
@@ -90,8 +93,7 @@ FROM (
   SELECT
     g.db AS hdb,                            -- host database
     g.grp AS grp,                           -- grp.id there
-    g.name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
-      THEN ' (' || d.hostname || ')' ELSE '' END AS name, -- report name
+    g.name AS name,                         -- report name, without its host's
     g.queue AS queue,                       -- io, admin or fabrics
     g.op AS op,                             -- read, write, ...
     g.bytes AS bytes,                       -- bytes per command
@@ -103,10 +105,9 @@ FROM (
     d.driver AS host_driver,                -- names the host's stages
     d.transport AS transport,               -- names the network
     -- names the target's stages: the driver of the target the group's
-    -- commands were matched on (a mixed set has kernel and SPDK targets)
-    coalesce((SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb),
-             (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target'))
-      AS target_driver,
+    -- commands were matched on (a mixed set has kernel and SPDK targets);
+    -- NULL unmatched
+    (SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb) AS target_driver,
     g.lost AS lost,                         -- sampled records lost, estimated
     100.0 * g.lost / (g.sampled + g.lost) AS lost_pct, -- of sampled + lost, %
     -- a joined group: the same of its target groups (of its identity) on
@@ -125,6 +126,23 @@ FROM (
 ) AS x
 CROSS JOIN ntp_report_threshold AS k
 ORDER BY x.queue != 'io', x.hdb, x.grp;
+
+-- The groups to report (those with sampled commands), in report order: I/O
+-- commands first, then the admin and fabrics commands.
+CREATE TEMP VIEW ntp_report_group AS
+SELECT
+  hdb, grp,
+  -- with its host's name when the session has several hosts
+  name || CASE WHEN (SELECT count(*) FROM ntp_db WHERE role = 'host') > 1
+    THEN ' (' || (SELECT d.hostname FROM ntp_db AS d WHERE d.db = r.hdb) || ')' ELSE '' END
+    AS name,
+  queue, op, bytes, sampled, rate, exact, matched, mode, host_driver, transport,
+  -- an unmatched group's: the least of the session's targets' drivers
+  coalesce(target_driver, (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target'))
+    AS target_driver,
+  lost, lost_pct, target_lost_pct, unreliable
+FROM _ntp_report_group_run AS r
+ORDER BY queue != 'io', hdb, grp;
 
 -- Every component value of the joined groups, long form, from their
 -- matched commands (of the joins ntp_join_check accepts). (A host-only

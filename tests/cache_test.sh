@@ -278,14 +278,14 @@ grep -q "^ntprof: warning: prepared run .* refused: its MAC does not match" err.
 
 # Forged: valid SQLite with other numbers, the MAC left as it was.
 db=$(entry)
-sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;
+sqlite3 "$db" "UPDATE _ntp_report_group_run_cache SET name = 'forged ' || name;
 	UPDATE _ntp_report_component_stats_cache SET p50_ns = p50_ns + 1000000;" || bad "cannot forge"
 "$NTPROF" report -d host.db target.db > got.txt 2> err.txt
 grep -q "refused: its MAC does not match" err.txt && ! grep -q forged got.txt &&
 	cmp -s want.txt got.txt && ok || { bad "a forged cache file: believed:"; cat err.txt >&2; }
 # ... and with a MAC of its own (under another secret)
 db=$(entry)
-sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;"
+sqlite3 "$db" "UPDATE _ntp_report_group_run_cache SET name = 'forged ' || name;"
 head -c 64 /dev/zero | tr '\0' 'a' > "${db%.db}.mac"
 "$NTPROF" report -d host.db target.db > got.txt 2> err.txt
 grep -q "refused: its MAC does not match" err.txt && cmp -s want.txt got.txt && ok ||
@@ -501,7 +501,7 @@ rm -rf "$cache"
 [ ! -e "$cache" ] && cmp -s want.txt got.txt && ok || bad "--no-cache wrote the cache"
 "$NTPROF" report -d host.db target.db > /dev/null 2>&1
 db=$(entry)
-sqlite3 "$db" "UPDATE _ntp_report_group_cache SET name = 'forged ' || name;"
+sqlite3 "$db" "UPDATE _ntp_report_group_run_cache SET name = 'forged ' || name;"
 "$NTPROF" report -d --no-cache host.db target.db > got.txt 2> err.txt
 ! grep -q refused err.txt && cmp -s want.txt got.txt && [ -f "$db" ] && ok ||
 	bad "--no-cache read the cache"
@@ -721,7 +721,7 @@ grep -q "^ *$n AS records" view.txt && ! grep -q "records AS records" view.txt &
 # read-only: SQL typed into it cannot change what the next process reads.
 rm -rf "$cache"
 "$NTPROF" report -d --no-cache host.db target.db > want.txt 2> /dev/null
-"$SHELL_BIN" -c .stages -c "DELETE FROM _ntp_cache._ntp_report_group_cache" host.db target.db \
+"$SHELL_BIN" -c .stages -c "DELETE FROM _ntp_cache._ntp_report_group_run_cache" host.db target.db \
 	> got.txt 2> err.txt
 st=$?
 "$NTPROF" report -d host.db target.db > got2.txt 2> err2.txt
