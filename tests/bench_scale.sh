@@ -35,13 +35,14 @@ export NTPROF_CACHE_DIR="$dir/cache"
 N=$top/ntprof S=$top/ntprof-shell
 iops=20000
 
-# timed NAME CMD...: run CMD pinned, its output thrown away; appends
+# timed NAME CMD...: run CMD pinned ($pin), its output thrown away; appends
 # "NAME seconds KiB" to $dir/times (a failure stops the bench: no figure is
 # made of an error)
+pin="taskset -c 1"
 timed() {
 	name=$1
 	shift
-	if ! /usr/bin/time -f '%e %M' -o "$dir/rt" taskset -c 1 "$@" > /dev/null 2> "$dir/err"
+	if ! /usr/bin/time -f '%e %M' -o "$dir/rt" $pin "$@" > /dev/null 2> "$dir/err"
 	then
 		echo "bench_scale: $name failed: $(tail -3 "$dir/err")" >&2
 		exit 1
@@ -87,6 +88,7 @@ point_sql='SELECT count(*), sum(h_start), sum(h_queue), sum(h_sent), sum(h_r2t_r
  sum(h_data_sent), sum(h_rx), sum(h_rx_drv), sum(h_cqe), sum(h_complete), sum(h_end) FROM cmd'
 
 : > "$dir/rows"
+: > "$dir/free"
 : > "$dir/after"
 : > "$dir/bares"
 for n in $sizes; do
@@ -144,6 +146,21 @@ for n in $sizes; do
 		if (!($1 in f)) { f[$1] = $2 " " $3; order[++k] = $1 } else l[$1] = $2 " " $3 }
 		END { for (i = 1; i <= k; i++) print n, bare, order[i], f[order[i]], l[order[i]] }' \
 		"$dir/times" >> "$dir/after"
+	# the first report as the goal has it, a fresh process on an idle
+	# machine with both CPUs (the recordings' integrity checks run
+	# beside the preparation): rounds of B then a first report, unpinned
+	pin=
+	: > "$dir/times"
+	for round in 1 2 3 4 5; do
+		rm -rf "$dir/cache"
+		timed bare sqlite3 "$dir/h1.db" "$bare_sql"
+		question report "$n" "$dir/h1.db" "$dir/t1.db"
+		echo "bench_scale: $n both CPUs, round $round: $(tail -2 "$dir/times" | tr '\n' ' ')" >&2
+	done
+	pin="taskset -c 1"
+	# free: per round, size, B, the report's seconds and KiB
+	awk -v n="$rows" '$1 == "bare" { b = $2 } $1 == "report" { print n, b, $2, $3 }' \
+		"$dir/times" >> "$dir/free"
 	rm -f "$dir"/h?.db "$dir"/t?.db "$dir/m.db"
 	rm -rf "$dir/cache"
 done
@@ -189,4 +206,25 @@ while read -r n bare q fs fk ls lk; do
 		"$n" "$(label "$q")" "$fs" "$(echo "$fs / $bare" | bc -l)" "$((fk / 1024))" \
 		"$ls" "$(echo "$ls / $bare" | bc -l)" "$((lk / 1024))"
 done < "$dir/after"
+echo
+cat <<EOF2
+The first report on both CPUs, as the goal has it (a fresh process on an
+idle machine; the recordings' integrity checks run on the other CPU
+beside the preparation): 5 rounds, each B then a first report (no
+prepared run), neither pinned. Per size, the report's median and range
+in seconds, and its median and range in the same round's B.
+
+| commands a side | B, median | first report, median | range | in B, median | range in B | RSS, at most |
+|---:|---:|---:|---:|---:|---:|---:|
+EOF2
+# median and range of column C of the rounds of size N
+col() {
+	awk -v n="$1" '$1 == n' "$dir/free" | awk "{ print $2 }" | sort -g |
+		awk '{ v[NR] = $1 } END { printf "%s %s %s", v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
+for n in $(awk '{ print $1 }' "$dir/free" | uniq); do
+	set -- $(col "$n" '$2') $(col "$n" '$3') $(col "$n" '$3 / $2') $(col "$n" '$4')
+	printf '| %s | %.2f s | %.2f s | %.2f to %.2f s | %.1f | %.1f to %.1f | %d MB |\n' \
+		"$n" "$1" "$4" "$5" "$6" "$7" "$8" "$9" "$((${12} / 1024))"
+done
 echo
