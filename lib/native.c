@@ -2861,7 +2861,7 @@ struct ntp_tap_feed {
 	struct ntp_tap *t;
 	char *hdb, *tdb;
 	size_t last;                /* the group of the last row + 1; 0: none */
-	size_t lastc;               /* its count of tdb */
+	size_t lastc;               /* its count of tdb + 1 (reset with last); 0: none */
 };
 
 static void tap_clear(struct ntp_tap *t)
@@ -3043,7 +3043,9 @@ static int tap_add(struct dagg *d, int i, int64_t x)
 /* A count of F's target in group G: 0 or -1 (no memory). */
 static int tap_count(struct ntp_tap_feed *f, struct tap_group *g)
 {
-	if (f->lastc && !strcmp(g->c[f->lastc - 1].tdb, f->tdb)) {
+	/* the feed's target never changes, and lastc is reset with the
+	 * group: the count it names is the feed's target's */
+	if (f->lastc) {
 		g->c[f->lastc - 1].n++;
 		return 0;
 	}
