@@ -55,9 +55,11 @@
  * computed here from the stored points (lib/span.c) rather than read
  * through the view, which cost more than reading cmd. Rows: ht, tt, grp,
  * off, hmid (sent_ns + wait_ns / 2), xmid (rx_ns + t_e2e / 2, the middle on
- * the target's clock), h0... (host_pass below) and x0... (target_pass) for
- * each host command that paired, in the host's order. tests/test_stats.c
- * compares them with the pair arm's.
+ * the target's clock), the host's values of host_pass below and the
+ * target's of target_pass, each named as its ntp_cmd_span column, and
+ * wire (h_wait - (t_e2e - ifnull(t_data_wait, 0)), as SQL computes it),
+ * for each host command that paired, in the host's order.
+ * tests/test_stats.c compares them with the pair arm's.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,11 +77,11 @@ SQLITE_EXTENSION_INIT3
 #include "ntprof_abi.h"
 #include "span.h"
 
-/* Values passed through per side (the vtab's h0.. and x0.. columns). */
+/* Room for the values passed through per side (struct prow). */
 #define NTP_PAIR_PASS 10
 
-/* The ntp_cmd_span columns passed through: the host's as h0..h8, the
- * target's as x0..x5 (sql/prelude.sql names them). */
+/* The ntp_cmd_span columns passed through, the host's and the target's:
+ * the vtab's columns of their names. */
 static const int host_pass[] = {
 	NTP_SPAN_host_h_blk_sub, NTP_SPAN_host_h_drv_sub, NTP_SPAN_host_h_r2t,
 	NTP_SPAN_host_h_wait, NTP_SPAN_host_h_rx_path, NTP_SPAN_host_h_drv_cpl,
@@ -114,9 +116,10 @@ _Static_assert(S_POINTS + NTP_MAX_POINTS <= H_KEYS + NTP_PAIR_PASS &&
 	       NPASS(host_pass) <= NTP_PAIR_PASS && NPASS(target_pass) <= NTP_PAIR_PASS,
 	       "struct prow holds a stored row and the values passed");
 
-/* The vtab's columns. */
-enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NTP_PAIR_PASS,
-       C_SRC = C_X0 + NTP_PAIR_PASS, C_GQ, C_HQ, C_TQ, C_CQ, C_DQ, C_HN, C_TN, C_N };
+/* The vtab's columns: host_pass's from C_H0, target_pass's from C_X0. */
+enum { C_HT, C_TT, C_GRP, C_OFF, C_HMID, C_XMID, C_H0, C_X0 = C_H0 + NPASS(host_pass),
+       C_WIRE = C_X0 + NPASS(target_pass), C_SRC, C_GQ, C_HQ, C_TQ, C_CQ, C_DQ, C_HN, C_TN,
+       C_N };
 
 /* One row of either side: its integers, and which are NULL. */
 struct prow {
@@ -144,6 +147,9 @@ struct pair_vtab {
 	sqlite3 *db;
 	const char *name;    /* the module's, which begins its errors */
 	struct ntp_tap *tap; /* the connection's (lib/native.c) */
+	int tap_col[NTP_JOINED_NV]; /* the column of each of ntp_joined_names */
+	int wire[3];                /* h_wait's index in host_pass, t_e2e's and
+				     * t_data_wait's in target_pass */
 };
 
 /* The module's name, for its cursor C's errors. */
@@ -624,29 +630,59 @@ static int derive(struct pair_cur *c, const struct prow *g)
 	return over ? overflow(c, "host command", h) : SQLITE_OK;
 }
 
-/* The joined command's values into the tap (ntp_joined_names' order):
- * ntp_joined's columns as the native arm of sql/prelude.sql computes them
- * from this cursor's, wire as h_wait - (t_e2e - ifnull(t_data_wait, 0)). */
+/* The index of SPAN in PASS (N of them), or -1. */
+static int pass_index(const int *pass, int n, int span)
+{
+	for (int i = 0; i < n; i++)
+		if (pass[i] == span)
+			return i;
+	return -1;
+}
+
+/* Column COL of C's row, one of the passed values or wire, into *V; wire
+ * as SQL computes h_wait - (t_e2e - ifnull(t_data_wait, 0)): NULL where
+ * h_wait or t_e2e is, and where a difference overflows, *OVER set and
+ * *REAL the REAL SQLite makes of it. */
+static struct nint value_of(const struct pair_cur *c, int col, int *over, double *real)
+{
+	const struct pair_vtab *vt = (const struct pair_vtab *)c->base.pVtab;
+	struct nint w, e, d, in, r;
+	int o = 0;
+
+	if (col < C_X0)
+		return nget(&c->host, H_KEYS + col - C_H0);
+	if (col < C_WIRE)
+		return nget(&c->out_x, X_KEYS + col - C_X0);
+	w = nget(&c->host, H_KEYS + vt->wire[0]);
+	e = nget(&c->out_x, X_KEYS + vt->wire[1]);
+	d = nget(&c->out_x, X_KEYS + vt->wire[2]);
+	if (d.null)
+		d = nk(0);
+	in = nsub(e, d, &o);
+	if (o) {
+		*over = 1;
+		*real = (double)w.v - ((double)e.v - (double)d.v);
+		return (struct nint){ 0, w.null || e.null };
+	}
+	r = nsub(w, in, &o);
+	if (o) {
+		*over = 1;
+		*real = (double)w.v - (double)in.v;
+	}
+	return r;
+}
+
+/* The joined command's values into the tap (ntp_joined_names' order),
+ * from the columns of their names. */
 static void tap_push(struct pair_cur *c)
 {
-	static const int hcol[] = { 0, 1, 2, -1, -1, -1, -1, -1, 4, 5, 6, 7, 8 };
-	static const int xcol[] = { -1, -1, -1, -1, 2, 3, 4, 5, -1, -1, -1, -1, -1 };
-	_Static_assert(sizeof(hcol) / sizeof(hcol[0]) == NTP_JOINED_NV &&
-		       sizeof(xcol) / sizeof(xcol[0]) == NTP_JOINED_NV,
-		       "a column of each of ntp_joined_names");
+	const int *col = ((struct pair_vtab *)c->base.pVtab)->tap_col;
 	struct prow v = { .null = 0 };
-	struct nint x1 = nget(&c->out_x, X_KEYS + 1);
 	int over = 0;
+	double real;
 
 	for (int i = 0; i < NTP_JOINED_NV; i++)
-		if (hcol[i] >= 0)
-			nset(&v, i, nget(&c->host, H_KEYS + hcol[i]));
-		else if (xcol[i] >= 0)
-			nset(&v, i, nget(&c->out_x, X_KEYS + xcol[i]));
-	if (x1.null)
-		x1 = nk(0);
-	nset(&v, 3, nsub(nget(&c->host, H_KEYS + 3),
-			 nsub(nget(&c->out_x, X_KEYS + 0), x1, &over), &over));
+		nset(&v, i, value_of(c, col[i], &over, &real));
 	ntp_tap_row(c->feed, c->host.v[H_GRP], v.v, v.null, over);
 }
 
@@ -885,16 +921,21 @@ static int pair_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 		sqlite3_result_int(ctx, c->host.direct | c->out_x.direct << 1);
 		return SQLITE_OK;
 	default:
-		if (col >= C_H0 && col < C_H0 + NTP_PAIR_PASS && R_KEYS + col - C_H0 < NH) {
-			r = &c->host;
-			i = H_KEYS + col - C_H0;
-		} else if (col >= C_X0 && col < C_X0 + NTP_PAIR_PASS &&
-			   X_KEYS + col - C_X0 < NX) {
-			r = &c->out_x;
-			i = X_KEYS + col - C_X0;
+		if (col >= C_H0 && col <= C_WIRE) {
+			int over = 0;
+			double real;
+			struct nint v = value_of(c, col, &over, &real);
+
+			if (v.null)
+				return SQLITE_OK;
+			if (over)
+				sqlite3_result_double(ctx, real);
+			else
+				sqlite3_result_int64(ctx, v.v);
 		}
+		return SQLITE_OK;
 	}
-	if (r && !isnull(r, i))
+	if (!isnull(r, i))
 		sqlite3_result_int64(ctx, r->v[i]);
 	return SQLITE_OK;
 }
@@ -961,6 +1002,15 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
+/* The index in PASS (N of them) of the column named NAME, or -1. */
+static int pass_name(const int *pass, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(ntp_span_names[pass[i]], name))
+			return i;
+	return -1;
+}
+
 static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			sqlite3_vtab **out, char **err)
 {
@@ -971,17 +1021,16 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 
 	(void)argc;
 	(void)argv;
-	(void)err;
 	/* INTEGER where the pair arm's column is a table's (cmd.t, cmd.grp):
 	 * a table made of the rows has the same column affinities, and an
 	 * index on ht serves a look-up by an integer */
 	sqlite3_str_appendall(s, "CREATE TABLE x(ht INTEGER, tt INTEGER, grp INTEGER, off, hmid,"
 			      " xmid");
-	for (int i = 0; i < NTP_PAIR_PASS; i++)
-		sqlite3_str_appendf(s, ", h%d", i);
-	for (int i = 0; i < NTP_PAIR_PASS; i++)
-		sqlite3_str_appendf(s, ", x%d", i);
-	sqlite3_str_appendall(s, ", src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
+	for (int i = 0; i < NPASS(host_pass); i++)
+		sqlite3_str_appendf(s, ", %s", ntp_span_names[host_pass[i]]);
+	for (int i = 0; i < NPASS(target_pass); i++)
+		sqlite3_str_appendf(s, ", %s", ntp_span_names[target_pass[i]]);
+	sqlite3_str_appendall(s, ", wire, src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
 			      " direct HIDDEN, hdb HIDDEN, tdb HIDDEN)");
 	decl = sqlite3_str_finish(s);
 	if (!decl)
@@ -1000,6 +1049,31 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	vt->db = db;
 	vt->name = "ntp_pair";
 	vt->tap = aux;
+	vt->wire[0] = pass_index(host_pass, NPASS(host_pass), NTP_SPAN_host_h_wait);
+	vt->wire[1] = pass_index(target_pass, NPASS(target_pass), NTP_SPAN_target_t_e2e);
+	vt->wire[2] = pass_index(target_pass, NPASS(target_pass), NTP_SPAN_target_t_data_wait);
+	if (vt->wire[0] < 0 || vt->wire[1] < 0 || vt->wire[2] < 0) {
+		*err = sqlite3_mprintf("ntp_pair: wire's terms are not passed");
+		sqlite3_free(vt);
+		return SQLITE_ERROR;
+	}
+	/* the tap's values by name: each of ntp_joined_names is a column */
+	for (int i = 0; i < NTP_JOINED_NV; i++) {
+		const char *n = ntp_joined_names[i];
+		int k;
+
+		if (!strcmp(n, "wire")) {
+			vt->tap_col[i] = C_WIRE;
+		} else if ((k = pass_name(host_pass, NPASS(host_pass), n)) >= 0) {
+			vt->tap_col[i] = C_H0 + k;
+		} else if ((k = pass_name(target_pass, NPASS(target_pass), n)) >= 0) {
+			vt->tap_col[i] = C_X0 + k;
+		} else {
+			*err = sqlite3_mprintf("ntp_pair: no column %s", n);
+			sqlite3_free(vt);
+			return SQLITE_ERROR;
+		}
+	}
 	*out = &vt->base;
 	return SQLITE_OK;
 }

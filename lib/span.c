@@ -30,6 +30,12 @@ static const struct span_def {
 #undef NTP_SPAN
 };
 
+const char *const ntp_span_names[NTP_SPAN_N] = {
+#define NTP_SPAN(role, col, abs_, keep_, points_) [NTP_SPAN_##role##_##col] = #col,
+#include "ntp_span_cols.h"
+#undef NTP_SPAN
+};
+
 int ntp_span_value(int col, const struct ntp_span_in *in, int64_t *out, int *null)
 {
 	const struct span_def *d = &span_def[col];

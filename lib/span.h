@@ -21,6 +21,9 @@ enum ntp_span_col {
 	NTP_SPAN_N
 };
 
+/* Each column's name in the view, by its enum ntp_span_col. */
+extern const char *const ntp_span_names[NTP_SPAN_N];
+
 /* One command as cmd stores it: mono_start (meta's), t, and the role's
  * points in ABI order (bpf/ntprof_abi.h), bit i of null set where point i
  * is NULL. */

@@ -314,29 +314,31 @@ SELECT * FROM (
 -- instead of a seek into the target's view per host command. ntp_pair
 -- computes the windows of rules a and b as hx and hm do above, from the
 -- values these queries read. Used where native functions are (not in plain
--- sqlite3); tests compare its rows with the pair arm's.
+-- sqlite3); tests compare its rows with the pair arm's. ntp_pair's
+-- columns have the names of the host's and the target's ntp_cmd_span
+-- columns it computes, and wire is computed there too (the join's tap,
+-- native.sql, takes the same values by these names).
 SELECT
   '@h@' AS hdb, p.ht AS ht, '@t@' AS tdb, p.tt AS tt, p.grp AS grp,
   (p.xmid - p.off) - p.hmid AS skew_ns,
   -- h_r2t is cmd.h_data_sent there: the same INTEGER affinity
-  p.h0 AS h_blk_sub, p.h1 AS h_drv_sub, CAST(p.h2 AS INTEGER) AS h_r2t,
-  p.h3 - (p.x0 - ifnull(p.x1, 0)) AS wire,
-  p.x2 AS t_rx_path, p.x3 AS t_drv_sub, p.x4 AS t_storage, p.x5 AS t_drv_cpl,
-  p.h4 AS h_rx_path, p.h5 AS h_drv_cpl, p.h6 AS h_blk_cpl, p.h7 AS h_handoff,
-  p.h8 AS e2e
+  p.h_blk_sub AS h_blk_sub, p.h_drv_sub AS h_drv_sub, CAST(p.h_r2t AS INTEGER) AS h_r2t,
+  p.wire AS wire,
+  p.t_rx_path AS t_rx_path, p.t_drv_sub AS t_drv_sub, p.t_storage AS t_storage,
+  p.t_drv_cpl AS t_drv_cpl,
+  p.h_rx_path AS h_rx_path, p.h_drv_cpl AS h_drv_cpl, p.h_blk_cpl AS h_blk_cpl,
+  p.h_handoff AS h_handoff, p.e2e AS e2e
 FROM ntp_pair(
   -- the host's and target's group pairs, with the clocks' mapping
   'SELECT hgrp, tgrp, mono_off, mono_shift, drift_ppb, host_mono, window_ns
    FROM _ntp_grp_pair WHERE hdb = ''@h@'' AND tdb = ''@t@''',
   -- the host's commands as stored from t = ?1 on (ntp_pair computes their
-  -- ntp_cmd_span values: h0..h8 are h_blk_sub, h_drv_sub, h_r2t, h_wait,
-  -- h_rx_path, h_drv_cpl, h_blk_cpl, h_handoff and e2e): t, grp, qid, cid,
-  -- slba, mono_start, then the points
+  -- ntp_cmd_span values): t, grp, qid, cid, slba, mono_start, then the
+  -- points
   'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
 --@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'host' ORDER BY ord)
    FROM "@h@".cmd AS c, "@h@".meta AS m WHERE c.t >= ?1',
-  -- the target's records from t = ?1 on, the same way (x0..x5: t_e2e,
-  -- t_data_wait, t_rx_path, t_drv_sub, t_storage and t_drv_cpl)
+  -- the target's records from t = ?1 on, the same way
   'SELECT c.t, c.grp, c.qid, c.cid, c.slba, m.mono_start,
 --@ SELECT wrap('c.' || name, -92, '     ', ', ') FROM (SELECT name FROM point WHERE role = 'target' ORDER BY ord)
    FROM "@t@".cmd AS c, "@t@".meta AS m WHERE c.t >= ?1',
