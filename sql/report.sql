@@ -137,8 +137,15 @@ SELECT
     THEN ' (' || (SELECT d.hostname FROM ntp_db AS d WHERE d.db = r.hdb) || ')' ELSE '' END
     AS name,
   queue, op, bytes, sampled, rate, exact, matched, mode, host_driver, transport,
-  -- an unmatched group's: the least of the session's targets' drivers
-  coalesce(target_driver, (SELECT min(t.driver) FROM ntp_db AS t WHERE t.role = 'target'))
+  -- an unmatched group's: the least of its run's targets' drivers (the
+  -- runs of a comparison may differ in them; a merged file's hosts are in
+  -- no run of ntp_run: the least of every target's)
+  coalesce(target_driver, (SELECT min(t.driver) FROM ntp_db AS t
+                           WHERE t.role = 'target'
+                             AND (t.db IN (SELECT tr.db FROM ntp_run AS hr
+                                           JOIN ntp_run AS tr ON tr.ord = hr.ord
+                                           WHERE hr.db = r.hdb)
+                                  OR NOT EXISTS (SELECT 1 FROM ntp_run WHERE db = r.hdb))))
     AS target_driver,
   lost, lost_pct, target_lost_pct, unreliable
 FROM _ntp_report_group_run AS r

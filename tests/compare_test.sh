@@ -640,6 +640,15 @@ expect "compare kern/spdk --csv: each run's own label" \
 	"$(csv_row diff.csv host_driver 0 label)|$(csv_row diff.csv host_driver 1 label)" \
 	"host driver|host driver (SPDK)"
 check_formats cmp-spdk "" kern,spdk base-h.db,base-t.db sp-h.db,sp-t.db
+# A group with no matched command (its run's join refused: the recordings
+# do not overlap) is named by its own run's target driver, not by the
+# least of every run's
+"$GEN" -o spu-h.db -t spu-t.db -n 3 -x 112 -d host=spdk -d target=spdk -H 0,1 -T 2,3 \
+	> /dev/null || bad "generator spu"
+expect "compare kern/spdk unmatched: each group's target driver" "$("$SHELL_BIN" -noheader -csv \
+	-c "SELECT group_concat(mode || ' ' || (matched > 0) || ' ' || target_driver, ', ') FROM
+	    (SELECT * FROM ntp_report_group ORDER BY hdb)" --label kern,spdk base-h.db,base-t.db \
+	spu-h.db,spu-t.db 2> err.txt | tr -d '\r')" '"joined 1 kernel, host 0 spdk"'
 # A run without a group in common with the first (reads against writes) is
 # refused in every format, with what each run has
 "$GEN" -o wr-h.db -t wr-t.db -n 0.5 -x 131 -w 1 || bad "generator wr"
