@@ -2807,7 +2807,7 @@ static void tally_final(sqlite3_context *ctx)
  * ntp_tap_arm(COMPONENTS, STAGES), before the table is written, empties
  * the tap and has every ntp_pair cursor filtered from then on feed it.
  * COMPONENTS names _ntp_component_dist's arguments, ntp_joined's columns
- * (ntp_joined_names), separated by spaces; STAGES _ntp_stage_dist's, each
+ * (ntp_pair's value columns of the same names), separated by spaces; STAGES _ntp_stage_dist's, each
  * the sum of such columns, a name ending in '?' counting 0 where NULL, ';'
  * between stages (an empty stage: NULL). ntp_tap_disarm(N) after, N the
  * rows of the table written: the tap is complete when it was fed N rows
@@ -2822,11 +2822,6 @@ static void tally_final(sqlite3_context *ctx)
  * frees what is left; ntp_tap_served() counts the answers given since the
  * connection opened (for the tests: that the tap is used).
  */
-const char *const ntp_joined_names[NTP_JOINED_NV] = {
-	"h_blk_sub", "h_drv_sub", "h_r2t", "wire", "t_rx_path", "t_drv_sub", "t_storage",
-	"t_drv_cpl", "h_rx_path", "h_drv_cpl", "h_blk_cpl", "h_handoff", "e2e",
-};
-
 struct tap_count {
 	char *tdb;
 	int64_t n;
@@ -2837,13 +2832,13 @@ struct tap_group {
 	int64_t grp;
 	struct dagg *d[2];          /* the components', the stages'; NULL once given */
 	struct tap_count *c;        /* rows per target */
-	size_t nc;
+	size_t nc, capc;
 };
 
 struct tap_stage {
 	int n;                      /* terms */
-	int col[NTP_JOINED_NV];
-	int opt[NTP_JOINED_NV];     /* NULL counts 0 */
+	int col[NTP_PAIR_NV];
+	int opt[NTP_PAIR_NV];       /* NULL counts 0 */
 };
 
 struct ntp_tap {
@@ -2905,12 +2900,15 @@ void ntp_tap_free(void *p)
 	sqlite3_free(t);
 }
 
-/* The column of ntp_joined_names named by the LEN bytes at P, or -1. */
+/* The value of ntp_pair named by the LEN bytes at P, or -1. */
 static int tap_col(const char *p, size_t len)
 {
-	for (int i = 0; i < NTP_JOINED_NV; i++)
-		if (strlen(ntp_joined_names[i]) == len && !memcmp(ntp_joined_names[i], p, len))
+	for (int i = 0; i < NTP_PAIR_NV; i++) {
+		const char *n = ntp_pair_value_name(i);
+
+		if (strlen(n) == len && !memcmp(n, p, len))
 			return i;
+	}
 	return -1;
 }
 
@@ -2941,7 +2939,7 @@ static const char *tap_spec(struct ntp_tap *t, const char *comp, const char *sta
 			int opt = len && p[len - 1] == '?';
 
 			if (len) {
-				if (s->n == NTP_JOINED_NV ||
+				if (s->n == NTP_PAIR_NV ||
 				    (s->col[s->n] = tap_col(p, len - (size_t)opt)) < 0)
 					return "ntp_tap_arm: no such column of ntp_joined";
 				s->opt[s->n++] = opt;
@@ -3055,7 +3053,7 @@ static int tap_count(struct ntp_tap_feed *f, struct tap_group *g)
 			f->lastc = j + 1;
 			return 0;
 		}
-	struct tap_count *c = sqlite3_realloc64(g->c, (g->nc + 1) * sizeof(*c));
+	struct tap_count *c = room(g->c, g->nc, &g->capc, sizeof(*c), 4);
 
 	if (!c)
 		return -1;
@@ -3167,16 +3165,14 @@ static int tap_count_cmp(const void *pa, const void *pb)
 {
 	const struct tap_count *const *a = pa, *const *b = pb;
 	const struct tap_group *ga = (const void *)a[1], *gb = (const void *)b[1];
-	size_t la = strlen(ga->hdb), lb = strlen(gb->hdb);
-	int c = memcmp(ga->hdb, gb->hdb, la < lb ? la : lb);
+	/* BINARY's order: strcmp's, the names holding no NUL */
+	int c = strcmp(ga->hdb, gb->hdb);
 
-	if (c || la != lb)
-		return c ? c : la < lb ? -1 : 1;
+	if (c)
+		return c;
 	if (ga->grp != gb->grp)
 		return ga->grp < gb->grp ? -1 : 1;
-	la = strlen(a[0]->tdb), lb = strlen(b[0]->tdb);
-	c = memcmp(a[0]->tdb, b[0]->tdb, la < lb ? la : lb);
-	return c ? c : la == lb ? 0 : la < lb ? -1 : 1;
+	return strcmp(a[0]->tdb, b[0]->tdb);
 }
 
 /* ntp_tally(hdb, grp, tdb)'s JSON: [[hdb, grp, tdb, n], ...] in its order. */

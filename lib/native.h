@@ -28,11 +28,13 @@ int ntp_pair_register(sqlite3 *db);
  * ntp_pair filtered while the tap is armed feeds it: ntp_tap_begin (NULL:
  * not armed), ntp_tap_row for each joined command, ntp_tap_end (AT_END 0:
  * the cursor stopped before its end, and the tap is not used). A row's
- * values are ntp_joined's columns of these names, in this order; bit i of
- * NULL set where value i is NULL; OVER where one overflowed.
+ * values are ntp_pair's value columns, in their order, each named by
+ * ntp_pair_value_name (ntp_joined's columns of the same names are those
+ * values); bit i of NULL set where value i is NULL; OVER where one
+ * overflowed.
  */
-#define NTP_JOINED_NV 13
-extern const char *const ntp_joined_names[NTP_JOINED_NV];
+#define NTP_PAIR_NV 16
+const char *ntp_pair_value_name(int i);
 struct ntp_tap;
 struct ntp_tap_feed;
 struct ntp_tap *ntp_tap_new(void);

@@ -147,7 +147,6 @@ struct pair_vtab {
 	sqlite3 *db;
 	const char *name;    /* the module's, which begins its errors */
 	struct ntp_tap *tap; /* the connection's (lib/native.c) */
-	int tap_col[NTP_JOINED_NV]; /* the column of each of ntp_joined_names */
 	int wire[3];                /* h_wait's index in host_pass, t_e2e's and
 				     * t_data_wait's in target_pass */
 };
@@ -672,17 +671,23 @@ static struct nint value_of(const struct pair_cur *c, int col, int *over, double
 	return r;
 }
 
-/* The joined command's values into the tap (ntp_joined_names' order),
- * from the columns of their names. */
+_Static_assert(NTP_PAIR_NV == C_WIRE + 1 - C_H0, "the tap's values are the vtab's");
+
+const char *ntp_pair_value_name(int i)
+{
+	return i < C_X0 - C_H0 ? ntp_span_names[host_pass[i]] :
+	       i < C_WIRE - C_H0 ? ntp_span_names[target_pass[i - (C_X0 - C_H0)]] : "wire";
+}
+
+/* The joined command's values into the tap: the vtab's, in order. */
 static void tap_push(struct pair_cur *c)
 {
-	const int *col = ((struct pair_vtab *)c->base.pVtab)->tap_col;
 	struct prow v = { .null = 0 };
 	int over = 0;
 	double real;
 
-	for (int i = 0; i < NTP_JOINED_NV; i++)
-		nset(&v, i, value_of(c, col[i], &over, &real));
+	for (int i = 0; i < NTP_PAIR_NV; i++)
+		nset(&v, i, value_of(c, C_H0 + i, &over, &real));
 	ntp_tap_row(c->feed, c->host.v[H_GRP], v.v, v.null, over);
 }
 
@@ -1002,15 +1007,6 @@ static int pair_best_index(sqlite3_vtab *vt, sqlite3_index_info *info)
 	return SQLITE_OK;
 }
 
-/* The index in PASS (N of them) of the column named NAME, or -1. */
-static int pass_name(const int *pass, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ntp_span_names[pass[i]], name))
-			return i;
-	return -1;
-}
-
 static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			sqlite3_vtab **out, char **err)
 {
@@ -1026,11 +1022,9 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 	 * index on ht serves a look-up by an integer */
 	sqlite3_str_appendall(s, "CREATE TABLE x(ht INTEGER, tt INTEGER, grp INTEGER, off, hmid,"
 			      " xmid");
-	for (int i = 0; i < NPASS(host_pass); i++)
-		sqlite3_str_appendf(s, ", %s", ntp_span_names[host_pass[i]]);
-	for (int i = 0; i < NPASS(target_pass); i++)
-		sqlite3_str_appendf(s, ", %s", ntp_span_names[target_pass[i]]);
-	sqlite3_str_appendall(s, ", wire, src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
+	for (int i = 0; i < NTP_PAIR_NV; i++)
+		sqlite3_str_appendf(s, ", %s", ntp_pair_value_name(i));
+	sqlite3_str_appendall(s, ", src, gp HIDDEN, host HIDDEN, target HIDDEN, count HIDDEN,"
 			      " direct HIDDEN, hdb HIDDEN, tdb HIDDEN)");
 	decl = sqlite3_str_finish(s);
 	if (!decl)
@@ -1056,23 +1050,6 @@ static int pair_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
 		*err = sqlite3_mprintf("ntp_pair: wire's terms are not passed");
 		sqlite3_free(vt);
 		return SQLITE_ERROR;
-	}
-	/* the tap's values by name: each of ntp_joined_names is a column */
-	for (int i = 0; i < NTP_JOINED_NV; i++) {
-		const char *n = ntp_joined_names[i];
-		int k;
-
-		if (!strcmp(n, "wire")) {
-			vt->tap_col[i] = C_WIRE;
-		} else if ((k = pass_name(host_pass, NPASS(host_pass), n)) >= 0) {
-			vt->tap_col[i] = C_H0 + k;
-		} else if ((k = pass_name(target_pass, NPASS(target_pass), n)) >= 0) {
-			vt->tap_col[i] = C_X0 + k;
-		} else {
-			*err = sqlite3_mprintf("ntp_pair: no column %s", n);
-			sqlite3_free(vt);
-			return SQLITE_ERROR;
-		}
 	}
 	*out = &vt->base;
 	return SQLITE_OK;
