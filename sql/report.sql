@@ -76,9 +76,9 @@ FROM ntp_host_grp AS g
 LEFT JOIN ntp_grp_lost AS l ON l.db = g.db AND l.grp = g.grp;
 
 -- ntp_report_group below without what it takes from every recording of
--- the session, not its group's run alone (a name's host, an unmatched
--- group's target driver): what a run prepared alone keeps (lib/cache.c
--- reads runs kept apart together), and ntp_report_group adds those.
+-- the session, not its group's run alone (a name's host): what a run
+-- prepared alone keeps (lib/cache.c reads runs kept apart together), and
+-- ntp_report_group adds it.
 CREATE TEMP VIEW _ntp_report_group_run AS
 SELECT
   x.*,
@@ -106,8 +106,17 @@ FROM (
     d.transport AS transport,               -- names the network
     -- names the target's stages: the driver of the target the group's
     -- commands were matched on (a mixed set has kernel and SPDK targets);
-    -- NULL unmatched
-    (SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb) AS target_driver,
+    -- unmatched, the least of its run's targets' drivers (the runs of a
+    -- comparison may differ in them; a merged file's hosts are in no run
+    -- of ntp_run: the least of every target's)
+    coalesce((SELECT t.driver FROM ntp_db AS t WHERE t.db = m.tdb),
+             (SELECT min(t.driver) FROM ntp_db AS t
+              WHERE t.role = 'target'
+                AND (t.db IN (SELECT tr.db FROM ntp_run AS hr
+                              JOIN ntp_run AS tr ON tr.ord = hr.ord
+                              WHERE hr.db = g.db)
+                     OR NOT EXISTS (SELECT 1 FROM ntp_run WHERE db = g.db))))
+      AS target_driver,
     g.lost AS lost,                         -- sampled records lost, estimated
     100.0 * g.lost / (g.sampled + g.lost) AS lost_pct, -- of sampled + lost, %
     -- a joined group: the same of its target groups (of its identity) on
@@ -137,17 +146,7 @@ SELECT
     THEN ' (' || (SELECT d.hostname FROM ntp_db AS d WHERE d.db = r.hdb) || ')' ELSE '' END
     AS name,
   queue, op, bytes, sampled, rate, exact, matched, mode, host_driver, transport,
-  -- an unmatched group's: the least of its run's targets' drivers (the
-  -- runs of a comparison may differ in them; a merged file's hosts are in
-  -- no run of ntp_run: the least of every target's)
-  coalesce(target_driver, (SELECT min(t.driver) FROM ntp_db AS t
-                           WHERE t.role = 'target'
-                             AND (t.db IN (SELECT tr.db FROM ntp_run AS hr
-                                           JOIN ntp_run AS tr ON tr.ord = hr.ord
-                                           WHERE hr.db = r.hdb)
-                                  OR NOT EXISTS (SELECT 1 FROM ntp_run WHERE db = r.hdb))))
-    AS target_driver,
-  lost, lost_pct, target_lost_pct, unreliable
+  target_driver, lost, lost_pct, target_lost_pct, unreliable
 FROM _ntp_report_group_run AS r
 ORDER BY queue != 'io', hdb, grp;
 
