@@ -2796,20 +2796,23 @@ static void tally_final(sqlite3_context *ctx)
 }
 
 /*
- * The join's tap: what the native _ntp_joined_count, _ntp_component_dist
- * and _ntp_stage_dist (sql/native.sql) compute over the joined commands,
- * ntp_tally's counts and ntp_dist_cdf_by's statistics of each group, taken
- * from ntp_pair's rows (lib/pair.c) while the preparation writes
- * ntp_joined's table. Those scans of the table cost about a bare scan of
- * a recording each, most of it SQLite's calls per column, for values the
- * pairing computed a moment before.
+ * The join's tap: what the native _ntp_joined_count, _ntp_component_dist,
+ * _ntp_stage_dist and _ntp_tail_band (sql/native.sql) compute over the
+ * joined commands, ntp_tally's counts, ntp_dist_cdf_by's statistics and
+ * ntp_bands_by's tail bands of each group, taken from ntp_pair's rows
+ * (lib/pair.c) while the preparation writes ntp_joined's table. Those
+ * scans of the table cost about a bare scan of a recording each, most of
+ * it SQLite's calls per column, for values the pairing computed a moment
+ * before.
  *
- * ntp_tap_arm(COMPONENTS, STAGES), before the table is written, empties
- * the tap and has every ntp_pair cursor filtered from then on feed it.
- * COMPONENTS names _ntp_component_dist's arguments, ntp_joined's columns
- * (ntp_pair's value columns of the same names), separated by spaces; STAGES _ntp_stage_dist's, each
- * the sum of such columns, a name ending in '?' counting 0 where NULL, ';'
- * between stages (an empty stage: NULL). ntp_tap_disarm(N) after, N the
+ * ntp_tap_arm(COMPONENTS, STAGES, BANDS), before the table is written,
+ * empties the tap and has every ntp_pair cursor filtered from then on
+ * feed it. COMPONENTS names _ntp_component_dist's arguments, ntp_joined's
+ * columns (ntp_pair's value columns of the same names), separated by
+ * spaces; STAGES _ntp_stage_dist's, each the sum of such columns, a name
+ * ending in '?' counting 0 where NULL, ';' between stages (an empty
+ * stage: NULL); BANDS ntp_bands_by's e2e and values to sum, components
+ * or '-' for NULL, separated by spaces (empty: no bands). ntp_tap_disarm(N) after, N the
  * rows of the table written: the tap is complete when it was fed N rows
  * (a join that unions a merged file's rows with ntp_pair's has rows it
  * did not see), every cursor that fed it read to its end, none of its
@@ -2818,7 +2821,14 @@ static void tally_final(sqlite3_context *ctx)
  * rows would, and ntp_tap_take(GROUPS, WHICH) what ntp_dist_cdf_by(GROUPS,
  * hdb, grp, ...) over them would, of the components (WHICH 0) or stages
  * (1); each answers once (a group's values are freed as they are given),
- * else NULL, and the caller scans the table as before. ntp_tap_reset()
+ * else NULL, and the caller scans the table as before. The bands need
+ * the end to end's percentiles, known only once every row is in: while
+ * the budget has room and no array is written out, the tap keeps each
+ * row's ht and which components it has (10 bytes a row), and
+ * ntp_tap_take(GROUPS, 0) bands each group's rows from its components'
+ * arrays before it selects from them (tap_band); ntp_tap_bands(GROUPS)
+ * then answers ntp_bands_by(GROUPS, hdb, grp, e2e, ht, ...) for groups
+ * banded with the cut values GROUPS gives, else NULL. ntp_tap_reset()
  * frees what is left; ntp_tap_served() counts the answers given since the
  * connection opened (for the tests: that the tap is used).
  */
@@ -2833,6 +2843,13 @@ struct tap_group {
 	struct dagg *d[2];          /* the components', the stages'; NULL once given */
 	struct tap_count *c;        /* rows per target */
 	size_t nc, capc;
+	/* per row, while rows are kept: its ht, and bit i set where component
+	 * i is not NULL (the row's place in each component's array) */
+	int64_t *ht;
+	uint16_t *has;
+	size_t nrow, caprow;
+	char *bands;                /* ntp_bands' result, once banded */
+	int64_t bcut[NTP_BAND_FIXED - 2]; /* its N and cut values */
 };
 
 struct tap_stage {
@@ -2847,6 +2864,10 @@ struct ntp_tap {
 	int ncomp, nstage;
 	int comp[NTP_DIST_MAX];
 	struct tap_stage stage[NTP_DIST_MAX];
+	int nband;                  /* the bands' values, 0: no bands */
+	int band[NTP_BAND_MAX + 1]; /* each one's component, -1: NULL; e2e first */
+	int keep;                   /* rows kept for the bands */
+	size_t spills;              /* ntp_spills when armed */
 	struct tap_group *g;
 	size_t ng, capg;
 	int64_t served;
@@ -2858,6 +2879,25 @@ struct ntp_tap_feed {
 	size_t last;                /* the group of the last row + 1; 0: none */
 	size_t lastc;               /* its count of tdb + 1 (reset with last); 0: none */
 };
+
+/* Group G's rows, kept for the bands, freed. */
+static void tap_rows_free(struct tap_group *g)
+{
+	held_sub(g->caprow * (sizeof(*g->ht) + sizeof(*g->has)));
+	sqlite3_free(g->ht);
+	sqlite3_free(g->has);
+	g->ht = NULL;
+	g->has = NULL;
+	g->nrow = g->caprow = 0;
+}
+
+/* No more rows kept: the bands are scanned. */
+static void tap_unkeep(struct ntp_tap *t)
+{
+	for (size_t i = 0; i < t->ng; i++)
+		tap_rows_free(&t->g[i]);
+	t->keep = 0;
+}
 
 static void tap_clear(struct ntp_tap *t)
 {
@@ -2875,7 +2915,9 @@ static void tap_clear(struct ntp_tap *t)
 			sqlite3_free(g->c[j].tdb);
 		sqlite3_free(g->c);
 		sqlite3_free(g->hdb);
+		sqlite3_free(g->bands);
 	}
+	tap_unkeep(t);
 	sqlite3_free(t->g);
 	t->g = NULL;
 	t->ng = t->capg = 0;
@@ -2912,8 +2954,9 @@ static int tap_col(const char *p, size_t len)
 	return -1;
 }
 
-/* COMPONENTS and STAGES into T: NULL, or what is wrong. */
-static const char *tap_spec(struct ntp_tap *t, const char *comp, const char *stages)
+/* COMPONENTS, STAGES and BANDS into T: NULL, or what is wrong. */
+static const char *tap_spec(struct ntp_tap *t, const char *comp, const char *stages,
+			    const char *bands)
 {
 	const char *p;
 
@@ -2949,7 +2992,29 @@ static const char *tap_spec(struct ntp_tap *t, const char *comp, const char *sta
 		if (!*p)
 			break;
 	}
-	return t->ncomp ? NULL : "ntp_tap_arm: components expected";
+	if (!t->ncomp)
+		return "ntp_tap_arm: components expected";
+	t->nband = 0;
+	for (p = bands; *p;) {
+		size_t len = strcspn(p, " ");
+		int k = -1;
+
+		if (t->nband == NTP_BAND_MAX + 1)
+			return "ntp_tap_arm: too many values to band";
+		/* '-': NULL, but not for the end to end, the first */
+		if (!(len == 1 && *p == '-' && t->nband)) {
+			int col = tap_col(p, len);
+
+			for (int i = 0; col >= 0 && i < t->ncomp; i++)
+				if (t->comp[i] == col)
+					k = i;
+			if (k < 0)
+				return "ntp_tap_arm: a value to band is no component";
+		}
+		t->band[t->nband++] = k;
+		p += len + (p[len] == ' ');
+	}
+	return NULL;
 }
 
 struct ntp_tap_feed *ntp_tap_begin(struct ntp_tap *t, const char *hdb, const char *tdb)
@@ -3066,10 +3131,41 @@ static int tap_count(struct ntp_tap_feed *f, struct tap_group *g)
 	return 0;
 }
 
-void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t null, int over)
+/* Row HT, HAS of group G kept: 0, or -1 (no room within the budget, or
+ * no memory). */
+static int tap_keep(struct tap_group *g, int64_t ht, uint16_t has)
+{
+	const size_t size = sizeof(*g->ht) + sizeof(*g->has);
+
+	if (g->nrow == g->caprow) {
+		size_t cap = g->caprow ? 2 * g->caprow : 1024;
+		size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
+		int64_t *h;
+		uint16_t *m;
+
+		if (held + (cap - g->caprow) * size > ntp_budget)
+			return -1;
+		h = sqlite3_realloc64(g->ht, (sqlite3_uint64)cap * sizeof(*h));
+		if (h)
+			g->ht = h;
+		m = h ? sqlite3_realloc64(g->has, (sqlite3_uint64)cap * sizeof(*m)) : NULL;
+		if (!m) /* what either holds is freed with the rest */
+			return -1;
+		g->has = m;
+		held_add((cap - g->caprow) * size);
+		g->caprow = cap;
+	}
+	g->ht[g->nrow] = ht;
+	g->has[g->nrow++] = has;
+	return 0;
+}
+
+void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *ht, const int64_t *v,
+		 uint32_t null, int over)
 {
 	struct ntp_tap *t = f->t;
 	struct tap_group *g;
+	uint16_t has = 0;
 	ptrdiff_t gi;
 
 	if (t->broken)
@@ -3083,7 +3179,10 @@ void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t
 	for (int i = 0; i < t->ncomp; i++) {
 		int k = t->comp[i];
 
-		if (!((null >> k) & 1) && tap_add(g->d[0], i, v[k])) {
+		if ((null >> k) & 1)
+			continue;
+		has |= (uint16_t)(1u << i);
+		if (tap_add(g->d[0], i, v[k])) {
 			t->broken = 1;
 			return;
 		}
@@ -3107,6 +3206,10 @@ void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t
 			return;
 		}
 	}
+	/* the bands need every component's array in memory, in the rows'
+	 * order: none written out; and each row's ht */
+	if (t->keep && (!ht || ntp_native_spills() != t->spills || tap_keep(g, *ht, has)))
+		tap_unkeep(t);
 }
 
 static void tap_arm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -3114,18 +3217,22 @@ static void tap_arm(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	struct ntp_tap *t = sqlite3_user_data(ctx);
 	const char *comp = (const char *)sqlite3_value_text(argv[0]);
 	const char *stages = (const char *)sqlite3_value_text(argv[1]);
+	const char *bands = (const char *)sqlite3_value_text(argv[2]);
 	const char *why;
 
 	(void)argc;
 	tap_clear(t);
 	t->armed = t->broken = t->feeds = t->open = 0;
 	t->rows = 0;
-	why = comp && stages ? tap_spec(t, comp, stages) : "ntp_tap_arm: text expected";
+	why = comp && stages && bands ? tap_spec(t, comp, stages, bands) :
+					"ntp_tap_arm: text expected";
 	if (why) {
 		sqlite3_result_error(ctx, why, -1);
 		return;
 	}
 	t->armed = 1;
+	t->keep = t->nband > 0;
+	t->spills = ntp_native_spills();
 	sqlite3_result_int(ctx, 1);
 }
 
@@ -3227,6 +3334,144 @@ static void tap_list_free(struct gagg *a)
 	group_free(a);
 }
 
+/* The tapped group listed as LG, or NULL. */
+static struct tap_group *tap_find(struct ntp_tap *t, const struct group *lg)
+{
+	for (size_t j = 0; j < t->ng; j++) {
+		struct tap_group *g = &t->g[j];
+
+		if (g->grp == lg->grp && strlen(g->hdb) == lg->dblen &&
+		    !memcmp(g->hdb, lg->db, lg->dblen))
+			return g;
+	}
+	return NULL;
+}
+
+/* Value I of A, in memory. */
+static inline int64_t qagg_at(const struct qagg *a, size_t i)
+{
+	return a->wide ? ((const int64_t *)a->v)[i] : ((const int32_t *)a->v)[i];
+}
+
+/*
+ * Group G's tail bands, as ntp_bands_by over its rows would give them with
+ * its end to end's exact percentiles, into g->bands (and its N and cut
+ * values into g->bcut), from the rows kept (their ht and which components
+ * each has) and the components' arrays, which hold each row's values in
+ * the rows' order until they are selected: so before. None (the scan
+ * computes them) where an array was written out, a row has no end to end,
+ * or ntp_bands finds something wrong (the scan says what). The rows freed.
+ */
+static void tap_band(struct ntp_tap *t, struct tap_group *g)
+{
+	const struct dagg *d = g->d[0];
+	const struct qagg *e = &d->q[t->band[0]];
+	size_t n = g->nrow, at[NTP_DIST_MAX] = { 0 }, bytes = n * qagg_size(e);
+	int m = t->nband - 1, bad = !n || qagg_count(e) != n;
+	int64_t h[NTP_BAND_FIXED];
+	struct bagg *a = NULL;
+	void *copy = NULL;
+	sqlite3_str *out;
+
+	for (int i = 0; i < t->ncomp; i++)
+		bad |= d->q[i].spilled || d->q[i].sorted;
+	if (bad || !(copy = sqlite3_malloc64(bytes)) || !(a = sqlite3_malloc(sizeof(*a))))
+		goto done;
+	held_add(bytes);
+	memcpy(copy, e->v, bytes);
+	bad = e->wide ? ntp_select_quantiles(copy, n, h + 1) :
+			ntp_select_quantiles32(copy, n, h + 1);
+	held_sub(bytes);
+	memset(a, 0, sizeof(*a));
+	h[0] = (int64_t)n;
+	for (size_t r = 0; r < n && !bad; r++) {
+		int64_t c[NTP_DIST_MAX], x[NTP_BAND_MAX] = { 0 };
+		uint32_t has = 0;
+
+		for (int i = 0; i < t->ncomp; i++)
+			if ((g->has[r] >> i) & 1)
+				c[i] = qagg_at(&d->q[i], at[i]++);
+		h[5] = c[t->band[0]]; /* every row has one: there are n */
+		h[6] = g->ht[r];
+		for (int j = 0; j < m; j++) {
+			int k = t->band[j + 1];
+
+			if (k >= 0 && (g->has[r] >> k) & 1) {
+				x[j] = c[k];
+				has |= 1u << j;
+			}
+		}
+		bad = bands_put(a, h, x, has, m) != NULL;
+	}
+	if (!bad) {
+		out = sqlite3_str_new(NULL);
+		if (!bands_json(a, out) && !sqlite3_str_errcode(out)) {
+			g->bands = sqlite3_str_finish(out);
+			memcpy(g->bcut, h, sizeof(g->bcut));
+		} else {
+			sqlite3_free(sqlite3_str_finish(out));
+		}
+	}
+done:
+	sqlite3_free(copy);
+	if (a)
+		sqlite3_free(a->tie);
+	sqlite3_free(a);
+	tap_rows_free(g);
+}
+
+/* ntp_bands_by(GROUPS, hdb, grp, e2e, ht, ...)'s result over the tapped
+ * rows, the values ntp_tap_arm named: each listed group's bands, as
+ * ntp_tap_take(GROUPS, 0) made them, if it did with the same count and
+ * cut values (else NULL: the scan answers). */
+static void tap_bands(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct ntp_tap *t = sqlite3_user_data(ctx);
+	const unsigned char *list = sqlite3_value_text(argv[0]);
+	struct gagg a;
+	sqlite3_str *out;
+	int first = 1;
+
+	(void)argc;
+	if (!t->complete || !list)
+		return; /* NULL */
+	memset(&a, 0, sizeof(a));
+	a.bands = 1;
+	if (groups_parse(&a, (const char *)list)) { /* the scan says what */
+		tap_list_free(&a);
+		return;
+	}
+	for (size_t i = 0; i < a.n; i++) {
+		struct tap_group *g = tap_find(t, &a.g[i]);
+
+		if (g && (!g->bands || memcmp(g->bcut, a.g[i].param, sizeof(g->bcut)))) {
+			tap_list_free(&a);
+			return;
+		}
+		a.g[i].state = g;
+	}
+	qsort(a.g, a.n, sizeof(*a.g), group_idx_cmp);
+	out = sqlite3_str_new(NULL);
+	sqlite3_str_appendchar(out, 1, '[');
+	for (size_t i = 0; i < a.n; i++) {
+		const struct tap_group *g = a.g[i].state;
+
+		if (!g)
+			continue;
+		sqlite3_str_appendf(out, "%s[%lld,%s]", first ? "" : ",", (long long)a.g[i].idx,
+				    g->bands);
+		first = 0;
+	}
+	sqlite3_str_appendchar(out, 1, ']');
+	tap_list_free(&a);
+	if (first) {
+		sqlite3_free(sqlite3_str_finish(out));
+		return;
+	}
+	t->served++;
+	result_str(ctx, out);
+}
+
 /* ntp_dist_cdf_by(GROUPS, hdb, grp, ...)'s result over the tapped rows. */
 static void tap_take(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -3252,20 +3497,13 @@ static void tap_take(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	/* each listed group's tapped group (state), all still there */
 	for (size_t i = 0; i < a.n; i++) {
-		struct group *lg = &a.g[i];
+		struct tap_group *g = tap_find(t, &a.g[i]);
 
-		for (size_t j = 0; j < t->ng; j++) {
-			struct tap_group *g = &t->g[j];
-
-			if (g->grp == lg->grp && strlen(g->hdb) == lg->dblen &&
-			    !memcmp(g->hdb, lg->db, lg->dblen)) {
-				if (!g->d[which]) { /* given already: the scan answers */
-					tap_list_free(&a);
-					return;
-				}
-				lg->state = g;
-			}
+		if (g && !g->d[which]) { /* given already: the scan answers */
+			tap_list_free(&a);
+			return;
 		}
+		a.g[i].state = g;
 	}
 	qsort(a.g, a.n, sizeof(*a.g), group_idx_cmp);
 	out = sqlite3_str_new(NULL);
@@ -3277,6 +3515,8 @@ static void tap_take(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			continue;
 		sqlite3_str_appendf(out, "%s[%lld,", first ? "" : ",", (long long)a.g[i].idx);
 		first = 0;
+		if (!which && g->ht)
+			tap_band(t, g);
 		rc = dist_cdf_json(g->d[which], out);
 		sqlite3_free(g->d[which]);
 		g->d[which] = NULL;
@@ -3305,9 +3545,10 @@ int ntp_tap_register(sqlite3 *db, struct ntp_tap *t)
 		int nargs;
 		void (*fn)(sqlite3_context *, int, sqlite3_value **);
 	} f[] = {
-		{ "ntp_tap_arm", 2, tap_arm },       { "ntp_tap_disarm", 1, tap_disarm },
+		{ "ntp_tap_arm", 3, tap_arm },       { "ntp_tap_disarm", 1, tap_disarm },
 		{ "ntp_tap_reset", 0, tap_reset },   { "ntp_tap_served", 0, tap_served },
 		{ "ntp_tap_tally", 0, tap_tally },   { "ntp_tap_take", 2, tap_take },
+		{ "ntp_tap_bands", 1, tap_bands },
 	};
 	int rc = SQLITE_OK;
 

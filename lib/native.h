@@ -28,7 +28,8 @@ int ntp_pair_register(sqlite3 *db);
  * ntp_pair filtered while the tap is armed feeds it: ntp_tap_begin (NULL:
  * not armed), ntp_tap_row for each joined command, ntp_tap_end (AT_END 0:
  * the cursor stopped before its end, and the tap is not used). A row's
- * values are ntp_pair's value columns, in their order, each named by
+ * HT is its host command's t (NULL: none); its values are ntp_pair's
+ * value columns, in their order, each named by
  * ntp_pair_value_name (ntp_joined's columns of the same names are those
  * values); bit i of NULL set where value i is NULL; OVER where one
  * overflowed.
@@ -41,7 +42,8 @@ struct ntp_tap *ntp_tap_new(void);
 void ntp_tap_free(void *tap);
 int ntp_tap_register(sqlite3 *db, struct ntp_tap *tap);
 struct ntp_tap_feed *ntp_tap_begin(struct ntp_tap *tap, const char *hdb, const char *tdb);
-void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *v, uint32_t null, int over);
+void ntp_tap_row(struct ntp_tap_feed *f, int64_t grp, const int64_t *ht, const int64_t *v,
+		 uint32_t null, int over);
 void ntp_tap_end(struct ntp_tap_feed *f, int at_end);
 
 /*

@@ -679,16 +679,19 @@ const char *ntp_pair_value_name(int i)
 	       i < C_WIRE - C_H0 ? ntp_span_names[target_pass[i - (C_X0 - C_H0)]] : "wire";
 }
 
-/* The joined command's values into the tap: the vtab's, in order. */
+/* The joined command's values into the tap: its ht and the vtab's
+ * values, in order. */
 static void tap_push(struct pair_cur *c)
 {
 	struct prow v = { .null = 0 };
 	int over = 0;
 	double real;
 
+	struct nint ht = nget(&c->host, H_T);
+
 	for (int i = 0; i < NTP_PAIR_NV; i++)
 		nset(&v, i, value_of(c, C_H0 + i, &over, &real));
-	ntp_tap_row(c->feed, c->host.v[H_GRP], v.v, v.null, over);
+	ntp_tap_row(c->feed, c->host.v[H_GRP], ht.null ? NULL : &ht.v, v.v, v.null, over);
 }
 
 /* Advance to the next host command and group pair that pair. */

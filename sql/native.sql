@@ -454,14 +454,16 @@ WITH p AS MATERIALIZED (
   GROUP BY mode
 ), r AS MATERIALIZED (
   -- one more scan of each kind of command, as _ntp_component_dist's
-  SELECT (
-    SELECT ntp_bands_by(s.list, j.hdb, j.grp, j.e2e, j.ht,
+  -- (every join accepted, the join's tap banded them without a scan)
+  SELECT coalesce(
+    CASE WHEN (SELECT min(all_ok) FROM _ntp_grp_join_ok) THEN ntp_tap_bands(s.list) END,
+    (SELECT ntp_bands_by(s.list, j.hdb, j.grp, j.e2e, j.ht,
 --@ SELECT wrap(CASE WHEN n.in_joined THEN 'j.' || l.name ELSE 'NULL' END, -92, '        ', ', ')
 --@   || ')'
 --@ FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name WHERE l.list = 'sum'
-    FROM ntp_joined AS j
-    WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
-      OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok)) AS x
+     FROM ntp_joined AS j
+     WHERE (SELECT min(all_ok) FROM _ntp_grp_join_ok)
+       OR (j.hdb, j.tdb) IN (SELECT hdb, tdb FROM _ntp_join_ok))) AS x
   FROM s
   WHERE s.mode = 'joined'
   UNION ALL
@@ -695,11 +697,13 @@ JOIN json_each(a.t) AS e;
 -- The join's tap (lib/native.c, ntp_tap_arm): while the preparation
 -- writes ntp_joined's table, ntp_pair's rows (the native arm of
 -- prelude.sql) give their values to the aggregates that _ntp_joined_count,
--- _ntp_component_dist and _ntp_stage_dist would compute in three scans of
--- the table. Armed before the table's step with the lists of those views'
--- arguments (the components; each stage's components, '?' where a missing
--- one counts 0, gen_stage's rule), disarmed after it, emptied after the
--- last view that reads it (ntp_joined then reads the table). Only a
+-- _ntp_component_dist, _ntp_stage_dist and _ntp_tail_band would compute
+-- in four scans of the table. Armed before the table's step with the
+-- lists of those views' arguments (the components; each stage's
+-- components, '?' where a missing one counts 0, gen_stage's rule; the end
+-- to end and the values the bands sum, '-' for a NULL), disarmed after
+-- it, emptied after the last view that reads it (ntp_joined then reads
+-- the table). Only a
 -- table written whole by ntp_pair's scans, each to its end, with no
 -- value overflowed, is read from the tap (its every row: a merged file's
 -- arm of ntp_joined reads the file's tables, not ntp_pair);
@@ -707,7 +711,8 @@ JOIN json_each(a.t) AS e;
 -- before (tests compare the two).
 INSERT INTO _ntp_prepare_wrap VALUES
   ('ntp_joined',
---@ SELECT '   ''SELECT ntp_tap_arm(''''' || c || ''''', ''''' || st || ''''');'','
+--@ SELECT '   ''SELECT ntp_tap_arm(''''' || c || ''''', ''''' || st || ''''','
+--@   || char(10) || '                     ''''' || b || ''''');'','
 --@ FROM (SELECT
 --@   (SELECT group_concat(name, ' ') FROM (SELECT name FROM gen_list WHERE list = 'joined'
 --@                                         ORDER BY i)) AS c,
@@ -715,6 +720,10 @@ INSERT INTO _ntp_prepare_wrap VALUES
 --@      SELECT (SELECT ifnull(group_concat(name || CASE WHEN optional THEN '?' ELSE '' END, ' '), '')
 --@              FROM (SELECT c.name, c.optional FROM component AS c
 --@                    WHERE c.stage_joined = l.name ORDER BY c.ord)) AS terms
---@      FROM gen_list AS l WHERE l.list = 'stage' ORDER BY l.i)) AS st)
+--@      FROM gen_list AS l WHERE l.list = 'stage' ORDER BY l.i)) AS st,
+--@   (SELECT 'e2e ' || group_concat(x, ' ') FROM (
+--@      SELECT CASE WHEN n.in_joined THEN l.name ELSE '-' END AS x
+--@      FROM gen_list AS l JOIN gen_in AS n ON n.name = l.name
+--@      WHERE l.list = 'sum' ORDER BY l.i)) AS b)
    'SELECT ntp_tap_disarm((SELECT count(*) FROM ntp_joined));'),
-  ('_ntp_stage_dist', '', 'SELECT ntp_tap_reset();');
+  ('_ntp_tail_band', '', 'SELECT ntp_tap_reset();');

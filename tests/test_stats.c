@@ -365,6 +365,21 @@ static char *rows_text(sqlite3 *db, const char *sql)
 	return sqlite3_str_finish(out);
 }
 
+/* rows_text of the SQL FMT formats (sqlite3_mprintf's). */
+static char *rows_textf(sqlite3 *db, const char *fmt, ...)
+{
+	va_list ap;
+	char *q, *t;
+
+	va_start(ap, fmt);
+	q = sqlite3_vmprintf(fmt, ap);
+	va_end(ap);
+	assert_non_null(q);
+	t = rows_text(db, q);
+	sqlite3_free(q);
+	return t;
+}
+
 /* The bands' own checks, in each form: five bands per group, over all its
  * commands. */
 static void check_bands(struct ntp_session *s)
@@ -1233,30 +1248,55 @@ static void test_mixed_verdicts(void **state)
 	tl_cleanup();
 }
 
+/* ntp_bands_by's list of LIST's groups ("I HEX G N;..."), each with the
+ * exact p50, p90, p99 and p99.9 of its end to end in ntp_joined. */
+static char *band_list(sqlite3 *db, const char *list)
+{
+	char *b = rows_textf(db,
+			    "WITH e AS (SELECT value AS v FROM json_each('[\"'"
+			    " || replace('%q', ';', '\",\"') || '\"]')),"
+			    " d AS (SELECT ntp_dist_by('%q', hdb, grp, e2e) AS x FROM ntp_joined),"
+			    " c AS (SELECT json_extract(j.value, '$[0]') AS i,"
+			    "              json_extract(j.value, '$[1][0]') AS s"
+			    "       FROM d, json_each(d.x) AS j)"
+			    " SELECT group_concat(e.v || ' ' || json_extract(c.s, '$[2]') || ' '"
+			    "   || json_extract(c.s, '$[5]') || ' ' || json_extract(c.s, '$[3]') || ' '"
+			    "   || json_extract(c.s, '$[4]'), ';')"
+			    " FROM e JOIN c ON c.i = CAST(e.v AS INTEGER)",
+			    list, list);
+
+	b[strlen(b) - 1] = '\0';
+	return b;
+}
+
 /* The join's tap (lib/native.c) on its own: armed, fed by a scan of the
  * join that stops early, it answers nothing; fed by a whole scan, its
- * counts and statistics are ntp_tally's and ntp_dist_cdf_by's over the
- * same rows, each given once; a list that names no column of ntp_joined,
- * or none, is an error. */
+ * counts, statistics and tail bands are ntp_tally's, ntp_dist_cdf_by's
+ * and ntp_bands_by's over the same rows, the bands once the components
+ * are taken, and not for other cut values, each of the others given
+ * once; a list that names no column of ntp_joined, or none, or a value
+ * to band that is no component, is an error. */
 static void test_tap(void **state)
 {
-	static const char comp[] = "e2e wire h_r2t", stages[] = "h_blk_sub h_blk_cpl;;h_r2t? t_storage";
+	static const char comp[] = "e2e wire h_r2t", stages[] = "h_blk_sub h_blk_cpl;;h_r2t? t_storage",
+			  bands[] = "e2e wire - h_r2t";
 	struct gen_result r;
 	struct ntp_session s;
-	char *list, *q, *want, *got, *join;
+	char *list, *blist, *q, *want, *got, *join;
 
 	(void)state;
 	gen_hosts_kib(&r, 1, 43, 32);
 	tl_open(&s, NTP_OPEN_NO_CACHE, tl_file("h0.db"), tl_file("t.db"), NULL, NULL);
 	assert_true(s.native);
-	/* the session's preparation took its counts, components and stages */
-	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 3);
+	/* the session's preparation took its counts, components, stages and
+	 * bands */
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 4);
 	/* the groups as the views list them, before the tap is armed */
 	list = rows_text(s.db, "SELECT list FROM _ntp_native_group_list WHERE mode = 'joined'");
 	assert_non_null(strchr(list, ';')); /* reads and writes, one part */
 	assert_ptr_equal(strchr(list, '\n'), list + strlen(list) - 1);
 	list[strlen(list) - 1] = '\0';
-	q = sqlite3_mprintf("SELECT ntp_tap_arm('%q', '%q')", comp, stages);
+	q = sqlite3_mprintf("SELECT ntp_tap_arm('%q', '%q', '%q')", comp, stages, bands);
 	/* ntp_pair's scan, the native arm of ntp_joined (the session's
 	 * ntp_joined reads the prepared table) */
 	join = pair_query("host", "target", 1, 0);
@@ -1290,6 +1330,10 @@ static void test_tap(void **state)
 			    list);
 	want = rows_text(s.db, q);
 	sqlite3_free(q);
+	/* banded as the components are taken */
+	blist = band_list(s.db, list);
+	assert_non_null(strchr(blist, ';'));
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_bands('%q') IS NULL", blist));
 	q = sqlite3_mprintf("SELECT ntp_tap_take('%q', 0)", list);
 	got = rows_text(s.db, q);
 	sqlite3_free(q);
@@ -1297,6 +1341,17 @@ static void test_tap(void **state)
 	assert_string_equal(got, want);
 	sqlite3_free(got);
 	sqlite3_free(want);
+	want = rows_textf(s.db, "SELECT ntp_bands_by('%q', hdb, grp, e2e, ht, wire, NULL, h_r2t)"
+			  " FROM ntp_joined", blist);
+	got = rows_textf(s.db, "SELECT ntp_tap_bands('%q')", blist);
+	assert_true(strlen(want) > 200);
+	assert_string_equal(got, want);
+	sqlite3_free(got);
+	sqlite3_free(want);
+	/* other cut values: the scan's to band */
+	*strrchr(blist, ' ') = '\0';
+	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_bands('%q 1') IS NULL", blist));
+	sqlite3_free(blist);
 	q = sqlite3_mprintf("SELECT ntp_dist_cdf_by('%q', hdb, grp, h_blk_sub + h_blk_cpl, NULL,"
 			    " ifnull(h_r2t, 0) + t_storage) FROM ntp_joined", list);
 	want = rows_text(s.db, q);
@@ -1310,16 +1365,67 @@ static void test_tap(void **state)
 	assert_true(tl_has_row(s.db, "%s WHERE ntp_tap_take('%q', 1) IS NULL",
 			       "SELECT 1", list));
 	assert_true(tl_has_row(s.db, "SELECT 1 WHERE ntp_tap_tally() IS NULL"));
-	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 6);
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 8);
 	sqlite3_free(q);
 	/* lists it cannot follow */
-	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e nosuch', '')"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e nosuch', '', '')"));
 	assert_non_null(strstr(sqlite3_errmsg(s.db), "no such column of ntp_joined"));
-	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e', 'e2e nosuch?')"));
-	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('', '')"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e', 'e2e nosuch?', '')"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('', '', '')"));
 	assert_non_null(strstr(sqlite3_errmsg(s.db), "components expected"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e wire', '', 'e2e h_r2t')"));
+	assert_non_null(strstr(sqlite3_errmsg(s.db), "a value to band is no component"));
+	assert_false(tl_has_row(s.db, "SELECT ntp_tap_arm('e2e wire', '', '- wire')"));
+	assert_int_equal(tl_int(s.db, "SELECT ntp_tap_arm('e2e wire', '', 'e2e - wire')"), 1);
 	sqlite3_free(list);
 	ntp_session_close(&s);
+	gen_result_free(&r);
+	tl_cleanup();
+}
+
+/* The tail bands from the join's tap where commands of equal end to end
+ * straddle a cut value (every end to end made a multiple of 2 us): they
+ * are ranked by ht, as the portable view ranks them, and the bands are the
+ * portable view's. */
+static void test_tap_ties(void **state)
+{
+	static const char q[] = "SELECT * FROM _ntp_tail_band ORDER BY hdb, grp, band_ord";
+	struct gen_result r;
+	struct ntp_session s;
+	char *form[2];
+	sqlite3 *db;
+
+	(void)state;
+	gen_hosts_kib(&r, 1, 47, 32);
+	assert_int_equal(sqlite3_open(tl_file("h0.db"), &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "UPDATE cmd SET h_end = h_end + (2000 - (ifnull(h_start, 0)"
+				      " + ifnull(h_queue, 0) + ifnull(h_sent, 0)"
+				      " + ifnull(h_r2t_rx, 0) + ifnull(h_data_sent, 0)"
+				      " + ifnull(h_rx, 0) + ifnull(h_rx_drv, 0) + ifnull(h_cqe, 0)"
+				      " + ifnull(h_complete, 0) + h_end) % 2000) % 2000"
+				      " WHERE h_end IS NOT NULL", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	for (int k = 0; k < 2; k++) {
+		tl_open(&s, k ? NTP_OPEN_PORTABLE : NTP_OPEN_NO_CACHE, tl_file("h0.db"),
+			tl_file("t.db"), NULL, NULL);
+		assert_int_equal(s.native, !k);
+		/* the premise: every join accepted, commands of one end to end
+		 * on both sides of a cut value */
+		assert_int_equal(tl_int(s.db, "SELECT min(all_ok) FROM _ntp_grp_join_ok"), 1);
+		assert_true(tl_int(s.db, "SELECT count(*) FROM _ntp_tail_band AS a"
+				   " JOIN _ntp_tail_band AS b ON b.hdb = a.hdb AND b.grp = a.grp"
+				   " AND b.band_ord = a.band_ord + 1 AND b.e2e_min_ns = a.e2e_max_ns")
+			    >= 2);
+		/* the bands from the tap */
+		if (!k)
+			assert_int_equal(tl_int(s.db, "SELECT ntp_tap_served()"), 4);
+		form[k] = rows_text(s.db, q);
+		ntp_session_close(&s);
+	}
+	assert_true(strlen(form[0]) > 500);
+	assert_string_equal(form[0], form[1]);
+	sqlite3_free(form[0]);
+	sqlite3_free(form[1]);
 	gen_result_free(&r);
 	tl_cleanup();
 }
@@ -1753,6 +1859,7 @@ int main(void)
 		cmocka_unit_test(test_cdf_point_forms),
 		cmocka_unit_test(test_mixed_verdicts),
 		cmocka_unit_test(test_tap),
+		cmocka_unit_test(test_tap_ties),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_series),
 	};
