@@ -3381,6 +3381,39 @@ static struct tap_group *tap_find(struct ntp_tap *t, const struct group *lg)
 	return NULL;
 }
 
+/* Each group A lists with its tapped group as state (NULL: none), in the
+ * order of their numbers: 0; or -1, A freed, where USABLE(tapped group,
+ * listed group, WHICH) refuses one (the scan answers). */
+static int tap_listed(struct ntp_tap *t, struct gagg *a,
+		      int (*usable)(const struct tap_group *, const struct group *, int), int which)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		struct tap_group *g = tap_find(t, &a->g[i]);
+
+		if (g && !usable(g, &a->g[i], which)) {
+			tap_list_free(a);
+			return -1;
+		}
+		a->g[i].state = g;
+	}
+	qsort(a->g, a->n, sizeof(*a->g), group_idx_cmp);
+	return 0;
+}
+
+/* Its components' (WHICH 0) or stages' values not given yet. */
+static int take_usable(const struct tap_group *g, const struct group *lg, int which)
+{
+	(void)lg;
+	return g->d[which] != NULL;
+}
+
+/* Banded, with the listed group's count and cut values. */
+static int bands_usable(const struct tap_group *g, const struct group *lg, int which)
+{
+	(void)which;
+	return g->bands && !memcmp(g->bcut, lg->param, sizeof(g->bcut));
+}
+
 /* Value I of A, in memory. */
 static inline int64_t qagg_at(const struct qagg *a, size_t i)
 {
@@ -3475,16 +3508,8 @@ static void tap_bands(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		tap_list_free(&a);
 		return;
 	}
-	for (size_t i = 0; i < a.n; i++) {
-		struct tap_group *g = tap_find(t, &a.g[i]);
-
-		if (g && (!g->bands || memcmp(g->bcut, a.g[i].param, sizeof(g->bcut)))) {
-			tap_list_free(&a);
-			return;
-		}
-		a.g[i].state = g;
-	}
-	qsort(a.g, a.n, sizeof(*a.g), group_idx_cmp);
+	if (tap_listed(t, &a, bands_usable, 0))
+		return;
 	out = sqlite3_str_new(NULL);
 	sqlite3_str_appendchar(out, 1, '[');
 	for (size_t i = 0; i < a.n; i++) {
@@ -3529,17 +3554,9 @@ static void tap_take(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 			sqlite3_result_error(ctx, why, -1);
 		return;
 	}
-	/* each listed group's tapped group (state), all still there */
-	for (size_t i = 0; i < a.n; i++) {
-		struct tap_group *g = tap_find(t, &a.g[i]);
-
-		if (g && !g->d[which]) { /* given already: the scan answers */
-			tap_list_free(&a);
-			return;
-		}
-		a.g[i].state = g;
-	}
-	qsort(a.g, a.n, sizeof(*a.g), group_idx_cmp);
+	/* each listed group's values, all still there */
+	if (tap_listed(t, &a, take_usable, which))
+		return;
 	out = sqlite3_str_new(NULL);
 	sqlite3_str_appendchar(out, 1, '[');
 	for (size_t i = 0; i < a.n && !rc; i++) {
