@@ -2813,8 +2813,9 @@ static void tally_final(sqlite3_context *ctx)
  * spaces; STAGES _ntp_stage_dist's, each the sum of such columns, a name
  * ending in '?' counting 0 where NULL, ';' between stages (an empty
  * stage: NULL); BANDS ntp_bands_by's e2e and values to sum, components
- * or '-' for NULL, separated by spaces (empty: no bands). ntp_tap_disarm(N) after, N the
- * rows of the table written: the tap is complete when it was fed N rows
+ * or '-' for NULL, separated by spaces (empty: no bands).
+ * ntp_tap_disarm(N) after, N the rows of the table written: the tap is
+ * complete when it was fed N rows
  * (a join that unions a merged file's rows with ntp_pair's has rows it
  * did not see), every cursor that fed it read to its end, none of its
  * values overflowed or failed, and there was a cursor. Then, and only
@@ -2845,7 +2846,8 @@ struct tap_group {
 	struct tap_count *c;        /* rows per target */
 	size_t nc, capc;
 	/* per row, while rows are kept: its ht, and bit i set where component
-	 * i is not NULL (the row's place in each component's array) */
+	 * i is not NULL (the row's place in each component's array); both in
+	 * one mapping, has after ht's caprow */
 	int64_t *ht;
 	uint16_t *has;
 	size_t nrow, caprow;
@@ -2905,12 +2907,14 @@ static void map_free(void *p, size_t len)
 		munmap(p, len);
 }
 
+/* The bytes of a row kept for the bands. */
+#define TAP_ROW_BYTES (sizeof(int64_t) + sizeof(uint16_t))
+
 /* Group G's rows, kept for the bands, freed. */
 static void tap_rows_free(struct tap_group *g)
 {
-	held_sub(g->caprow * (sizeof(*g->ht) + sizeof(*g->has)));
-	map_free(g->ht, g->caprow * sizeof(*g->ht));
-	map_free(g->has, g->caprow * sizeof(*g->has));
+	held_sub(g->caprow * TAP_ROW_BYTES);
+	map_free(g->ht, g->caprow * TAP_ROW_BYTES);
 	g->ht = NULL;
 	g->has = NULL;
 	g->nrow = g->caprow = 0;
@@ -3160,33 +3164,20 @@ static int tap_count(struct ntp_tap_feed *f, struct tap_group *g)
  * no memory). */
 static int tap_keep(struct tap_group *g, int64_t ht, uint16_t has)
 {
-	const size_t size = sizeof(*g->ht) + sizeof(*g->has);
-
 	if (g->nrow == g->caprow) {
 		size_t cap = g->caprow ? 2 * g->caprow : 1024;
 		size_t held = __atomic_load_n(&ntp_held, __ATOMIC_RELAXED);
-		int64_t *h;
-		uint16_t *m;
+		char *p;
 
-		if (held + (cap - g->caprow) * size > ntp_budget)
+		if (held + (cap - g->caprow) * TAP_ROW_BYTES > ntp_budget ||
+		    !(p = map_grow(g->ht, g->caprow * TAP_ROW_BYTES, cap * TAP_ROW_BYTES)))
 			return -1;
-		/* both grown, or the group's rows freed by the caller */
-		h = map_grow(g->ht, g->caprow * sizeof(*h), cap * sizeof(*h));
-		if (!h)
-			return -1;
-		g->ht = h;
-		m = map_grow(g->has, g->caprow * sizeof(*m), cap * sizeof(*m));
-		if (!m) {
-			map_free(g->ht, cap * sizeof(*h));
-			g->ht = NULL;
-			map_free(g->has, g->caprow * sizeof(*m));
-			held_sub(g->caprow * size);
-			g->has = NULL;
-			g->nrow = g->caprow = 0;
-			return -1;
-		}
-		g->has = m;
-		held_add((cap - g->caprow) * size);
+		/* the masks after the ht's new room */
+		memmove(p + cap * sizeof(*g->ht), p + g->caprow * sizeof(*g->ht),
+			g->nrow * sizeof(*g->has));
+		g->ht = (int64_t *)p;
+		g->has = (uint16_t *)(p + cap * sizeof(*g->ht));
+		held_add((cap - g->caprow) * TAP_ROW_BYTES);
 		g->caprow = cap;
 	}
 	g->ht[g->nrow] = ht;

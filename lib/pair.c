@@ -684,10 +684,9 @@ const char *ntp_pair_value_name(int i)
 static void tap_push(struct pair_cur *c)
 {
 	struct prow v = { .null = 0 };
+	struct nint ht = nget(&c->host, H_T);
 	int over = 0;
 	double real;
-
-	struct nint ht = nget(&c->host, H_T);
 
 	for (int i = 0; i < NTP_PAIR_NV; i++)
 		nset(&v, i, value_of(c, C_H0 + i, &over, &real));
